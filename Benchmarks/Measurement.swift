@@ -1,0 +1,80 @@
+import Foundation
+
+/// A bad command line for a scenario.
+struct BenchUsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Options every scenario understands.
+struct BenchOptions {
+    /// Operations per measured round.
+    var operations: Int
+    /// Measured rounds; the best and the median are printed.
+    var rounds = 5
+    /// Run only the measurement with this label prefix (e.g. `precompiled`).
+    var only: String?
+
+    init(_ arguments: [String], defaultOperations: Int) throws {
+        operations = defaultOperations
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            if flag == "--only", let value = rest.popFirst() {
+                only = value
+                continue
+            }
+            guard let value = rest.popFirst(), let number = Int(value), number > 0 else {
+                throw BenchUsageError(description: "\(flag) needs a positive whole number")
+            }
+            switch flag {
+            case "--frames", "--operations": operations = number
+            case "--rounds": rounds = number
+            default: throw BenchUsageError(description: "unknown option \(flag)")
+            }
+        }
+    }
+}
+
+extension BenchOptions {
+    /// Whether the measurement labelled `label` should run.
+    func includes(_ label: String) -> Bool {
+        only.map { label.hasPrefix($0) } ?? true
+    }
+}
+
+/// Runs `body` once unmeasured, then `rounds` times measured; returns seconds per round.
+func measureRounds(_ rounds: Int, _ body: () -> Void) -> [Double] {
+    body()
+    let clock = ContinuousClock()
+    return (0..<rounds).map { _ in
+        let elapsed = clock.measure(body)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+/// One printed figure: `label  best  median  unit`.
+func report(_ label: String, operations: Int, seconds: [Double], unit: String, bytesPerOperation: Int? = nil) {
+    let sorted = seconds.sorted()
+    let best = Double(operations) / sorted[0]
+    let median = Double(operations) / sorted[sorted.count / 2]
+    var line = "\(label.padding(toLength: 34, withPad: " ", startingAt: 0))"
+        + " best \(format(best)) \(unit)   median \(format(median)) \(unit)"
+    if let bytes = bytesPerOperation {
+        line += "   (\(format(best * Double(bytes))) bytes/s best)"
+    }
+    print(line)
+}
+
+func format(_ value: Double) -> String {
+    switch value {
+    case 1e9...: String(format: "%.2fG", value / 1e9)
+    case 1e6...: String(format: "%.2fM", value / 1e6)
+    case 1e3...: String(format: "%.1fk", value / 1e3)
+    default: String(format: "%.1f", value)
+    }
+}
+
+/// Keeps a computed value alive so the optimizer cannot drop the work behind it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}

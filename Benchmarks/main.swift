@@ -1,0 +1,32 @@
+// apn-bench: release-mode benchmarks. `swift run -c release apn-bench SCENARIO [options]`.
+// Figures are printed, never asserted: tests do not time anything.
+
+import Foundation
+
+let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws -> Void)] = [
+    ("encode", "command 2 frames of a precompiled 100-byte payload to distinct tokens; then compiling a payload per notification", EncodeBenchmark.run),
+]
+
+@MainActor func usage() -> String {
+    var text = "usage: apn-bench SCENARIO [--frames N] [--rounds N]\n\nscenarios:\n"
+    for scenario in scenarios {
+        text += "  \(scenario.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(scenario.summary)\n"
+    }
+    return text
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, name != "--help", name != "-h" else {
+    print(usage(), terminator: "")
+    exit(arguments.isEmpty ? 2 : 0)
+}
+guard let scenario = scenarios.first(where: { $0.name == name }) else {
+    FileHandle.standardError.write(Data("apn-bench: unknown scenario '\(name)'\n\n\(usage())".utf8))
+    exit(2)
+}
+do {
+    try scenario.run(Array(arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("apn-bench: \(error)\n".utf8))
+    exit(2)
+}

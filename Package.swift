@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One set of Swift settings for every target (STYLE.md: apply them in one place).
+// Swift 6 language mode gives complete strict-concurrency checking; the upcoming
+// features below are the ones we want before they become the default.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "swift-apn",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "APN", targets: ["APN"]),
+        .library(name: "APNWire", targets: ["APNWire"]),
+        .executable(name: "apn-bench", targets: ["apn-bench"]),
+    ],
+    targets: [
+        // OpenSSL 3 from Debian's libssl-dev. Only the TLS transport will import it.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // The wire protocol: encoders and streaming decoders, no I/O.
+        .target(name: "APNWire"),
+        // The public library in node-apn 1.x's vocabulary.
+        .target(name: "APN", dependencies: ["APNWire"]),
+        // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
+        .executableTarget(
+            name: "apn-bench",
+            dependencies: ["APN", "APNWire"],
+            path: "Benchmarks"
+        ),
+        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
+        .testTarget(name: "APNTests", dependencies: ["APN", "APNWire", "TestSupport"]),
+        .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

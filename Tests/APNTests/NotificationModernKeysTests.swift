@@ -1,0 +1,107 @@
+import APN
+import Testing
+
+@Suite("Notification payload JSON, keys added after node-apn")
+struct NotificationModernKeysTests {
+    static let cases: [Golden] = [
+        Golden("thread-id", #"{"aps":{"thread-id":"chat-42"}}"#) { Notification().setThreadId("chat-42") },
+        Golden("target-content-id", #"{"aps":{"target-content-id":"w1"}}"#) { Notification().setTargetContentId("w1") },
+        Golden("interruption-level passive", #"{"aps":{"interruption-level":"passive"}}"#) {
+            Notification().setInterruptionLevel(.passive)
+        },
+        Golden("interruption-level active", #"{"aps":{"interruption-level":"active"}}"#) {
+            Notification().setInterruptionLevel(.active)
+        },
+        Golden("interruption-level time-sensitive", #"{"aps":{"interruption-level":"time-sensitive"}}"#) {
+            Notification().setInterruptionLevel(.timeSensitive)
+        },
+        Golden("interruption-level critical", #"{"aps":{"interruption-level":"critical"}}"#) {
+            Notification().setInterruptionLevel(.critical)
+        },
+        Golden("interruption-level unknown raw value kept", #"{"aps":{"interruption-level":"someday"}}"#) {
+            Notification().setInterruptionLevel(InterruptionLevel(rawValue: "someday"))
+        },
+        Golden("relevance-score", #"{"aps":{"relevance-score":0.75}}"#) { Notification().setRelevanceScore(0.75) },
+        Golden("relevance-score 1", #"{"aps":{"relevance-score":1}}"#) { Notification().setRelevanceScore(1) },
+        Golden("filter-criteria", #"{"aps":{"filter-criteria":"work"}}"#) { Notification().setFilterCriteria("work") },
+        Golden("timestamp", #"{"aps":{"timestamp":1700000000}}"#) { Notification().setTimestamp(1_700_000_000) },
+        Golden("event", #"{"aps":{"event":"update"}}"#) { Notification().setEvent("update") },
+        Golden("content-state", #"{"aps":{"content-state":{"score":"2-1","minute":77}}}"#) {
+            Notification().setContentState(["score": "2-1", "minute": 77])
+        },
+        Golden("stale-date", #"{"aps":{"stale-date":1700003600}}"#) { Notification().setStaleDate(1_700_003_600) },
+        Golden("dismissal-date", #"{"aps":{"dismissal-date":1700007200}}"#) {
+            Notification().setDismissalDate(1_700_007_200)
+        },
+        Golden("attributes-type", #"{"aps":{"attributes-type":"MatchAttributes"}}"#) {
+            Notification().setAttributesType("MatchAttributes")
+        },
+        Golden("attributes", #"{"aps":{"attributes":{"home":"A","away":"B"}}}"#) {
+            Notification().setAttributes(["home": "A", "away": "B"])
+        },
+        Golden(
+            "every key, set backwards, written in order after node-apn's keys",
+            #"{"aps":{"badge":1,"alert":"a","category":"c","thread-id":"t","target-content-id":"tc","interruption-level":"active","relevance-score":0.5,"filter-criteria":"f","timestamp":1,"event":"e","content-state":{},"stale-date":2,"dismissal-date":3,"attributes-type":"at","attributes":{}}}"#
+        ) {
+            Notification().setAttributes([:]).setAttributesType("at").setDismissalDate(3).setStaleDate(2)
+                .setContentState([:]).setEvent("e").setTimestamp(1).setFilterCriteria("f").setRelevanceScore(0.5)
+                .setInterruptionLevel(.active).setTargetContentId("tc").setThreadId("t")
+                .setCategory("c").setAlertText("a").setBadge(1)
+        },
+        Golden(
+            "Live Activity start",
+            #"{"aps":{"alert":{"title":"Kick-off","body":"The match has started"},"timestamp":1700000000,"event":"start","content-state":{"home":0,"away":0},"stale-date":1700007200,"attributes-type":"MatchAttributes","attributes":{"homeTeam":"Lyon","awayTeam":"Nantes"}}}"#
+        ) {
+            Notification().setAlertTitle("Kick-off").setAlertText("The match has started")
+                .setTimestamp(1_700_000_000).setEvent("start").setContentState(["home": 0, "away": 0])
+                .setStaleDate(1_700_007_200).setAttributesType("MatchAttributes")
+                .setAttributes(["homeTeam": "Lyon", "awayTeam": "Nantes"])
+        },
+        Golden(
+            "Live Activity end",
+            #"{"aps":{"timestamp":1700009000,"event":"end","content-state":{"home":2,"away":1},"dismissal-date":1700012600}}"#
+        ) {
+            Notification().setEvent("end").setTimestamp(1_700_009_000).setContentState(["home": 2, "away": 1])
+                .setDismissalDate(1_700_012_600)
+        },
+        Golden("cleared keys are omitted", "{}") {
+            Notification().setThreadId("t").setThreadId(nil).setEvent("e").setEvent(nil)
+                .setContentState(["a": 1]).setContentState(nil).setInterruptionLevel(.passive)
+                .setInterruptionLevel(nil).setRelevanceScore(0.1).setRelevanceScore(nil)
+        },
+    ]
+
+    @Test("golden payloads", arguments: cases)
+    func golden(_ golden: Golden) throws {
+        let note = try golden.build()
+        #expect(note.payloadString() == golden.expected)
+        #expect(throws: Never.self) { try TestJSONParser.parse(note.payloadString()) }
+    }
+
+    @Test("properties read back")
+    func properties() {
+        let note = Notification()
+        note.threadId = "t"
+        note.targetContentId = "tc"
+        note.interruptionLevel = "time-sensitive"
+        note.relevanceScore = 0.25
+        note.filterCriteria = "f"
+        note.timestamp = 1
+        note.event = "update"
+        note.contentState = ["a": 1]
+        note.staleDate = 2
+        note.dismissalDate = 3
+        note.attributesType = "T"
+        note.attributes = ["b": 2]
+        #expect(note.threadId == "t" && note.targetContentId == "tc")
+        #expect(note.interruptionLevel == .timeSensitive)
+        #expect(note.relevanceScore == 0.25 && note.filterCriteria == "f")
+        #expect(note.timestamp == 1 && note.event == "update" && note.contentState == ["a": 1])
+        #expect(note.staleDate == 2 && note.dismissalDate == 3)
+        #expect(note.attributesType == "T" && note.attributes == ["b": 2])
+        #expect(
+            note.payloadString()
+                == #"{"aps":{"thread-id":"t","target-content-id":"tc","interruption-level":"time-sensitive","relevance-score":0.25,"filter-criteria":"f","timestamp":1,"event":"update","content-state":{"a":1},"stale-date":2,"dismissal-date":3,"attributes-type":"T","attributes":{"b":2}}}"#
+        )
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// README snippets must compile: each ```swift block of README.md stands verbatim (minus
+/// its import lines and indentation) in a test file, where it is compiled and run.
+@Suite struct ReadmeSnippetTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func swiftBlocks(in markdown: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in markdown.components(separatedBy: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```swift" {
+                current = []
+            } else if current != nil, trimmed == "```" {
+                blocks.append(current!)
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// The lines that must appear in a test: all but imports and blank lines, trimmed.
+    static func significantLines(_ lines: [String]) -> [String] {
+        lines.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("import ") }
+    }
+
+    static func testSources() throws -> [(name: String, lines: [String])] {
+        let tests = repository.appendingPathComponent("Tests")
+        let files = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        return try files.map { url in
+            (url.lastPathComponent, significantLines(try String(contentsOf: url, encoding: .utf8)
+                .components(separatedBy: "\n")))
+        }
+    }
+
+    @Test func everySwiftSnippetInTheReadmeIsCompiledByATest() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = Self.swiftBlocks(in: readme)
+        #expect(blocks.count >= 2, "README lost its snippets")
+        let sources = try Self.testSources()
+        for block in blocks {
+            let wanted = Self.significantLines(block)
+            let home = sources.first { source in
+                source.lines.indices.contains { start in
+                    source.lines[start...].starts(with: wanted)
+                }
+            }
+            #expect(home != nil, "README snippet not found verbatim in any test:\n\(block.joined(separator: "\n"))")
+        }
+    }
+}
