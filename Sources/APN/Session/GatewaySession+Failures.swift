@@ -1,0 +1,202 @@
+import APNWire
+
+// Error responses, lost connections, resends and termination: every path that takes an
+// entry out of the queues without a write gives it an outcome or puts it back.
+extension GatewaySession {
+    /// One error response: settles the written entries and requeues what must be resent.
+    mutating func handleErrorResponse(_ response: ErrorResponse, now: Timestamp) {
+        // Unknown status bytes are treated as 255 (none), never trusted for special cases.
+        let status = response.status.isKnown ? response.status : .unknown
+        let unsent = takeInFlight()
+        var resend: [SessionEntry<Tag>] = []
+        var resendIsPossiblyDuplicated = false
+
+        if let offset = writtenOffset(of: response.identifier) {
+            let isMarker = written[offset].isFlushMarker
+            let olderEvidence: Acceptance.Evidence =
+                status == .shutdown ? .shutdownIdentifier : isMarker ? .flush : .laterIdentifier
+            for _ in 0..<offset { accept(removeFirstWritten(), olderEvidence) }
+            let entry = removeFirstWritten()
+            if isMarker {
+                // The marker's answer (status 2 for its empty token, or 10 naming it as the
+                // last success) settles everything written before it.
+                emit(.event(.flushed(confirmed: true)))
+            } else if status == .shutdown {
+                // Status 10 names the last notification that succeeded.
+                accept(entry, .shutdownIdentifier)
+                emit(.event(.transmissionError(status, nil)))
+                if evictedCount > 0 { reportCacheMiss(shortfall: evictedCount) }
+            } else if let tag = entry.tag {
+                if entry.flags.contains(.evicted) {
+                    reportCacheMiss(shortfall: evictedCount + 1)
+                    emit(.event(.transmissionError(status, tag)))
+                    emit(.errorCallback(.status(.unknown), nil))
+                } else {
+                    emit(.event(.transmissionError(status, tag)))
+                    emit(.errorCallback(.status(status), tag))
+                }
+                emit(.outcome(tag, .rejected(status)))
+            }
+        } else {
+            // Not among the unresolved written entries: identifier 0 (the gateway could not
+            // tell), one already accepted by the grace window, or one never written here.
+            if let shortfall = shortfallBeforeCache(response.identifier) {
+                reportCacheMiss(shortfall: shortfall)
+            }
+            emit(.event(.transmissionError(status, nil)))
+            if status != .shutdown { emit(.errorCallback(.status(.unknown), nil)) }
+            // Only an identifier older than everything written proves the rest was dropped.
+            resendIsPossiblyDuplicated = !isOlderThanWritten(response.identifier)
+        }
+        // Everything still written came after the named one: the gateway discarded it.
+        while !written.isEmpty {
+            let entry = removeFirstWritten()
+            if entry.flags.contains(.evicted), !entry.isFlushMarker {
+                if let tag = entry.tag { emit(.outcome(tag, .unknownFate(.evictedFromCache))) }
+            } else {
+                resend.append(entry)
+            }
+        }
+        // Resends go first, then what the socket never took, then what was pushed later.
+        awaitingMarker = false
+        pending.prepend(contentsOf: unsent)
+        requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: true)
+        phase = .closing(.errorResponse)
+        emit(.close)
+    }
+
+    /// The connection ended without an error response: requeue what the socket never
+    /// took, apply the silent-close policy to what it took, tell waiting entries.
+    mutating func connectionLost(_ error: APNError, now: Timestamp) {
+        resolveByGraceWindow(now)
+        let unsent = takeInFlight()
+        var unconfirmed: [SessionEntry<Tag>] = []
+        while !written.isEmpty {
+            let entry = removeFirstWritten()
+            if entry.isFlushMarker {
+                unconfirmed.append(entry)
+            } else if configuration.silentClosePolicy == .resend, !entry.flags.contains(.evicted) {
+                unconfirmed.append(entry)
+            } else if let tag = entry.tag {
+                emit(.outcome(tag, .unknownFate(.unconfirmedAtClose)))
+            }
+        }
+        awaitingMarker = false
+        pending.prepend(contentsOf: unsent)
+        requeue(unconfirmed, possiblyDuplicated: true, afterRejection: false)
+        reportWaiting(.error(error))
+    }
+
+    /// Puts written entries back at the front of `pending`, in order, applying each one's
+    /// retry limit (512 when exhausted) and `buffersNotifications`.
+    mutating func requeue(_ entries: [SessionEntry<Tag>], possiblyDuplicated: Bool, afterRejection: Bool) {
+        var kept: [SessionEntry<Tag>] = []
+        kept.reserveCapacity(entries.count)
+        for var entry in entries {
+            if entry.isFlushMarker {
+                kept.append(entry)
+                continue
+            }
+            guard let tag = entry.tag else { continue }
+            if afterRejection, !configuration.buffersNotifications {
+                emit(.outcome(tag, .failed(APNError.notResent())))
+                continue
+            }
+            if entry.retriesLeft == 0 {
+                fail(tag, APNError.retryLimitExceeded(), status: .retryLimitExceeded)
+                continue
+            }
+            if entry.retriesLeft > 0 { entry.retriesLeft -= 1 }
+            if possiblyDuplicated { entry.flags.insert(.possiblyDuplicated) }
+            kept.append(entry)
+        }
+        pending.prepend(contentsOf: kept)
+    }
+
+    /// Takes every encoded-but-not-taken entry back and empties the outbound buffer.
+    mutating func takeInFlight() -> [SessionEntry<Tag>] {
+        var entries: [SessionEntry<Tag>] = []
+        entries.reserveCapacity(inFlight.count)
+        while let entry = inFlight.popFirst() {
+            if entry.isFlushMarker { awaitingMarker = false }
+            entries.append(entry)
+        }
+        inFlightTaken = 0
+        outboundBytes.clear()
+        return entries
+    }
+
+    /// errorCallback(error, n) once for each notification waiting to be sent.
+    mutating func reportWaiting(_ code: ErrorCallbackCode) {
+        for offset in 0..<pending.count where !pending[offset].flags.contains(.connectionErrorReported) {
+            pending[offset].flags.insert(.connectionErrorReported)
+            if let tag = pending[offset].tag { emit(.errorCallback(code, tag)) }
+        }
+    }
+
+    /// Fails everything queued with `status` (513 or 514) and refuses later pushes (515).
+    mutating func terminate(status: StatusCode, _ error: APNError) {
+        let unsent = takeInFlight()
+        pending.prepend(contentsOf: unsent)
+        while let entry = pending.popFirst() {
+            if entry.isFlushMarker {
+                emit(.event(.flushed(confirmed: false)))
+            } else if let tag = entry.tag {
+                fail(tag, error, status: status)
+            }
+        }
+        emit(.event(.error(error)))
+        phase = .terminated(error)
+    }
+
+    /// A local failure with a node-apn code: errorCallback, transmissionError, outcome.
+    mutating func fail(_ tag: Tag, _ error: APNError, status: StatusCode) {
+        emit(.errorCallback(.status(status), tag))
+        emit(.event(.transmissionError(status, tag)))
+        emit(.outcome(tag, .failed(error)))
+    }
+
+    mutating func accept(_ entry: SessionEntry<Tag>, _ evidence: Acceptance.Evidence) {
+        guard let tag = entry.tag else { return }
+        emit(.outcome(tag, .accepted(Acceptance(
+            evidence: evidence, possiblyDuplicated: entry.flags.contains(.possiblyDuplicated)))))
+    }
+
+    mutating func reportCacheMiss(shortfall: Int) {
+        emit(.event(.cacheTooSmall(shortfall)))
+        if configuration.autoAdjustCache {
+            cacheLength = min(max(cacheLength, cacheLength + 2 * shortfall), configuration.maxCacheLength)
+        }
+    }
+
+    // MARK: identifiers
+
+    /// Steps from `a` to `b` in the identifier sequence 1 … 0xFFFFFFFF, 1 … (0 skipped).
+    static func identifierDistance(from a: UInt32, to b: UInt32) -> UInt32 {
+        b >= a ? b - a : (UInt32.max - a) + b
+    }
+
+    /// Where `identifier` stands in `written`: identifiers there are consecutive, so the
+    /// position follows from the first one (O(1)), then is checked.
+    func writtenOffset(of identifier: UInt32) -> Int? {
+        guard identifier != 0, let first = written.first else { return nil }
+        let distance = Self.identifierDistance(from: first.identifier, to: identifier)
+        guard distance < UInt32(written.count) else { return nil }
+        let offset = Int(distance)
+        return written[offset].identifier == identifier ? offset : nil
+    }
+
+    /// Whether `identifier` was written on this connection before everything in `written`.
+    func isOlderThanWritten(_ identifier: UInt32) -> Bool {
+        guard identifier != 0 else { return false }
+        guard let first = written.first else { return true }
+        let distance = Self.identifierDistance(from: identifier, to: first.identifier)
+        return distance > 0 && distance < UInt32(1) << 31
+    }
+
+    /// For an identifier older than the cache: how far the cache fell short.
+    func shortfallBeforeCache(_ identifier: UInt32) -> Int? {
+        guard identifier != 0, evictedCount < written.count, isOlderThanWritten(identifier) else { return nil }
+        return Int(Self.identifierDistance(from: identifier, to: written[evictedCount].identifier))
+    }
+}

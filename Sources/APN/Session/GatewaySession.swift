@@ -1,0 +1,241 @@
+package import APNWire
+
+/// The logic that decides, for every notification handed to one gateway connection, what
+/// happened to it: a pure state machine with no sockets, threads or clock of its own
+/// (the h11 / sans-I/O pattern). The I/O driver feeds it inputs and performs its actions.
+///
+/// ## Queues
+/// A notification moves through three FIFOs and leaves through exactly one outcome:
+/// `pending` (not yet encoded) → `inFlight` (encoded into ``outboundBytes``, not all
+/// taken by the socket) → `written` (taken by the socket, outcome not yet known). The
+/// newest `cacheLength` entries of `written` keep their payload for resending (node-apn's
+/// resend cache); older ones are *evicted*: still awaiting an outcome, but not resendable.
+///
+/// ## Phases and transitions
+/// | phase | input | what happens | next phase |
+/// |---|---|---|---|
+/// | idle | push | queue it; lazy connect: `connect` | connecting |
+/// | connecting | connected | identifiers restart at 1; `connected` event; encode and `write` | connected |
+/// | connecting | connectFailed | `socketError`; errorCallback(error, n) once per waiting n; 513 if credentials | backingOff (1 s, 2 s, 4 s …) or terminated (514 after `connectionRetryLimit` retries) |
+/// | connecting | tick past connectTimeout | `abortConnect`, then the driver's connectFailed counts as a timeout | backingOff / terminated |
+/// | backingOff | tick past the delay | `connect` | connecting |
+/// | connected | bytesWritten | whole frames move to `written` (`transmitted`); encode more; `completed` when all is written | connected |
+/// | connected | bytesReceived (error response, status s, id x) | older entries accepted; x rejected (s) — or, for s = 10, x and older accepted; later ones resent first, in order; x not cached: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate, cache resent; `close` | closing |
+/// | connected | closed without an error response | unsent bytes requeued; written-but-unconfirmed: unknown fate or resent (``SilentClosePolicy``); errorCallback(error, n) once per waiting n | idle (reconnects at once if work remains) |
+/// | connected | tick | entries older than the grace window accepted; idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` | connected / closing |
+/// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
+/// | terminated | push | failed 515 | terminated |
+/// | any | flush | a marker frame (empty token, next identifier) is queued; its error response confirms everything before it (`flushed(confirmed: true)`) | — |
+/// | any | shutdown | finish what is queued, wait the grace window after the last write, close; `shutdownComplete` | — |
+///
+/// ## Contract with the driver
+/// After every input, drain ``nextAction()``. Every `connect` is answered by exactly one
+/// `connected` or `connectFailed` (also after `abortConnect`); every established
+/// connection by exactly one `closed` (also after `close`). Call `tick` at the time of the
+/// last `scheduleTimer`.
+package struct GatewaySession<Tag> {
+    package let configuration: SessionConfiguration
+    /// The current resend cache bound; grows on cache misses when `autoAdjustCache` is on.
+    package internal(set) var cacheLength: Int
+
+    var phase = Phase.idle
+    var pending = RingBuffer<SessionEntry<Tag>>()
+    var inFlight = RingBuffer<SessionEntry<Tag>>()
+    /// Bytes of `inFlight.first`'s frame the socket has already taken.
+    var inFlightTaken = 0
+    var written = RingBuffer<SessionEntry<Tag>>()
+    /// `written[0..<evictedCount]` are evicted (payload released).
+    var evictedCount = 0
+    /// Encoded frames the driver should write, front first.
+    package internal(set) var outboundBytes = WireBuffer(capacity: 16 * 1024)
+    var nextIdentifier: UInt32
+    var errorDecoder = ErrorResponseDecoder()
+    /// Consecutive failed connection attempts.
+    var failureCount = 0
+    var actions = RingBuffer<SessionAction<Tag>>(minimumCapacity: 64)
+    var scheduledDeadline: Timestamp?
+    var lastActivity = Timestamp.zero
+    var shutdownRequested = false
+    /// A flush marker is written and nothing may follow it on this connection.
+    var awaitingMarker = false
+    /// Something was pushed since the last `completed` event.
+    var queuedSinceCompleted = false
+
+    enum Phase {
+        case idle
+        case connecting(deadline: Timestamp?, aborted: Bool)
+        case connected
+        case closing(ClosingReason)
+        case backingOff(until: Timestamp)
+        case terminated(APNError)
+    }
+
+    enum ClosingReason {
+        case errorResponse, idle, shutdown, malformedResponse
+    }
+
+    package init(configuration: SessionConfiguration = SessionConfiguration()) {
+        precondition(configuration.cacheLength >= 1, "cacheLength must be at least 1")
+        precondition(configuration.firstIdentifier != 0, "identifier 0 is reserved")
+        self.configuration = configuration
+        self.cacheLength = configuration.cacheLength
+        self.nextIdentifier = configuration.firstIdentifier
+    }
+
+    /// The next action to perform or report, or nil when there is none.
+    package mutating func nextAction() -> SessionAction<Tag>? {
+        actions.popFirst()
+    }
+
+    /// Notifications not yet written, written but unconfirmed, in total.
+    package var unresolvedCount: Int { pending.count + inFlight.count + written.count }
+
+    /// Whether the session is terminated (credentials or connection retry limit).
+    package var isTerminated: Bool {
+        if case .terminated = phase { true } else { false }
+    }
+
+    // MARK: inputs
+
+    /// A notification to send. Its retry limit: negative = unlimited resends.
+    package mutating func push(
+        _ tag: Tag, token: [UInt8], payload: [UInt8], expiry: UInt32 = 0, priority: UInt8 = 10,
+        retryLimit: Int = -1, now: Timestamp
+    ) {
+        if case .terminated = phase {
+            fail(tag, APNError.connectionTerminated(), status: .connectionTerminated)
+            return
+        }
+        let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
+        pending.append(SessionEntry(
+            tag: tag, token: token, payload: payload, expiry: expiry, retriesLeft: retries, priority: priority))
+        queuedSinceCompleted = true
+        pump(now)
+    }
+
+    /// Asks for a confirmed flush: everything pushed before it ends accepted or rejected.
+    package mutating func flush(now: Timestamp) {
+        if configuration.command == .simple || isTerminated {
+            // Command 0 has no identifiers, so the gateway cannot answer a marker frame.
+            emit(.event(.flushed(confirmed: false)))
+        } else if unresolvedCount == 0 {
+            emit(.event(.flushed(confirmed: true)))
+        } else {
+            pending.append(.flushMarker())
+            pump(now)
+        }
+    }
+
+    /// Asks to finish what is queued, wait the grace window, close and report
+    /// `shutdownComplete`.
+    package mutating func shutdown(now: Timestamp) {
+        shutdownRequested = true
+        pump(now)
+    }
+
+    /// The connection attempt succeeded.
+    package mutating func connected(now: Timestamp) {
+        guard case .connecting = phase else { return }
+        phase = .connected
+        failureCount = 0
+        nextIdentifier = configuration.firstIdentifier
+        errorDecoder = ErrorResponseDecoder()
+        lastActivity = now
+        emit(.event(.connected))
+        pump(now)
+    }
+
+    /// The connection attempt failed. Use ``APNError/Code/credentials`` for credential
+    /// problems: those terminate at once (513).
+    package mutating func connectFailed(_ error: APNError, now: Timestamp) {
+        guard case .connecting(_, let aborted) = phase else { return }
+        let reason = aborted ? APNError.connectTimeout(configuration.connectTimeout ?? .zero, underlying: error) : error
+        emit(.event(.socketError(reason)))
+        if reason.code == .credentials {
+            terminate(status: .moduleInitialisationFailed, APNError.initialisationFailed(reason))
+            return
+        }
+        failureCount += 1
+        let limit = configuration.connectionRetryLimit
+        if limit > 0, failureCount > limit {
+            terminate(status: .connectionRetryLimitExceeded, APNError.connectionRetryLimitExceeded(attempts: failureCount, last: reason))
+            return
+        }
+        reportWaiting(.error(reason))
+        phase = .backingOff(until: now + backoff(afterFailures: failureCount))
+        pump(now)
+    }
+
+    /// The socket took `count` more bytes from the front of ``outboundBytes``.
+    package mutating func bytesWritten(_ count: Int, now: Timestamp) {
+        guard case .connected = phase, count > 0 else { return }
+        outboundBytes.consume(count)
+        var taken = inFlightTaken + count
+        while let first = inFlight.first, case let length = first.frameLength(configuration.command), length <= taken {
+            taken -= length
+            var entry = inFlight.removeFirst()
+            entry.writtenAt = now
+            addWritten(entry)
+        }
+        inFlightTaken = taken
+        lastActivity = now
+        pump(now)
+    }
+
+    /// Bytes arrived from the gateway.
+    package mutating func bytesReceived(_ bytes: [UInt8], now: Timestamp) {
+        guard case .connected = phase, configuration.command != .simple else { return }
+        errorDecoder.feed(bytes)
+        do throws(WireError) {
+            if let response = try errorDecoder.next() {
+                handleErrorResponse(response, now: now)
+            }
+        } catch {
+            // Not an error response: the stream cannot be trusted. Treat it as a broken
+            // connection, closing it ourselves.
+            let failure = APNError.malformedResponse(error)
+            emit(.event(.socketError(failure)))
+            connectionLost(failure, now: now)
+            phase = .closing(.malformedResponse)
+            emit(.close)
+        }
+        pump(now)
+    }
+
+    /// The established connection closed: `error` nil for a clean close (close_notify or
+    /// EOF), else what broke it.
+    package mutating func closed(error: APNError?, now: Timestamp) {
+        switch phase {
+        case .closing:
+            phase = .idle
+            emit(.event(.disconnected))
+        case .connected:
+            if let error { emit(.event(.socketError(error))) }
+            connectionLost(error ?? APNError.connectionClosed(), now: now)
+            phase = .idle
+            emit(.event(.disconnected))
+        default:
+            return
+        }
+        pump(now)
+    }
+
+    /// The time is now `now` (at or after the last `scheduleTimer`).
+    package mutating func tick(now: Timestamp) {
+        // Whatever deadline was requested has been served: ask again for the next one.
+        scheduledDeadline = nil
+        switch phase {
+        case .connecting(let deadline?, aborted: false) where deadline <= now:
+            phase = .connecting(deadline: nil, aborted: true)
+            emit(.abortConnect)
+        case .backingOff(let until) where until <= now:
+            startConnect(now)
+        case .connected:
+            resolveByGraceWindow(now)
+            closeIfIdle(now)
+        default:
+            break
+        }
+        pump(now)
+    }
+}

@@ -1,0 +1,38 @@
+package import APNWire
+
+/// The knobs of one gateway session; `Connection.Options` maps node-apn's options here.
+package struct SessionConfiguration: Sendable {
+    /// The format frames are written in (command 1 by default).
+    package var command: Command = .enhanced
+    /// How many written notifications are kept for resending (node-apn's `cacheLength`).
+    package var cacheLength = 1000
+    /// Grow `cacheLength` by twice the shortfall on a cache miss (node-apn's default).
+    package var autoAdjustCache = true
+    /// The most `autoAdjustCache` may grow the cache to (node-apn had no cap: #191).
+    package var maxCacheLength = 100_000
+    /// Consecutive failed connection attempts tolerated after the first; 0 = unlimited.
+    package var connectionRetryLimit = 10
+    /// The first reconnect delay; each further failure doubles it.
+    package var initialBackoff: Duration = .seconds(1)
+    /// The longest reconnect delay (node-apn reached 512 s with its default retry limit).
+    package var maxBackoff: Duration = .seconds(512)
+    /// Abort a connection attempt that has not connected within this; nil = never.
+    package var connectTimeout: Duration? = .seconds(10)
+    /// Close a connection idle this long (node-apn's `connectionTimeout`); nil = never.
+    package var idleTimeout: Duration? = .seconds(3600)
+    /// How long after a write an error response can still arrive: written notifications are
+    /// accepted once it passes, and `shutdown` waits this long before closing.
+    package var graceWindow: Duration = .milliseconds(2500)
+    /// Resend what follows a rejected notification (node-apn's `buffersNotifications`).
+    package var buffersNotifications = true
+    /// What happens to notifications written just before a silent close.
+    package var silentClosePolicy: SilentClosePolicy = .reportUnconfirmed
+    /// Frames are encoded ahead of the socket up to this many bytes.
+    package var writeBatchBytes = 64 * 1024
+    /// The first identifier on each connection (1). A test hook for wrap-around.
+    package var firstIdentifier: UInt32 = 1
+    /// Emit a `transmitted` event per notification written.
+    package var emitsTransmitted = true
+
+    package init() {}
+}

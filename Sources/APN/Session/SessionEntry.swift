@@ -1,0 +1,48 @@
+import APNWire
+
+/// One notification (or a flush marker) inside the session: what the frame needs, and the
+/// caller's tag to report about. Payload and token arrays are shared with the caller's
+/// `Notification` and `Device`, never copied.
+struct SessionEntry<Tag> {
+    /// The caller's handle; nil only for a flush marker.
+    var tag: Tag?
+    var token: [UInt8]
+    var payload: [UInt8]
+    var expiry: UInt32
+    /// Resends still allowed; negative = unlimited.
+    var retriesLeft: Int32
+    /// Assigned when encoded, per connection.
+    var identifier: UInt32 = 0
+    /// When the socket took its last byte.
+    var writtenAt = Timestamp.zero
+    var priority: UInt8
+    var flags: SessionEntryFlags = []
+
+    var isFlushMarker: Bool { flags.contains(.flushMarker) }
+
+    static func flushMarker() -> SessionEntry {
+        SessionEntry(tag: nil, token: [], payload: [], expiry: 0, retriesLeft: -1, priority: 10, flags: .flushMarker)
+    }
+
+    /// The frame's length on the wire in `command`.
+    func frameLength(_ command: Command) -> Int {
+        switch command {
+        case .simple: 5 + token.count + payload.count
+        case .enhanced: 13 + token.count + payload.count
+        case .frame: WireBuffer.frameNotificationLength(tokenCount: token.count, payloadCount: payload.count)
+        }
+    }
+}
+
+/// What the session knows about one entry beyond its fields.
+struct SessionEntryFlags: OptionSet {
+    let rawValue: UInt8
+    /// Written before and resent without proof that the first copy was dropped.
+    static let possiblyDuplicated = SessionEntryFlags(rawValue: 1)
+    /// Already told (through errorCallback) that a connection failed while it waited.
+    static let connectionErrorReported = SessionEntryFlags(rawValue: 2)
+    /// Not a notification: the invalid frame of a confirmed flush.
+    static let flushMarker = SessionEntryFlags(rawValue: 4)
+    /// Evicted from the resend cache: payload released, cannot be resent.
+    static let evicted = SessionEntryFlags(rawValue: 8)
+}

@@ -1,0 +1,164 @@
+import APN
+import Testing
+
+/// Drives a `GatewaySession<Int>` by hand for table-style tests: the tag of notification
+/// `n` is `n`, and its token is 32 bytes ending in `n`, so the bytes the session writes can
+/// be decoded back to tags. Every action is recorded; outcomes are checked to be unique.
+struct SessionHarness {
+    var session: GatewaySession<Int>
+    var now = Timestamp.zero
+    var outcomes: [Int: NotificationOutcome] = [:]
+    var outcomeOrder: [Int] = []
+    var events: [SessionEvent<Int>] = []
+    var callbacks: [(code: ErrorCallbackCode, tag: Int?)] = []
+    var connectRequests = 0
+    var abortRequests = 0
+    var closeRequests = 0
+    var timer: Timestamp?
+    var duplicateOutcomes: [Int] = []
+    /// The gateway's view of the current connection's byte stream.
+    var gateway = GatewayDecoder()
+
+    init(_ configure: (inout SessionConfiguration) -> Void = { _ in }) {
+        var configuration = SessionConfiguration()
+        configure(&configuration)
+        session = GatewaySession(configuration: configuration)
+    }
+
+    static func token(_ tag: Int) -> [UInt8] {
+        [UInt8](repeating: 0xA0, count: 28) + withUnsafeBytes(of: UInt32(tag).bigEndian) { Array($0) }
+    }
+
+    static func tag(of token: [UInt8]) -> Int {
+        Int(token.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    static func payload(_ tag: Int) -> [UInt8] {
+        Array(#"{"aps":{"alert":"n\#(tag)"}}"#.utf8)
+    }
+
+    mutating func drain() {
+        while let action = session.nextAction() {
+            switch action {
+            case .connect: connectRequests += 1
+            case .abortConnect: abortRequests += 1
+            case .write: break
+            case .close: closeRequests += 1
+            case .scheduleTimer(let at): timer = at
+            case .event(let event): events.append(event)
+            case .errorCallback(let code, let tag): callbacks.append((code, tag))
+            case .outcome(let tag, let outcome):
+                if outcomes[tag] != nil { duplicateOutcomes.append(tag) }
+                outcomes[tag] = outcome
+                outcomeOrder.append(tag)
+            }
+        }
+    }
+
+    // MARK: inputs
+
+    mutating func push(_ tags: ClosedRange<Int>, retryLimit: Int = -1) {
+        for tag in tags {
+            session.push(tag, token: Self.token(tag), payload: Self.payload(tag), retryLimit: retryLimit, now: now)
+        }
+        drain()
+    }
+
+    mutating func connected() {
+        gateway = GatewayDecoder()
+        session.connected(now: now)
+        drain()
+    }
+
+    mutating func connectFailed(_ error: APNError = APNError(code: .connectionFailed, message: "refused")) {
+        session.connectFailed(error, now: now)
+        drain()
+    }
+
+    /// The socket takes `count` bytes (all by default); returns the tags and identifiers
+    /// of the frames it took whole, decoded by the gateway-side decoder.
+    @discardableResult
+    mutating func write(_ count: Int? = nil) -> [(tag: Int, identifier: UInt32)] {
+        let bytes = session.outboundBytes.readableBytesArray
+        let taken = Array(bytes.prefix(count ?? bytes.count))
+        session.bytesWritten(taken.count, now: now)
+        drain()
+        gateway.feed(taken)
+        var frames: [(Int, UInt32)] = []
+        while let message = gateway.next() {
+            switch message {
+            case .notification(let note): frames.append((Self.tag(of: note.token), note.identifier ?? 0))
+            case .rejected(let rejection):
+                // A flush marker; the gateway would close here, the harness reads on.
+                frames.append((-1, rejection.identifier ?? 0))
+                gateway = GatewayDecoder()
+            case .unknownCommand: Issue.record("session wrote an unknown command")
+            }
+        }
+        return frames
+    }
+
+    mutating func receive(_ bytes: [UInt8]) {
+        session.bytesReceived(bytes, now: now)
+        drain()
+    }
+
+    mutating func respond(_ status: StatusCode, _ identifier: UInt32) {
+        var buffer = WireBuffer()
+        buffer.writeErrorResponse(status: status, identifier: identifier)
+        receive(buffer.readableBytesArray)
+    }
+
+    mutating func closed(_ error: APNError? = nil) {
+        session.closed(error: error, now: now)
+        drain()
+    }
+
+    mutating func advance(_ seconds: Double) {
+        now = now + .milliseconds(Int64(seconds * 1000))
+        session.tick(now: now)
+        drain()
+    }
+
+    // MARK: queries
+
+    func outcome(_ tag: Int) -> NotificationOutcome? { outcomes[tag] }
+
+    /// The error code of a `failed` outcome.
+    func failureCode(_ tag: Int) -> APNError.Code? {
+        if case .failed(let error)? = outcomes[tag] { error.code } else { nil }
+    }
+
+    func tags(where predicate: (NotificationOutcome) -> Bool) -> [Int] {
+        outcomes.filter { predicate($0.value) }.keys.sorted()
+    }
+
+    var eventNames: [String] {
+        events.map { event in
+            switch event {
+            case .connected: "connected"
+            case .disconnected: "disconnected"
+            case .timeout: "timeout"
+            case .transmitted: "transmitted"
+            case .completed: "completed"
+            case .transmissionError(let status, let tag): "transmissionError(\(status.rawValue),\(tag.map(String.init) ?? "nil"))"
+            case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
+            case .socketError(let error): "socketError(\(error.code))"
+            case .error(let error): "error(\(error.code))"
+            case .flushed(let confirmed): "flushed(\(confirmed))"
+            case .shutdownComplete: "shutdownComplete"
+            }
+        }
+    }
+
+    /// Event names without the per-notification `transmitted`.
+    var milestones: [String] { eventNames.filter { $0 != "transmitted" } }
+}
+
+func accepted(_ evidence: Acceptance.Evidence) -> NotificationOutcome {
+    .accepted(Acceptance(evidence: evidence))
+}
+
+func acceptedTwice(_ evidence: Acceptance.Evidence) -> NotificationOutcome {
+    .accepted(Acceptance(evidence: evidence, possiblyDuplicated: true))
+}
