@@ -48,11 +48,13 @@ extension GatewaySession {
             // Only an identifier older than everything written proves the rest was dropped.
             resendIsPossiblyDuplicated = !isOlderThanWritten(response.identifier)
         }
-        // Everything still written came after the named one: the gateway discarded it.
+        // What is still written came after the named one, so the gateway discarded it;
+        // without a usable identifier, it may as well have been taken.
+        let lostReason: UnknownFateReason = resendIsPossiblyDuplicated ? .unattributedError : .evictedFromCache
         while !written.isEmpty {
             let entry = removeFirstWritten()
             if entry.flags.contains(.evicted), !entry.isFlushMarker {
-                if let tag = entry.tag { emit(.outcome(tag, .unknownFate(.evictedFromCache))) }
+                if let tag = entry.tag { emit(.outcome(tag, .unknownFate(entry.earlierCopyUncertainty ?? lostReason))) }
             } else {
                 resend.append(entry)
             }
@@ -60,7 +62,8 @@ extension GatewaySession {
         // Resends go first, then what the socket never took, then what was pushed later.
         awaitingMarker = false
         pending.prepend(contentsOf: unsent)
-        requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: true)
+        // Status 10 rejects nothing: what follows it is resent even without buffering.
+        requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: status != .shutdown)
         phase = .closing(.errorResponse)
         emit(.close)
     }
@@ -83,13 +86,15 @@ extension GatewaySession {
         }
         awaitingMarker = false
         pending.prepend(contentsOf: unsent)
-        requeue(unconfirmed, possiblyDuplicated: true, afterRejection: false)
+        requeue(unconfirmed, possiblyDuplicated: true, afterRejection: false, afterClose: true)
         reportWaiting(.error(error))
     }
 
     /// Puts written entries back at the front of `pending`, in order, applying each one's
     /// retry limit (512 when exhausted) and `buffersNotifications`.
-    mutating func requeue(_ entries: [SessionEntry<Tag>], possiblyDuplicated: Bool, afterRejection: Bool) {
+    mutating func requeue(
+        _ entries: [SessionEntry<Tag>], possiblyDuplicated: Bool, afterRejection: Bool, afterClose: Bool = false
+    ) {
         var kept: [SessionEntry<Tag>] = []
         kept.reserveCapacity(entries.count)
         for var entry in entries {
@@ -99,15 +104,19 @@ extension GatewaySession {
             }
             guard let tag = entry.tag else { continue }
             if afterRejection, !configuration.buffersNotifications {
-                emit(.outcome(tag, .failed(APNError.notResent())))
+                // Discarded by the gateway, unless the error did not say what it rejected.
+                let uncertainty = entry.earlierCopyUncertainty ?? (possiblyDuplicated ? .unattributedError : nil)
+                emit(.outcome(tag, uncertainty.map { .unknownFate($0) } ?? .failed(APNError.notResent())))
                 continue
             }
             if entry.retriesLeft == 0 {
-                fail(tag, APNError.retryLimitExceeded(), status: .retryLimitExceeded)
+                fail(entry, APNError.retryLimitExceeded(), status: .retryLimitExceeded)
                 continue
             }
             if entry.retriesLeft > 0 { entry.retriesLeft -= 1 }
-            if possiblyDuplicated { entry.flags.insert(.possiblyDuplicated) }
+            if possiblyDuplicated, !entry.flags.contains(.possiblyDuplicated) {
+                entry.flags.insert(afterClose ? [.possiblyDuplicated, .resentAfterClose] : .possiblyDuplicated)
+            }
             kept.append(entry)
         }
         pending.prepend(contentsOf: kept)
@@ -141,19 +150,21 @@ extension GatewaySession {
         while let entry = pending.popFirst() {
             if entry.isFlushMarker {
                 emit(.event(.flushed(confirmed: false)))
-            } else if let tag = entry.tag {
-                fail(tag, error, status: status)
+            } else {
+                fail(entry, error, status: status)
             }
         }
         emit(.event(.error(error)))
         phase = .terminated(error)
     }
 
-    /// A local failure with a node-apn code: errorCallback, transmissionError, outcome.
-    mutating func fail(_ tag: Tag, _ error: APNError, status: StatusCode) {
+    /// A local failure with a node-apn code: errorCallback, transmissionError, and the
+    /// outcome `failed` — or unknown fate when an earlier copy may have been delivered.
+    mutating func fail(_ entry: SessionEntry<Tag>, _ error: APNError, status: StatusCode) {
+        guard let tag = entry.tag else { return }
         emit(.errorCallback(.status(status), tag))
         emit(.event(.transmissionError(status, tag)))
-        emit(.outcome(tag, .failed(error)))
+        emit(.outcome(tag, entry.earlierCopyUncertainty.map { .unknownFate($0) } ?? .failed(error)))
     }
 
     mutating func accept(_ entry: SessionEntry<Tag>, _ evidence: Acceptance.Evidence) {

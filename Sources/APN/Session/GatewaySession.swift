@@ -102,13 +102,14 @@ package struct GatewaySession<Tag> {
         _ tag: Tag, token: [UInt8], payload: [UInt8], expiry: UInt32 = 0, priority: UInt8 = 10,
         retryLimit: Int = -1, now: Timestamp
     ) {
+        let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
+        let entry = SessionEntry(
+            tag: tag, token: token, payload: payload, expiry: expiry, retriesLeft: retries, priority: priority)
         if case .terminated = phase {
-            fail(tag, APNError.connectionTerminated(), status: .connectionTerminated)
+            fail(entry, APNError.connectionTerminated(), status: .connectionTerminated)
             return
         }
-        let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
-        pending.append(SessionEntry(
-            tag: tag, token: token, payload: payload, expiry: expiry, retriesLeft: retries, priority: priority))
+        pending.append(entry)
         queuedSinceCompleted = true
         pump(now)
     }

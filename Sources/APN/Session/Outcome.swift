@@ -83,12 +83,17 @@ public enum UnknownFateReason: Hashable, Sendable, CustomStringConvertible {
     /// The connection closed without an error response shortly after it was written, and
     /// the silent-close policy is to report rather than resend.
     case unconfirmedAtClose
+    /// An error response did not say which notification it was about (identifier 0, or
+    /// one never written on the connection), and this one was no longer in the resend
+    /// cache: it may have been taken before the bad one, or discarded after it.
+    case unattributedError
 
     /// `evicted from the resend cache` …
     public var description: String {
         switch self {
         case .evictedFromCache: "evicted from the resend cache"
         case .unconfirmedAtClose: "unconfirmed at a silent close"
+        case .unattributedError: "after an unattributed error response"
         }
     }
 }

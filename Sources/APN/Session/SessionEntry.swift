@@ -20,6 +20,12 @@ struct SessionEntry<Tag> {
 
     var isFlushMarker: Bool { flags.contains(.flushMarker) }
 
+    /// Why an earlier copy may have reached the gateway, if one may have.
+    var earlierCopyUncertainty: UnknownFateReason? {
+        guard flags.contains(.possiblyDuplicated) else { return nil }
+        return flags.contains(.resentAfterClose) ? .unconfirmedAtClose : .unattributedError
+    }
+
     static func flushMarker() -> SessionEntry {
         SessionEntry(tag: nil, token: [], payload: [], expiry: 0, retriesLeft: -1, priority: 10, flags: .flushMarker)
     }
@@ -45,4 +51,7 @@ struct SessionEntryFlags: OptionSet {
     static let flushMarker = SessionEntryFlags(rawValue: 4)
     /// Evicted from the resend cache: payload released, cannot be resent.
     static let evicted = SessionEntryFlags(rawValue: 8)
+    /// With `possiblyDuplicated`: the earlier copy was written before a silent close
+    /// (without it: before an error response that named no usable identifier).
+    static let resentAfterClose = SessionEntryFlags(rawValue: 16)
 }

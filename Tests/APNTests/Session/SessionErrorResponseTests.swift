@@ -67,7 +67,7 @@ struct SessionErrorResponseTests {
     @Test func identifierZeroResendsTheWholeCacheMarkedPossiblyDuplicated() {
         var h = Self.written { $0.cacheLength = 4 }
         h.respond(.processingError, 0)
-        #expect((1...6).allSatisfy { h.outcome($0) == .unknownFate(.evictedFromCache) })
+        #expect((1...6).allSatisfy { h.outcome($0) == .unknownFate(.unattributedError) })
         #expect(h.callbacks.map(\.code) == [.status(.unknown)])
         #expect(!h.milestones.contains { $0.hasPrefix("cacheTooSmall") }, "identifier 0 says nothing about the cache")
         h.closed()
