@@ -37,7 +37,8 @@ struct BenchOptions {
 extension BenchOptions {
     /// Whether the measurement labelled `label` should run.
     func includes(_ label: String) -> Bool {
-        only.map { label.hasPrefix($0) } ?? true
+        guard let only else { return true }
+        return label == only || label.hasPrefix(only + " ")
     }
 }
 

@@ -5,6 +5,7 @@ import Foundation
 
 let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws -> Void)] = [
     ("encode", "command 2 frames of a precompiled 100-byte payload to distinct tokens; then compiling a payload per notification", EncodeBenchmark.run),
+    ("session", "notifications/s through the gateway session state machine, one rejection per 1,000; memory per cached entry", SessionBenchmark.run),
 ]
 
 @MainActor func usage() -> String {

@@ -8,11 +8,11 @@ extension GatewaySession {
         // Unknown status bytes are treated as 255 (none), never trusted for special cases.
         let status = response.status.isKnown ? response.status : .unknown
         let unsent = takeInFlight()
-        var resend: [SessionEntry<Tag>] = []
+        var resend: [SessionEntry] = []
         var resendIsPossiblyDuplicated = false
 
         if let offset = writtenOffset(of: response.identifier) {
-            let isMarker = written[offset].isFlushMarker
+            let isMarker = sent[offset].isFlushMarker
             let olderEvidence: Acceptance.Evidence =
                 status == .shutdown ? .shutdownIdentifier : isMarker ? .flush : .laterIdentifier
             for _ in 0..<offset { accept(removeFirstWritten(), olderEvidence) }
@@ -51,7 +51,7 @@ extension GatewaySession {
         // What is still written came after the named one, so the gateway discarded it;
         // without a usable identifier, it may as well have been taken.
         let lostReason: UnknownFateReason = resendIsPossiblyDuplicated ? .unattributedError : .evictedFromCache
-        while !written.isEmpty {
+        while !sent.isEmpty {
             let entry = removeFirstWritten()
             if entry.flags.contains(.evicted), !entry.isFlushMarker {
                 if let tag = entry.tag { emit(.outcome(tag, .unknownFate(entry.earlierCopyUncertainty ?? lostReason))) }
@@ -73,8 +73,8 @@ extension GatewaySession {
     mutating func connectionLost(_ error: APNError, now: Timestamp) {
         resolveByGraceWindow(now)
         let unsent = takeInFlight()
-        var unconfirmed: [SessionEntry<Tag>] = []
-        while !written.isEmpty {
+        var unconfirmed: [SessionEntry] = []
+        while !sent.isEmpty {
             let entry = removeFirstWritten()
             if entry.isFlushMarker {
                 unconfirmed.append(entry)
@@ -93,9 +93,9 @@ extension GatewaySession {
     /// Puts written entries back at the front of `pending`, in order, applying each one's
     /// retry limit (512 when exhausted) and `buffersNotifications`.
     mutating func requeue(
-        _ entries: [SessionEntry<Tag>], possiblyDuplicated: Bool, afterRejection: Bool, afterClose: Bool = false
+        _ entries: [SessionEntry], possiblyDuplicated: Bool, afterRejection: Bool, afterClose: Bool = false
     ) {
-        var kept: [SessionEntry<Tag>] = []
+        var kept: [SessionEntry] = []
         kept.reserveCapacity(entries.count)
         for var entry in entries {
             if entry.isFlushMarker {
@@ -122,14 +122,17 @@ extension GatewaySession {
         pending.prepend(contentsOf: kept)
     }
 
-    /// Takes every encoded-but-not-taken entry back and empties the outbound buffer.
-    mutating func takeInFlight() -> [SessionEntry<Tag>] {
-        var entries: [SessionEntry<Tag>] = []
-        entries.reserveCapacity(inFlight.count)
-        while let entry = inFlight.popFirst() {
+    /// Takes every in-flight entry back, in order, and empties the outbound buffer; `sent`
+    /// then holds written entries only.
+    mutating func takeInFlight() -> [SessionEntry] {
+        var entries: [SessionEntry] = []
+        entries.reserveCapacity(inFlightCount)
+        while sent.count > takenCount {
+            let entry = sent.removeLast()
             if entry.isFlushMarker { awaitingMarker = false }
             entries.append(entry)
         }
+        entries.reverse()
         inFlightTaken = 0
         outboundBytes.clear()
         return entries
@@ -160,14 +163,14 @@ extension GatewaySession {
 
     /// A local failure with a node-apn code: errorCallback, transmissionError, and the
     /// outcome `failed` — or unknown fate when an earlier copy may have been delivered.
-    mutating func fail(_ entry: SessionEntry<Tag>, _ error: APNError, status: StatusCode) {
+    mutating func fail(_ entry: SessionEntry, _ error: APNError, status: StatusCode) {
         guard let tag = entry.tag else { return }
         emit(.errorCallback(.status(status), tag))
         emit(.event(.transmissionError(status, tag)))
         emit(.outcome(tag, entry.earlierCopyUncertainty.map { .unknownFate($0) } ?? .failed(error)))
     }
 
-    mutating func accept(_ entry: SessionEntry<Tag>, _ evidence: Acceptance.Evidence) {
+    mutating func accept(_ entry: SessionEntry, _ evidence: Acceptance.Evidence) {
         guard let tag = entry.tag else { return }
         emit(.outcome(tag, .accepted(Acceptance(
             evidence: evidence, possiblyDuplicated: entry.flags.contains(.possiblyDuplicated)))))
@@ -190,24 +193,24 @@ extension GatewaySession {
     /// Where `identifier` stands in `written`: identifiers there are consecutive, so the
     /// position follows from the first one (O(1)), then is checked.
     func writtenOffset(of identifier: UInt32) -> Int? {
-        guard identifier != 0, let first = written.first else { return nil }
-        let distance = Self.identifierDistance(from: first.identifier, to: identifier)
-        guard distance < UInt32(written.count) else { return nil }
+        guard identifier != 0, takenCount > 0 else { return nil }
+        let distance = Self.identifierDistance(from: sent[0].identifier, to: identifier)
+        guard distance < UInt32(takenCount) else { return nil }
         let offset = Int(distance)
-        return written[offset].identifier == identifier ? offset : nil
+        return sent[offset].identifier == identifier ? offset : nil
     }
 
     /// Whether `identifier` was written on this connection before everything in `written`.
     func isOlderThanWritten(_ identifier: UInt32) -> Bool {
         guard identifier != 0 else { return false }
-        guard let first = written.first else { return true }
-        let distance = Self.identifierDistance(from: identifier, to: first.identifier)
+        guard takenCount > 0 else { return true }
+        let distance = Self.identifierDistance(from: identifier, to: sent[0].identifier)
         return distance > 0 && distance < UInt32(1) << 31
     }
 
     /// For an identifier older than the cache: how far the cache fell short.
     func shortfallBeforeCache(_ identifier: UInt32) -> Int? {
-        guard identifier != 0, evictedCount < written.count, isOlderThanWritten(identifier) else { return nil }
-        return Int(Self.identifierDistance(from: identifier, to: written[evictedCount].identifier))
+        guard identifier != 0, evictedCount < takenCount, isOlderThanWritten(identifier) else { return nil }
+        return Int(Self.identifierDistance(from: identifier, to: sent[evictedCount].identifier))
     }
 }

@@ -14,7 +14,7 @@ extension GatewaySession {
             }
         case .connected:
             fillOutbound()
-            if queuedSinceCompleted, pending.isEmpty, inFlight.isEmpty {
+            if queuedSinceCompleted, pending.isEmpty, inFlightCount == 0 {
                 queuedSinceCompleted = false
                 emit(.event(.completed))
             }
@@ -32,25 +32,26 @@ extension GatewaySession {
         emit(.connect)
     }
 
-    /// Encodes pending entries until the outbound buffer holds `writeBatchBytes`. Nothing is
-    /// encoded after a flush marker until the gateway has answered it.
+    /// Encodes pending entries until the outbound buffer holds `writeBatchBytes`.
     mutating func fillOutbound() {
         guard !awaitingMarker, !pending.isEmpty else { return }
-        let wasEmpty = outboundBytes.isEmpty
-        let command = configuration.command
-        while outboundBytes.readableBytes < configuration.writeBatchBytes, var entry = pending.popFirst() {
-            entry.identifier = takeIdentifier()
-            outboundBytes.writeNotification(
-                command, identifier: entry.identifier, expiry: entry.expiry, priority: entry.priority,
-                token: entry.token, payload: entry.payload)
-            let isMarker = entry.isFlushMarker
-            inFlight.append(entry)
-            if isMarker {
-                awaitingMarker = true
-                break
-            }
+        while !awaitingMarker, outboundBytes.readableBytes < configuration.writeBatchBytes, !pending.isEmpty {
+            encode(pending.removeFirst())
         }
-        if wasEmpty, !outboundBytes.isEmpty { emit(.write) }
+    }
+
+    /// Gives the entry the next identifier, appends its frame to the outbound buffer (asking
+    /// the driver to write when the buffer was empty) and moves it in flight. Nothing is
+    /// encoded after a flush marker until the gateway has answered it.
+    mutating func encode(_ entry: consuming SessionEntry) {
+        let wasEmpty = outboundBytes.isEmpty
+        entry.identifier = takeIdentifier()
+        outboundBytes.writeNotification(
+            configuration.command, identifier: entry.identifier, expiry: entry.expiry, priority: entry.priority,
+            token: entry.token, payload: entry.payload)
+        if entry.isFlushMarker { awaitingMarker = true }
+        sent.append(entry)
+        if wasEmpty { emit(.write) }
     }
 
     mutating func takeIdentifier() -> UInt32 {
@@ -59,24 +60,28 @@ extension GatewaySession {
         return identifier
     }
 
-    /// A frame was taken whole by the socket: it joins the resend cache, evicting the
-    /// oldest cached entry beyond `cacheLength`.
-    mutating func addWritten(_ entry: SessionEntry<Tag>) {
-        if configuration.emitsTransmitted, let tag = entry.tag {
+    /// The first in-flight frame was taken whole by the socket: its entry joins the resend
+    /// cache, evicting the oldest cached entry beyond `cacheLength`.
+    mutating func markTaken(_ now: Timestamp) {
+        sent[takenCount].writtenAt = now
+        if configuration.emitsTransmitted, let tag = sent[takenCount].tag {
             emit(.event(.transmitted(tag)))
         }
-        written.append(entry)
-        while written.count - evictedCount > cacheLength {
-            written[evictedCount].payload = []
-            written[evictedCount].flags.insert(.evicted)
+        takenCount += 1
+        while takenCount - evictedCount > cacheLength {
+            sent[evictedCount].evict()
             evictedCount += 1
         }
     }
 
+    /// When the socket took the newest written entry.
+    var lastWrittenAt: Timestamp? {
+        takenCount == 0 ? nil : sent[takenCount - 1].writtenAt
+    }
+
     /// Accepts every written entry whose grace window has passed on a healthy connection.
     mutating func resolveByGraceWindow(_ now: Timestamp) {
-        let grace = configuration.graceWindow
-        while let first = written.first, first.writtenAt + grace <= now {
+        while takenCount > 0, sent[0].writtenAt.nanoseconds &+ graceNanos <= now.nanoseconds {
             let entry = removeFirstWritten()
             if entry.isFlushMarker {
                 // The gateway took (or ignored) the marker frame: nothing confirmed it.
@@ -89,18 +94,21 @@ extension GatewaySession {
         }
     }
 
-    mutating func removeFirstWritten() -> SessionEntry<Tag> {
+    /// Removes the oldest written entry, to settle or requeue it.
+    mutating func removeFirstWritten() -> SessionEntry {
+        precondition(takenCount > 0, "no written entry to remove")
+        takenCount -= 1
         if evictedCount > 0 { evictedCount -= 1 }
-        return written.removeFirst()
+        return sent.removeFirst()
     }
 
     /// The idle deadline: `idleTimeout` after the last write, and not before every written
     /// entry is out of its grace window (so closing cannot lose an error response).
     var idleDeadline: Timestamp? {
-        guard let idle = configuration.idleTimeout, pending.isEmpty, inFlight.isEmpty else { return nil }
-        let idleAt = lastActivity + idle
-        guard let last = written.last else { return idleAt }
-        return max(idleAt, last.writtenAt + configuration.graceWindow)
+        guard let idle = idleNanos, pending.isEmpty, inFlightCount == 0 else { return nil }
+        let idleAt = lastActivity.adding(nanoseconds: idle)
+        guard let lastWrite = lastWrittenAt else { return idleAt }
+        return max(idleAt, lastWrite.adding(nanoseconds: graceNanos))
     }
 
     mutating func closeIfIdle(_ now: Timestamp) {
@@ -113,8 +121,8 @@ extension GatewaySession {
 
     /// When shutting down, the moment to close: the grace window after the last write.
     var shutdownDeadline: Timestamp? {
-        guard shutdownRequested, pending.isEmpty, inFlight.isEmpty, !awaitingMarker else { return nil }
-        return written.last.map { $0.writtenAt + configuration.graceWindow } ?? lastActivity
+        guard shutdownRequested, pending.isEmpty, inFlightCount == 0, !awaitingMarker else { return nil }
+        return lastWrittenAt?.adding(nanoseconds: graceNanos) ?? lastActivity
     }
 
     mutating func closeIfShutDown(_ now: Timestamp) {
@@ -138,7 +146,7 @@ extension GatewaySession {
         case .backingOff(let until):
             deadline = until
         case .connected:
-            let grace = written.first.map { $0.writtenAt + configuration.graceWindow }
+            let grace = takenCount == 0 ? nil : sent[0].writtenAt.adding(nanoseconds: graceNanos)
             deadline = earliest(earliest(grace, idleDeadline), shutdownDeadline)
         default:
             deadline = nil
@@ -161,7 +169,7 @@ extension GatewaySession {
         return min(delay, configuration.maxBackoff)
     }
 
-    mutating func emit(_ action: SessionAction<Tag>) {
+    mutating func emit(_ action: SessionAction) {
         actions.append(action)
     }
 }

@@ -5,11 +5,13 @@ package import APNWire
 /// (the h11 / sans-I/O pattern). The I/O driver feeds it inputs and performs its actions.
 ///
 /// ## Queues
-/// A notification moves through three FIFOs and leaves through exactly one outcome:
-/// `pending` (not yet encoded) → `inFlight` (encoded into ``outboundBytes``, not all
-/// taken by the socket) → `written` (taken by the socket, outcome not yet known). The
-/// newest `cacheLength` entries of `written` keep their payload for resending (node-apn's
-/// resend cache); older ones are *evicted*: still awaiting an outcome, but not resendable.
+/// A notification moves through two FIFOs and leaves through exactly one outcome:
+/// `pending` (not yet encoded) → `sent` (encoded on this connection, in identifier
+/// order). The first `takenCount` entries of `sent` are *written*: taken whole by the
+/// socket, outcome not yet known; the rest are *in flight*: their frames wait in
+/// ``outboundBytes``. The newest `cacheLength` written entries keep their payload for
+/// resending (node-apn's resend cache); older ones are *evicted*: still awaiting an
+/// outcome, but not resendable.
 ///
 /// ## Phases and transitions
 /// | phase | input | what happens | next phase |
@@ -33,18 +35,19 @@ package import APNWire
 /// `connected` or `connectFailed` (also after `abortConnect`); every established
 /// connection by exactly one `closed` (also after `close`). Call `tick` at the time of the
 /// last `scheduleTimer`.
-package struct GatewaySession<Tag> {
+package struct GatewaySession {
     package let configuration: SessionConfiguration
     /// The current resend cache bound; grows on cache misses when `autoAdjustCache` is on.
     package internal(set) var cacheLength: Int
 
     var phase = Phase.idle
-    var pending = RingBuffer<SessionEntry<Tag>>()
-    var inFlight = RingBuffer<SessionEntry<Tag>>()
-    /// Bytes of `inFlight.first`'s frame the socket has already taken.
+    var pending = RingBuffer<SessionEntry>()
+    var sent = RingBuffer<SessionEntry>()
+    /// `sent[0..<takenCount]` are written: taken whole by the socket.
+    var takenCount = 0
+    /// Bytes of the first in-flight frame (`sent[takenCount]`) the socket already took.
     var inFlightTaken = 0
-    var written = RingBuffer<SessionEntry<Tag>>()
-    /// `written[0..<evictedCount]` are evicted (payload released).
+    /// `sent[0..<evictedCount]` are evicted (payload released); `evictedCount <= takenCount`.
     var evictedCount = 0
     /// Encoded frames the driver should write, front first.
     package internal(set) var outboundBytes = WireBuffer(capacity: 16 * 1024)
@@ -52,7 +55,7 @@ package struct GatewaySession<Tag> {
     var errorDecoder = ErrorResponseDecoder()
     /// Consecutive failed connection attempts.
     var failureCount = 0
-    var actions = RingBuffer<SessionAction<Tag>>(minimumCapacity: 64)
+    var actions = RingBuffer<SessionAction>(minimumCapacity: 64)
     var scheduledDeadline: Timestamp?
     var lastActivity = Timestamp.zero
     var shutdownRequested = false
@@ -74,21 +77,31 @@ package struct GatewaySession<Tag> {
         case errorResponse, idle, shutdown, malformedResponse
     }
 
+    /// `graceWindow` and `idleTimeout` in nanoseconds, for the per-write arithmetic.
+    let graceNanos: Int64
+    let idleNanos: Int64?
+
     package init(configuration: SessionConfiguration = SessionConfiguration()) {
         precondition(configuration.cacheLength >= 1, "cacheLength must be at least 1")
         precondition(configuration.firstIdentifier != 0, "identifier 0 is reserved")
         self.configuration = configuration
+        self.graceNanos = configuration.graceWindow.nanosecondsSaturated
+        self.idleNanos = configuration.idleTimeout?.nanosecondsSaturated
         self.cacheLength = configuration.cacheLength
         self.nextIdentifier = configuration.firstIdentifier
     }
 
     /// The next action to perform or report, or nil when there is none.
-    package mutating func nextAction() -> SessionAction<Tag>? {
-        actions.popFirst()
+    package mutating func nextAction() -> SessionAction? {
+        if actions.isEmpty { return nil }
+        return actions.removeFirst()
     }
 
     /// Notifications not yet written, written but unconfirmed, in total.
-    package var unresolvedCount: Int { pending.count + inFlight.count + written.count }
+    package var unresolvedCount: Int { pending.count + sent.count }
+
+    /// Entries encoded but not yet taken whole by the socket.
+    var inFlightCount: Int { sent.count - takenCount }
 
     /// Whether the session is terminated (credentials or connection retry limit).
     package var isTerminated: Bool {
@@ -99,19 +112,30 @@ package struct GatewaySession<Tag> {
 
     /// A notification to send. Its retry limit: negative = unlimited resends.
     package mutating func push(
-        _ tag: Tag, token: [UInt8], payload: [UInt8], expiry: UInt32 = 0, priority: UInt8 = 10,
+        _ tag: SessionTag, token: [UInt8], payload: [UInt8], expiry: UInt32 = 0, priority: UInt8 = 10,
         retryLimit: Int = -1, now: Timestamp
     ) {
         let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
-        let entry = SessionEntry(
-            tag: tag, token: token, payload: payload, expiry: expiry, retriesLeft: retries, priority: priority)
-        if case .terminated = phase {
-            fail(entry, APNError.connectionTerminated(), status: .connectionTerminated)
-            return
+        // Each branch builds its own entry, so the entry is moved, never copied.
+        func entry() -> SessionEntry {
+            SessionEntry(tag: tag, token: token, payload: payload, expiry: expiry, retriesLeft: retries, priority: priority)
         }
-        pending.append(entry)
-        queuedSinceCompleted = true
-        pump(now)
+        switch phase {
+        case .terminated:
+            fail(entry(), APNError.connectionTerminated(), status: .connectionTerminated)
+        case .connected where pending.isEmpty && !awaitingMarker
+            && outboundBytes.readableBytes < configuration.writeBatchBytes:
+            // The common case at full speed: straight into the outbound buffer. Only the
+            // first entry in flight can change the deadline (it ends the idle wait).
+            queuedSinceCompleted = true
+            let wasIdle = inFlightCount == 0
+            encode(entry())
+            if wasIdle { updateTimer(now) }
+        default:
+            queuedSinceCompleted = true
+            pending.append(entry())
+            pump(now)
+        }
     }
 
     /// Asks for a confirmed flush: everything pushed before it ends accepted or rejected.
@@ -172,11 +196,10 @@ package struct GatewaySession<Tag> {
         guard case .connected = phase, count > 0 else { return }
         outboundBytes.consume(count)
         var taken = inFlightTaken + count
-        while let first = inFlight.first, case let length = first.frameLength(configuration.command), length <= taken {
+        let command = configuration.command
+        while takenCount < sent.count, case let length = sent[takenCount].frameLength(command), length <= taken {
             taken -= length
-            var entry = inFlight.removeFirst()
-            entry.writtenAt = now
-            addWritten(entry)
+            markTaken(now)
         }
         inFlightTaken = taken
         lastActivity = now
@@ -238,5 +261,14 @@ package struct GatewaySession<Tag> {
             break
         }
         pump(now)
+    }
+}
+
+extension GatewaySession {
+    /// Bytes one queued or cached notification occupies inside the session (its slot in a
+    /// ring buffer), not counting the payload and token bytes, which are shared with the
+    /// caller's `Notification` and `Device` rather than copied. For `apn-bench session`.
+    package static var entryFootprint: Int {
+        MemoryLayout<SessionEntry?>.stride
     }
 }

@@ -9,7 +9,7 @@ public enum NotificationOutcome: Hashable, Sendable, CustomStringConvertible {
     case rejected(StatusCode)
     /// It was not delivered, for the reason the error gives (retry limit, connection retry
     /// limit, credentials, termination, or not resent after an earlier rejection).
-    case failed(APNError)
+    indirect case failed(APNError)
     /// Nobody can tell whether the gateway took it.
     case unknownFate(UnknownFateReason)
 
@@ -104,7 +104,7 @@ public enum ErrorCallbackCode: Hashable, Sendable, CustomStringConvertible {
     /// A status code.
     case status(StatusCode)
     /// A connection error.
-    case error(APNError)
+    indirect case error(APNError)
 
     /// The status code, or the error's description.
     public var description: String {

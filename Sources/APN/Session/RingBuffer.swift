@@ -1,95 +1,167 @@
 /// A double-ended FIFO on a power-of-two ring: O(1) append, prepend and removal at both
-/// ends, O(1) indexed access. The session's queues live in these so that pushing,
-/// writing and confirming a notification never shifts an array.
-struct RingBuffer<Element>: Sequence {
-    private var slots: ContiguousArray<Element?>
-    private var head = 0
-    private(set) var count = 0
+/// ends, O(1) indexed access. The session's queues live in these, so pushing, writing and
+/// confirming a notification never shifts an array.
+///
+/// Elements are read and changed in place (`_read` / `_modify`) and moved, not copied, in
+/// and out: an entry holds three references, and copying it would cost six reference
+/// count operations. A value type with copy-on-write storage.
+struct RingBuffer<Element> {
+    private var storage: Storage
 
     init(minimumCapacity: Int = 16) {
         var capacity = 16
         while capacity < minimumCapacity { capacity <<= 1 }
-        slots = ContiguousArray(repeating: nil, count: capacity)
+        storage = Storage.make(capacity: capacity)
     }
 
+    // The header is read through its pointer: `ManagedBuffer.header` is a class property,
+    // and every access to it would pay a dynamic exclusivity check.
+    var count: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.count } }
     var isEmpty: Bool { count == 0 }
-    var first: Element? { count == 0 ? nil : self[0] }
-    var last: Element? { count == 0 ? nil : self[count - 1] }
-
-    private var mask: Int { slots.count - 1 }
+    private var capacity: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
     /// The element `offset` places from the front.
     subscript(offset: Int) -> Element {
-        get {
-            precondition(offset >= 0 && offset < count, "RingBuffer index \(offset) out of 0..<\(count)")
-            return slots[(head + offset) & mask]!
+        // Addressors, not get/set or coroutines: `ring[0].writtenAt` reads one field in
+        // place instead of copying the whole element out and destroying the copy.
+        unsafeAddress {
+            UnsafePointer(slot(offset))
         }
-        set {
-            precondition(offset >= 0 && offset < count, "RingBuffer index \(offset) out of 0..<\(count)")
-            slots[(head + offset) & mask] = newValue
+        unsafeMutableAddress {
+            makeUnique()
+            return slot(offset)
         }
     }
 
-    mutating func append(_ element: Element) {
-        if count == slots.count { grow() }
-        slots[(head + count) & mask] = element
-        count += 1
+    /// Where the element `offset` places from the front lives. The pointer stays valid while
+    /// `storage` is neither replaced nor released, which its callers guarantee by using it
+    /// at once; returning it from the closure avoids copying the element out.
+    private func slot(_ offset: Int) -> UnsafeMutablePointer<Element> {
+        precondition(offset >= 0 && offset < count, "RingBuffer index \(offset) out of 0..<\(count)")
+        return storage.withUnsafeMutablePointers { header, elements in
+            elements + ((header.pointee.head &+ offset) & (header.pointee.capacity &- 1))
+        }
     }
 
-    mutating func prepend(_ element: Element) {
-        if count == slots.count { grow() }
-        head = (head - 1) & mask
-        slots[head] = element
-        count += 1
+    mutating func append(_ element: consuming Element) {
+        makeUnique()
+        if count == capacity { grow() }
+        // The pointer outlives the closure safely: `storage` stays alive, and fixed, in self.
+        let slot = storage.withUnsafeMutablePointers { header, elements in
+            header.pointee.count &+= 1
+            return elements + ((header.pointee.head &+ header.pointee.count &- 1) & (header.pointee.capacity &- 1))
+        }
+        slot.initialize(to: element)
+    }
+
+    mutating func prepend(_ element: consuming Element) {
+        makeUnique()
+        if count == capacity { grow() }
+        let slot = storage.withUnsafeMutablePointers { header, elements in
+            header.pointee.head = (header.pointee.head &- 1) & (header.pointee.capacity &- 1)
+            header.pointee.count &+= 1
+            return elements + header.pointee.head
+        }
+        slot.initialize(to: element)
     }
 
     /// Puts `elements` in front, keeping their order: `[e0, e1] + self`.
-    mutating func prepend(contentsOf elements: some BidirectionalCollection<Element>) {
-        for element in elements.reversed() { prepend(element) }
+    mutating func prepend(contentsOf elements: [Element]) {
+        for index in elements.indices.reversed() { prepend(elements[index]) }
     }
 
     @discardableResult
     mutating func removeFirst() -> Element {
         precondition(count > 0, "removeFirst on an empty RingBuffer")
-        let element = slots[head].take()!
-        head = (head + 1) & mask
-        count -= 1
-        return element
-    }
-
-    mutating func popFirst() -> Element? {
-        count == 0 ? nil : removeFirst()
+        makeUnique()
+        return storage.withUnsafeMutablePointers { header, elements in
+            let element = (elements + header.pointee.head).move()
+            header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
+            header.pointee.count &-= 1
+            return element
+        }
     }
 
     @discardableResult
     mutating func removeLast() -> Element {
         precondition(count > 0, "removeLast on an empty RingBuffer")
-        count -= 1
-        return slots[(head + count) & mask].take()!
+        makeUnique()
+        return storage.withUnsafeMutablePointers { header, elements in
+            header.pointee.count &-= 1
+            let slot = (header.pointee.head &+ header.pointee.count) & (header.pointee.capacity &- 1)
+            return (elements + slot).move()
+        }
+    }
+
+    mutating func popFirst() -> Element? {
+        isEmpty ? nil : removeFirst()
     }
 
     mutating func removeAll() {
-        while count > 0 { removeFirst() }
-        head = 0
+        while !isEmpty { removeFirst() }
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy(capacity: capacity)
+        }
     }
 
     private mutating func grow() {
-        var bigger = ContiguousArray<Element?>(repeating: nil, count: slots.count * 2)
-        for offset in 0..<count {
-            bigger[offset] = slots[(head + offset) & mask].take()
-        }
-        slots = bigger
-        head = 0
+        storage = storage.move(capacity: capacity * 2)
     }
 
-    func makeIterator() -> AnyIterator<Element> {
-        var offset = 0
-        return AnyIterator {
-            guard offset < count else { return nil }
-            defer { offset += 1 }
-            return self[offset]
+    struct Header {
+        var head = 0
+        var count = 0
+        var capacity: Int
+    }
+
+    /// The ring's memory: `capacity` slots after the header, `count` of them initialized
+    /// from `head` on, wrapping.
+    final class Storage: ManagedBuffer<Header, Element> {
+        static func make(capacity: Int) -> Storage {
+            let buffer = Storage.create(minimumCapacity: capacity) { _ in Header(capacity: capacity) }
+            return unsafeDowncast(buffer, to: Storage.self)
+        }
+
+        /// A new storage holding copies of the elements, front first.
+        func copy(capacity: Int) -> Storage {
+            let fresh = Storage.make(capacity: capacity)
+            withUnsafeMutablePointers { header, elements in
+                fresh.withUnsafeMutablePointers { freshHeader, freshElements in
+                    for offset in 0..<header.pointee.count {
+                        let slot = (header.pointee.head + offset) & (header.pointee.capacity - 1)
+                        (freshElements + offset).initialize(to: elements[slot])
+                    }
+                    freshHeader.pointee.count = header.pointee.count
+                }
+            }
+            return fresh
+        }
+
+        /// A new storage the elements are moved into; this one is left empty.
+        func move(capacity: Int) -> Storage {
+            let fresh = Storage.make(capacity: capacity)
+            withUnsafeMutablePointers { header, elements in
+                fresh.withUnsafeMutablePointers { freshHeader, freshElements in
+                    for offset in 0..<header.pointee.count {
+                        let slot = (header.pointee.head + offset) & (header.pointee.capacity - 1)
+                        (freshElements + offset).moveInitialize(from: elements + slot, count: 1)
+                    }
+                    freshHeader.pointee.count = header.pointee.count
+                    header.pointee.count = 0
+                }
+            }
+            return fresh
+        }
+
+        deinit {
+            withUnsafeMutablePointers { header, elements in
+                for offset in 0..<header.pointee.count {
+                    (elements + ((header.pointee.head + offset) & (header.pointee.capacity - 1))).deinitialize(count: 1)
+                }
+            }
         }
     }
 }
-
-extension RingBuffer: Sendable where Element: Sendable {}

@@ -31,8 +31,9 @@ package struct SessionConfiguration: Sendable {
     package var writeBatchBytes = 64 * 1024
     /// The first identifier on each connection (1). A test hook for wrap-around.
     package var firstIdentifier: UInt32 = 1
-    /// Emit a `transmitted` event per notification written.
-    package var emitsTransmitted = true
+    /// Emit a `transmitted` event per notification written. Off unless the connection has a
+    /// `transmitted` listener: it is one more report per notification.
+    package var emitsTransmitted = false
 
     package init() {}
 }

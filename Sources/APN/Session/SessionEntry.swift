@@ -3,9 +3,9 @@ import APNWire
 /// One notification (or a flush marker) inside the session: what the frame needs, and the
 /// caller's tag to report about. Payload and token arrays are shared with the caller's
 /// `Notification` and `Device`, never copied.
-struct SessionEntry<Tag> {
+struct SessionEntry {
     /// The caller's handle; nil only for a flush marker.
-    var tag: Tag?
+    var tag: SessionTag?
     var token: [UInt8]
     var payload: [UInt8]
     var expiry: UInt32
@@ -19,6 +19,13 @@ struct SessionEntry<Tag> {
     var flags: SessionEntryFlags = []
 
     var isFlushMarker: Bool { flags.contains(.flushMarker) }
+
+    /// Leaves the resend cache: the payload is released (so memory stays bounded by
+    /// `cacheLength`), the entry still awaits its outcome.
+    mutating func evict() {
+        payload = []
+        flags.insert(.evicted)
+    }
 
     /// Why an earlier copy may have reached the gateway, if one may have.
     var earlierCopyUncertainty: UnknownFateReason? {

@@ -24,6 +24,11 @@ package struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertibl
         Timestamp(nanoseconds: lhs.nanoseconds &+ rhs.nanosecondsSaturated)
     }
 
+    /// This time plus `nanoseconds`, without going through `Duration`.
+    package func adding(nanoseconds: Int64) -> Timestamp {
+        Timestamp(nanoseconds: self.nanoseconds &+ nanoseconds)
+    }
+
     package static func - (lhs: Timestamp, rhs: Timestamp) -> Duration {
         .nanoseconds(lhs.nanoseconds &- rhs.nanoseconds)
     }

@@ -5,11 +5,12 @@ import Testing
 /// `n` is `n`, and its token is 32 bytes ending in `n`, so the bytes the session writes can
 /// be decoded back to tags. Every action is recorded; outcomes are checked to be unique.
 struct SessionHarness {
-    var session: GatewaySession<Int>
+    var session: GatewaySession
     var now = Timestamp.zero
     var outcomes: [Int: NotificationOutcome] = [:]
     var outcomeOrder: [Int] = []
-    var events: [SessionEvent<Int>] = []
+    /// Event names, e.g. `transmitted(3)`, `cacheTooSmall(6)`, `flushed(true)`.
+    var events: [String] = []
     var callbacks: [(code: ErrorCallbackCode, tag: Int?)] = []
     var connectRequests = 0
     var abortRequests = 0
@@ -33,6 +34,16 @@ struct SessionHarness {
         Int(token.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
     }
 
+    /// The session's handle for notification `n`.
+    final class Tag {
+        let number: Int
+        init(_ number: Int) { self.number = number }
+    }
+
+    static func number(_ tag: SessionTag?) -> Int? {
+        tag.map { ($0 as! Tag).number }
+    }
+
     static func payload(_ tag: Int) -> [UInt8] {
         Array(#"{"aps":{"alert":"n\#(tag)"}}"#.utf8)
     }
@@ -45,9 +56,10 @@ struct SessionHarness {
             case .write: break
             case .close: closeRequests += 1
             case .scheduleTimer(let at): timer = at
-            case .event(let event): events.append(event)
-            case .errorCallback(let code, let tag): callbacks.append((code, tag))
-            case .outcome(let tag, let outcome):
+            case .event(let event): events.append(Self.name(of: event))
+            case .errorCallback(let code, let tag): callbacks.append((code, Self.number(tag)))
+            case .outcome(let handle, let outcome):
+                let tag = Self.number(handle)!
                 if outcomes[tag] != nil { duplicateOutcomes.append(tag) }
                 outcomes[tag] = outcome
                 outcomeOrder.append(tag)
@@ -59,7 +71,7 @@ struct SessionHarness {
 
     mutating func push(_ tags: ClosedRange<Int>, retryLimit: Int = -1) {
         for tag in tags {
-            session.push(tag, token: Self.token(tag), payload: Self.payload(tag), retryLimit: retryLimit, now: now)
+            session.push(Tag(tag), token: Self.token(tag), payload: Self.payload(tag), retryLimit: retryLimit, now: now)
         }
         drain()
     }
@@ -133,26 +145,32 @@ struct SessionHarness {
         outcomes.filter { predicate($0.value) }.keys.sorted()
     }
 
-    var eventNames: [String] {
-        events.map { event in
-            switch event {
-            case .connected: "connected"
-            case .disconnected: "disconnected"
-            case .timeout: "timeout"
-            case .transmitted: "transmitted"
-            case .completed: "completed"
-            case .transmissionError(let status, let tag): "transmissionError(\(status.rawValue),\(tag.map(String.init) ?? "nil"))"
-            case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
-            case .socketError(let error): "socketError(\(error.code))"
-            case .error(let error): "error(\(error.code))"
-            case .flushed(let confirmed): "flushed(\(confirmed))"
-            case .shutdownComplete: "shutdownComplete"
-            }
+    static func name(of event: SessionEvent) -> String {
+        switch event {
+        case .connected: "connected"
+        case .disconnected: "disconnected"
+        case .timeout: "timeout"
+        case .transmitted(let tag): "transmitted(\(number(tag)!))"
+        case .completed: "completed"
+        case .transmissionError(let status, let tag):
+            "transmissionError(\(status.rawValue),\(number(tag).map(String.init) ?? "nil"))"
+        case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
+        case .socketError(let error): "socketError(\(error.code))"
+        case .error(let error): "error(\(error.code))"
+        case .flushed(let confirmed): "flushed(\(confirmed))"
+        case .shutdownComplete: "shutdownComplete"
+        }
+    }
+
+    /// The notifications reported `transmitted`, in order.
+    var transmitted: [Int] {
+        events.compactMap { name in
+            name.hasPrefix("transmitted(") ? Int(name.dropFirst(12).dropLast()) : nil
         }
     }
 
     /// Event names without the per-notification `transmitted`.
-    var milestones: [String] { eventNames.filter { $0 != "transmitted" } }
+    var milestones: [String] { events.filter { !$0.hasPrefix("transmitted") } }
 }
 
 func accepted(_ evidence: Acceptance.Evidence) -> NotificationOutcome {

@@ -51,7 +51,7 @@ struct SessionSimulation {
     let seed: UInt64
     let setup: Setup
     var random: SplitMix64
-    var session: GatewaySession<Int>
+    var session: GatewaySession
     var now = Timestamp.zero
     var timer: Timestamp?
     var socket = Socket.none
@@ -126,7 +126,7 @@ struct SessionSimulation {
             if pushed < setup.notifications {
                 for _ in 0..<Int.random(in: 1...4, using: &random) where pushed < setup.notifications {
                     pushed += 1
-                    session.push(pushed, token: SessionHarness.token(pushed), payload: SessionHarness.payload(pushed), now: now)
+                    session.push(SessionHarness.Tag(pushed), token: SessionHarness.token(pushed), payload: SessionHarness.payload(pushed), now: now)
                 }
                 if chance(15) {
                     flushRequests += 1
@@ -170,7 +170,7 @@ struct SessionSimulation {
         }
     }
 
-    mutating func record(_ action: SessionAction<Int>) {
+    mutating func record(_ action: SessionAction) {
         switch action {
         case .connect:
             if case .none = socket { socket = .connecting } else { violations.append("connect while a socket exists") }
@@ -187,10 +187,11 @@ struct SessionSimulation {
         case .event(.shutdownComplete):
             shutdownComplete = true
         case .event(let event):
-            note("event \(event)")
+            note("event \(SessionHarness.name(of: event))")
         case .errorCallback:
             break
-        case .outcome(let tag, let outcome):
+        case .outcome(let handle, let outcome):
+            let tag = SessionHarness.number(handle)!
             note("outcome \(tag): \(outcome)")
             if let earlier = outcomes[tag] {
                 violations.append("tag \(tag): second outcome \(outcome) after \(earlier)")
