@@ -21,13 +21,14 @@ package import APNWire
 /// | connecting | connectFailed | `socketError`; errorCallback(error, n) once per waiting n; 513 if credentials | backingOff (1 s, 2 s, 4 s …) or terminated (514 after `connectionRetryLimit` retries) |
 /// | connecting | tick past connectTimeout | `abortConnect`, then the driver's connectFailed counts as a timeout | backingOff / terminated |
 /// | backingOff | tick past the delay | `connect` | connecting |
-/// | connected | bytesWritten | whole frames move to `written` (`transmitted`); encode more; `completed` when all is written | connected |
-/// | connected | bytesReceived (error response, status s, id x) | older entries accepted; x rejected (s) — or, for s = 10, x and older accepted; later ones resent first, in order; x not cached: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate, cache resent; `close` | closing |
-/// | connected | closed without an error response | unsent bytes requeued; written-but-unconfirmed: unknown fate or resent (``SilentClosePolicy``); errorCallback(error, n) once per waiting n | idle (reconnects at once if work remains) |
+/// | connected | push (nothing pending) | encoded at once, next identifier (1, 2 … 0xFFFFFFFF, 1 …); `write` when the buffer was empty | connected |
+/// | connected | bytesWritten | whole frames become written (`transmitted` if asked); encode more; `completed` when all is written | connected |
+/// | connected | bytesReceived (error response, status s, id x; reassembled; unknown s → 255) | older entries accepted; x rejected (s) with errorCallback(s, x) — or, for s = 10, x and older accepted; later ones resent first, in order (retry limit → 512; without buffering: failed); x evicted: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate; x = 0 or unknown: errorCallback(255, nil), cache resent as possibly duplicated; in-flight frames requeued without counting a retry; `close` | closing |
+/// | connected | closed without an error response (clean, EOF or reset) | entries past the grace window accepted; in-flight requeued; other written ones: unknown fate or resent as possibly duplicated (``SilentClosePolicy``); errorCallback(error, n) once per waiting n | idle (reconnects at once if work remains) |
 /// | connected | tick | entries older than the grace window accepted; idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` | connected / closing |
 /// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
 /// | terminated | push | failed 515 | terminated |
-/// | any | flush | a marker frame (empty token, next identifier) is queued; its error response confirms everything before it (`flushed(confirmed: true)`) | — |
+/// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window: `flushed(confirmed: false)` | — |
 /// | any | shutdown | finish what is queued, wait the grace window after the last write, close; `shutdownComplete` | — |
 ///
 /// ## Contract with the driver

@@ -94,11 +94,13 @@ struct SessionSimulation {
     }
 
     /// The status a bad tag is rejected with; nil for a good tag. Fixed per tag, as a real
-    /// gateway rejects a bad token every time. Status byte 9 is not in Apple's table.
+    /// gateway rejects a bad token every time. Every status of Apple's table but 10 (which
+    /// the gateway sends as a shutdown, below), and 9 and 200, which are not in it.
     func badStatus(_ tag: Int) -> StatusCode? {
         var generator = SplitMix64(seed: seed &* 31 &+ UInt64(tag))
         guard Int.random(in: 0..<25, using: &generator) == 0 else { return nil }
-        return [1, 3, 4, 5, 6, 7, 8, 9, 255].map { StatusCode(rawValue: $0) }.randomElement(using: &generator)!
+        return [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 128, 200, 255].map { StatusCode(rawValue: $0) }
+            .randomElement(using: &generator)!
     }
 
     mutating func chance(_ oneIn: Int) -> Bool {
