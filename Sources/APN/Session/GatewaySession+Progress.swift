@@ -115,7 +115,7 @@ extension GatewaySession {
         guard case .connected = phase, let deadline = idleDeadline, deadline <= now else { return }
         resolveByGraceWindow(now)
         emit(.event(.timeout))
-        phase = .closing(.idle)
+        phase = .closing
         emit(.close)
     }
 
@@ -128,7 +128,7 @@ extension GatewaySession {
     mutating func closeIfShutDown(_ now: Timestamp) {
         guard case .connected = phase, let deadline = shutdownDeadline, deadline <= now else { return }
         resolveByGraceWindow(now)
-        phase = .closing(.shutdown)
+        phase = .closing
         emit(.close)
     }
 

@@ -69,13 +69,11 @@ package struct GatewaySession {
         case idle
         case connecting(deadline: Timestamp?, aborted: Bool)
         case connected
-        case closing(ClosingReason)
+        /// The session asked the driver to close (after an error response, when idle, at
+        /// shutdown, or on a malformed response) and awaits `closed`.
+        case closing
         case backingOff(until: Timestamp)
         case terminated(APNError)
-    }
-
-    enum ClosingReason {
-        case errorResponse, idle, shutdown, malformedResponse
     }
 
     /// `graceWindow` and `idleTimeout` in nanoseconds, for the per-write arithmetic.
@@ -221,7 +219,7 @@ package struct GatewaySession {
             let failure = APNError.malformedResponse(error)
             emit(.event(.socketError(failure)))
             connectionLost(failure, now: now)
-            phase = .closing(.malformedResponse)
+            phase = .closing
             emit(.close)
         }
         pump(now)

@@ -5,10 +5,10 @@
 /// Elements are read and changed in place (`_read` / `_modify`) and moved, not copied, in
 /// and out: an entry holds three references, and copying it would cost six reference
 /// count operations. A value type with copy-on-write storage.
-struct RingBuffer<Element> {
+package struct RingBuffer<Element> {
     private var storage: Storage
 
-    init(minimumCapacity: Int = 16) {
+    package init(minimumCapacity: Int = 16) {
         var capacity = 16
         while capacity < minimumCapacity { capacity <<= 1 }
         storage = Storage.make(capacity: capacity)
@@ -16,12 +16,12 @@ struct RingBuffer<Element> {
 
     // The header is read through its pointer: `ManagedBuffer.header` is a class property,
     // and every access to it would pay a dynamic exclusivity check.
-    var count: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.count } }
-    var isEmpty: Bool { count == 0 }
+    package var count: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.count } }
+    package var isEmpty: Bool { count == 0 }
     private var capacity: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
     /// The element `offset` places from the front.
-    subscript(offset: Int) -> Element {
+    package subscript(offset: Int) -> Element {
         // Addressors, not get/set or coroutines: `ring[0].writtenAt` reads one field in
         // place instead of copying the whole element out and destroying the copy.
         unsafeAddress {
@@ -43,7 +43,7 @@ struct RingBuffer<Element> {
         }
     }
 
-    mutating func append(_ element: consuming Element) {
+    package mutating func append(_ element: consuming Element) {
         makeUnique()
         if count == capacity { grow() }
         // The pointer outlives the closure safely: `storage` stays alive, and fixed, in self.
@@ -54,7 +54,7 @@ struct RingBuffer<Element> {
         slot.initialize(to: element)
     }
 
-    mutating func prepend(_ element: consuming Element) {
+    package mutating func prepend(_ element: consuming Element) {
         makeUnique()
         if count == capacity { grow() }
         let slot = storage.withUnsafeMutablePointers { header, elements in
@@ -66,12 +66,12 @@ struct RingBuffer<Element> {
     }
 
     /// Puts `elements` in front, keeping their order: `[e0, e1] + self`.
-    mutating func prepend(contentsOf elements: [Element]) {
+    package mutating func prepend(contentsOf elements: [Element]) {
         for index in elements.indices.reversed() { prepend(elements[index]) }
     }
 
     @discardableResult
-    mutating func removeFirst() -> Element {
+    package mutating func removeFirst() -> Element {
         precondition(count > 0, "removeFirst on an empty RingBuffer")
         makeUnique()
         return storage.withUnsafeMutablePointers { header, elements in
@@ -83,7 +83,7 @@ struct RingBuffer<Element> {
     }
 
     @discardableResult
-    mutating func removeLast() -> Element {
+    package mutating func removeLast() -> Element {
         precondition(count > 0, "removeLast on an empty RingBuffer")
         makeUnique()
         return storage.withUnsafeMutablePointers { header, elements in
@@ -93,12 +93,8 @@ struct RingBuffer<Element> {
         }
     }
 
-    mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         isEmpty ? nil : removeFirst()
-    }
-
-    mutating func removeAll() {
-        while !isEmpty { removeFirst() }
     }
 
     private mutating func makeUnique() {
