@@ -170,10 +170,12 @@ extension GatewaySession {
         emit(.outcome(tag, entry.earlierCopyUncertainty.map { .unknownFate($0) } ?? .failed(error)))
     }
 
-    mutating func accept(_ entry: SessionEntry, _ evidence: Acceptance.Evidence) {
-        guard let tag = entry.tag else { return }
-        emit(.outcome(tag, .accepted(Acceptance(
-            evidence: evidence, possiblyDuplicated: entry.flags.contains(.possiblyDuplicated)))))
+    /// Reports the entry accepted, moving its tag into the report (one reference count
+    /// operation fewer per notification than copying it).
+    mutating func accept(_ entry: consuming SessionEntry, _ evidence: Acceptance.Evidence) {
+        let duplicated = entry.flags.contains(.possiblyDuplicated)
+        guard let tag = entry.tag.take() else { return }
+        emit(.outcome(tag, .accepted(Acceptance(evidence: evidence, possiblyDuplicated: duplicated))))
     }
 
     mutating func reportCacheMiss(shortfall: Int) {

@@ -87,9 +87,8 @@ extension GatewaySession {
                 // The gateway took (or ignored) the marker frame: nothing confirmed it.
                 awaitingMarker = false
                 emit(.event(.flushed(confirmed: false)))
-            } else if let tag = entry.tag {
-                emit(.outcome(tag, .accepted(Acceptance(
-                    evidence: .graceWindow, possiblyDuplicated: entry.flags.contains(.possiblyDuplicated)))))
+            } else {
+                accept(entry, .graceWindow)
             }
         }
     }
