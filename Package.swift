@@ -40,6 +40,8 @@ let package = Package(
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         .testTarget(name: "APNTests", dependencies: ["APN", "APNWire", "TestSupport"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
+        .target(name: "APNTLS", dependencies: ["COpenSSL"]),
+        .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,78 @@
+internal import COpenSSL
+internal import Glibc
+
+extension TLSConnection {
+    /// Opens a TCP connection to `host` (every address `getaddrinfo` returns, IPv4 or IPv6,
+    /// in order) and prepares the client side of TLS. The handshake has not started:
+    /// call ``handshake()`` or ``handshake(deadline:)``.
+    ///
+    /// - Parameters:
+    ///   - serverName: the name the server's certificate must carry and the SNI sent;
+    ///     `host` by default. IP literals are checked against IP SANs and sent no SNI.
+    ///   - timeout: for the TCP connection (all addresses together).
+    ///   - noDelay: set TCP_NODELAY (default `true`: frames leave as soon as written).
+    /// - Throws: ``TLSError/Kind-swift.struct/connect`` (with errno) or
+    ///   ``TLSError/Kind-swift.struct/timeout``.
+    public static func connect(
+        host: String,
+        port: UInt16,
+        context: TLSClientContext,
+        serverName: String? = nil,
+        timeout: Duration = .seconds(10),
+        noDelay: Bool = true
+    ) throws(TLSError) -> TLSConnection {
+        let deadline = ContinuousClock.now + timeout
+        let peer = "\(host):\(port)"
+        var lastError = TLSError(.connect, "connecting to \(peer): no address tried")
+        for address in try AddressResolver.resolve(host: host, port: port) {
+            do {
+                let socket = try openSocket(to: address, deadline: deadline, peer: peer)
+                if noDelay { try socket.setNoDelay(true) }
+                let connection = try TLSConnection(
+                    context: context.handle, socket: socket, isClient: true, peerDescription: peer)
+                try connection.expectServer(named: serverName ?? host, verifying: context.verifiesPeer)
+                return connection
+            } catch where error.kind == .timeout {
+                throw error
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    private static func openSocket(
+        to address: ResolvedAddress, deadline: ContinuousClock.Instant, peer: String
+    ) throws(TLSError) -> Socket {
+        let socket = try Socket(family: address.family)
+        let result = address.withSockAddr { Glibc.connect(socket.descriptor, $0, $1) }
+        if result == 0 { return socket }
+        let code = currentErrno
+        guard code == EINPROGRESS || code == EINTR else {
+            throw TLSError(.connect, "connecting to \(peer)", errno: code)
+        }
+        guard try Poller.wait(socket.descriptor, for: .writable, deadline: deadline) else {
+            throw TLSError(.timeout, "connecting to \(peer): no answer before the deadline")
+        }
+        let pending = socket.pendingError()
+        guard pending == 0 else { throw TLSError(.connect, "connecting to \(peer)", errno: pending) }
+        return socket
+    }
+
+    /// Sends SNI and tells OpenSSL which name (or IP) the server's certificate must carry.
+    private func expectServer(named name: String, verifying: Bool) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        let isIP = AddressResolver.isIPAddress(name)
+        if !isIP {
+            guard capn_SSL_set_tlsext_host_name(ssl, name) == 1 else {
+                throw .openSSL(.configuration, "setting SNI \(name)")
+            }
+        }
+        guard verifying else { return }
+        let ok =
+            isIP
+            ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1
+            : SSL_set1_host(ssl, name) == 1
+        guard ok else { throw .openSSL(.configuration, "expecting the server name \(name)") }
+    }
+}

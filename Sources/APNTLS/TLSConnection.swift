@@ -1,0 +1,121 @@
+internal import COpenSSL
+internal import Glibc
+
+/// One TLS connection over a non-blocking TCP socket, owning its OpenSSL `SSL` and the
+/// socket. Each step (``handshake()``, ``read(into:)``, ``write(_:)``, ``shutdown()``)
+/// returns a ``TLSStep`` at once; ``waitUntil(_:deadline:)`` waits for the socket with
+/// `poll()`.
+///
+/// Not thread-safe: one thread (the I/O thread) drives a connection.
+public final class TLSConnection {
+    let ssl: OpaquePointer
+    let socket: Socket
+    /// The peer address as given (host name or IP literal) and port, for error context.
+    public let peerDescription: String
+    /// Keeps the context alive as long as the SSL that references it.
+    private let contextHandle: SSLContextHandle
+
+    init(context: SSLContextHandle, socket: Socket, isClient: Bool, peerDescription: String) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard let ssl = SSL_new(context.pointer) else {
+            throw .openSSL(.configuration, "creating an SSL for \(peerDescription)")
+        }
+        self.ssl = ssl
+        self.socket = socket
+        self.contextHandle = context
+        self.peerDescription = peerDescription
+        guard SSL_set_fd(ssl, socket.descriptor) == 1 else {
+            throw .openSSL(.configuration, "attaching the socket for \(peerDescription)")
+        }
+        if isClient { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
+    }
+
+    deinit {
+        SSL_free(ssl)
+    }
+
+    /// The socket's file descriptor, for callers that `poll()` many connections at once.
+    /// `-1` after ``close()``.
+    public var fileDescriptor: Int32 { socket.descriptor }
+
+    /// Whether OpenSSL holds decrypted bytes not yet returned by ``read(into:)``: read them
+    /// before waiting for the socket to become readable.
+    public var hasBufferedData: Bool { SSL_has_pending(ssl) == 1 }
+
+    /// The negotiated protocol version, e.g. "TLSv1.3".
+    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+
+    /// The peer's certificate, when it sent one.
+    public var peerCertificate: TLSCertificate? {
+        SSL_get1_peer_certificate(ssl).map { TLSCertificate(taking: $0) }
+    }
+
+    /// One step of the TLS handshake: `.done(0)` once finished.
+    public func handshake() -> TLSStep {
+        OpenSSLErrorQueue.clear()
+        let result = SSL_do_handshake(ssl)
+        let savedErrno = currentErrno
+        if result == 1 { return .done(0) }
+        return classify(result, errno: savedErrno, kind: .handshake, "TLS handshake with \(peerDescription)")
+    }
+
+    /// Reads decrypted bytes into `buffer`: `.done(n)` with n > 0, or why not.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSStep {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return .done(0) }
+        OpenSSLErrorQueue.clear()
+        let result = SSL_read(ssl, base, Int32(clamping: buffer.count))
+        let savedErrno = currentErrno
+        if result > 0 { return .done(Int(result)) }
+        return classify(result, errno: savedErrno, kind: .read, "reading from \(peerDescription)")
+    }
+
+    /// Encrypts and writes bytes: `.done(n)` with 0 < n ≤ count (partial writes are
+    /// enabled), or why not. After `.wantWrite`/`.wantRead`, call again with the same
+    /// bytes (they may live at a different address).
+    public func write(_ bytes: UnsafeRawBufferPointer) -> TLSStep {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .done(0) }
+        OpenSSLErrorQueue.clear()
+        let result = SSL_write(ssl, base, Int32(clamping: bytes.count))
+        let savedErrno = currentErrno
+        if result > 0 { return .done(Int(result)) }
+        return classify(result, errno: savedErrno, kind: .write, "writing to \(peerDescription)")
+    }
+
+    /// Sends close_notify: `.done(0)` once sent (the peer's close_notify is not awaited).
+    public func shutdown() -> TLSStep {
+        OpenSSLErrorQueue.clear()
+        let result = SSL_shutdown(ssl)
+        let savedErrno = currentErrno
+        if result >= 0 { return .done(0) }
+        return classify(result, errno: savedErrno, kind: .shutdown, "sending close_notify to \(peerDescription)")
+    }
+
+    /// Closes the socket without close_notify (the peer sees `.closed(clean: false)`).
+    public func close() {
+        socket.close()
+    }
+
+    /// Closes the socket with a TCP reset (the peer sees ``TLSError/Kind-swift.struct/connectionReset``).
+    public func reset() {
+        socket.reset()
+    }
+
+    /// Waits with `poll()` until the socket is ready or `deadline` passes.
+    ///
+    /// - Returns: `false` when the deadline passed; `true` when ready (or when OpenSSL
+    ///   already buffers data and `readiness` is ``Readiness/readable``).
+    public func waitUntil(_ readiness: Readiness, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
+        if readiness == .readable && hasBufferedData { return true }
+        return try Poller.wait(socket.descriptor, for: readiness, deadline: deadline)
+    }
+
+    /// Enables or disables TCP_NODELAY (on by default for connections APNTLS opens).
+    public func setNoDelay(_ on: Bool) throws(TLSError) {
+        try socket.setNoDelay(on)
+    }
+
+    /// Enables or disables TCP keepalive probes.
+    public func setKeepAlive(_ on: Bool) throws(TLSError) {
+        try socket.setKeepAlive(on)
+    }
+}

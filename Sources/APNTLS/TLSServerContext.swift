@@ -1,0 +1,59 @@
+internal import COpenSSL
+
+/// Server-side TLS settings (an OpenSSL `SSL_CTX`), shared by every connection a listener
+/// accepts: the server's credentials, client-certificate policy, versions and tickets.
+public final class TLSServerContext: @unchecked Sendable {
+    // @unchecked Sendable: the SSL_CTX is fully configured in init and never changed after;
+    // OpenSSL allows concurrent SSL_new() on a configured context.
+    let handle: SSLContextHandle
+
+    /// Creates a server context.
+    ///
+    /// - Parameters:
+    ///   - credentials: the server certificate (+ chain) and key.
+    ///   - clientCertificateAuthorities: CAs that may sign client certificates; they are
+    ///     also advertised to clients in the CertificateRequest.
+    ///   - requiresClientCertificate: `true` (the default, as Apple's gateway does) refuses
+    ///     clients without a certificate signed by `clientCertificateAuthorities`; `false`
+    ///     does not ask for a client certificate at all.
+    ///   - minimumVersion: TLS 1.2 by default; TLS 1.0/1.1 only when asked, which lowers
+    ///     OpenSSL's security level to 0 for old clients.
+    ///   - maximumVersion: `nil` for the newest OpenSSL supports.
+    ///   - sessionTickets: issue session tickets (TLS 1.2 tickets and TLS 1.3 tickets);
+    ///     `false` sends none.
+    public init(
+        credentials: TLSCredentials,
+        clientCertificateAuthorities: [TLSCertificate] = [],
+        requiresClientCertificate: Bool = true,
+        minimumVersion: TLSVersion = .tls1_2,
+        maximumVersion: TLSVersion? = nil,
+        sessionTickets: Bool = true
+    ) throws(TLSError) {
+        handle = try SSLContextHandle(
+            method: TLS_server_method(), minimumVersion: minimumVersion, maximumVersion: maximumVersion)
+        try handle.use(credentials)
+        if requiresClientCertificate {
+            guard !clientCertificateAuthorities.isEmpty else {
+                throw TLSError(
+                    .configuration, "a client certificate is required but no clientCertificateAuthorities were given")
+            }
+            try handle.trust(clientCertificateAuthorities)
+            OpenSSLErrorQueue.clear()
+            for authority in clientCertificateAuthorities {
+                try handle.check(SSL_CTX_add_client_CA(handle.pointer, authority.pointer) == 1, "advertising a client CA")
+            }
+            SSL_CTX_set_verify(handle.pointer, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+        } else {
+            SSL_CTX_set_verify(handle.pointer, SSL_VERIFY_NONE, nil)
+        }
+        // Resumed sessions with client verification need a session id context.
+        let sessionContext = Array("swift-apn".utf8)
+        try handle.check(
+            SSL_CTX_set_session_id_context(handle.pointer, sessionContext, UInt32(sessionContext.count)) == 1,
+            "setting the session id context")
+        if !sessionTickets {
+            _ = SSL_CTX_set_options(handle.pointer, capn_SSL_OP_NO_TICKET())
+            try handle.check(SSL_CTX_set_num_tickets(handle.pointer, 0) == 1, "disabling TLS 1.3 tickets")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import APNTLS
+import Testing
+
+/// Data flow after the handshake: back-pressure and the three ways a connection ends.
+@Suite struct StreamTests {
+    private func connectedPair(sessionTickets: Bool = true) throws -> LoopbackPair {
+        let fixture = try Fixture()
+        let pair = try LoopbackPair(
+            server: fixture.serverContext(sessionTickets: sessionTickets), client: fixture.clientContext())
+        let outcome = pair.handshake()
+        try #require(outcome.client.isDone && outcome.server.isDone)
+        return pair
+    }
+
+    @Test func stalledReaderMakesTheWriterWaitThenEveryByteArrivesInOrder() throws {
+        let pair = try connectedPair()
+        let payload = patternBytes(8 << 20, seed: 42)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var offset = 0
+        var sawWantWrite = false
+        // Phase 1: the server does not read; the client writes until the sockets are full.
+        while !sawWantWrite && offset < payload.count {
+            let chunk = min(65_536, payload.count - offset)
+            let step = payload.withUnsafeBytes { pair.client.write(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + chunk])) }
+            switch step {
+            case .done(let n): offset += n
+            case .wantWrite: sawWantWrite = true
+            default: Issue.record("unexpected \(step)"); return
+            }
+        }
+        #expect(sawWantWrite, "the writer never saw WANT_WRITE after \(offset) bytes")
+        #expect(offset < payload.count)
+
+        // Phase 2: the server resumes; the client retries the same chunk, then the rest.
+        var received: [UInt8] = []
+        received.reserveCapacity(payload.count)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while received.count < payload.count {
+            #expect(ContinuousClock.now < deadline)
+            if ContinuousClock.now >= deadline { return }
+            var progressed = false
+            if offset < payload.count {
+                let chunk = min(65_536, payload.count - offset)
+                let step = payload.withUnsafeBytes { pair.client.write(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + chunk])) }
+                if case .done(let n) = step { offset += n; progressed = true }
+                else if case .wantWrite = step {} else { Issue.record("write: \(step)"); return }
+            }
+            let step = buffer.withUnsafeMutableBytes { pair.server.read(into: $0) }
+            switch step {
+            case .done(let n): received += buffer[0..<n]; progressed = true
+            case .wantRead: break
+            default: Issue.record("read: \(step)"); return
+            }
+            if !progressed {
+                _ = try pair.server.waitUntil(.readable, deadline: .now + .milliseconds(50))
+            }
+        }
+        #expect(received.count == payload.count)
+        #expect(received == payload)
+    }
+
+    @Test func cleanCloseIsDistinguishedFromAbruptClose() throws {
+        let clean = try connectedPair()
+        guard case .done = clean.client.shutdown() else { Issue.record("shutdown failed"); return }
+        let (_, cleanEnd) = try readAll(clean.server, count: 1, deadline: .now + .seconds(5))
+        guard case .closed(clean: true)? = cleanEnd else {
+            Issue.record("expected a clean close, got \(String(describing: cleanEnd))")
+            return
+        }
+
+        // Without tickets: a TLS 1.3 ticket left unread in the client's socket would turn
+        // its close() into a TCP reset (Linux resets when closing with unread data).
+        let abrupt = try connectedPair(sessionTickets: false)
+        abrupt.client.close()
+        let (_, abruptEnd) = try readAll(abrupt.server, count: 1, deadline: .now + .seconds(5))
+        guard case .closed(clean: false)? = abruptEnd else {
+            Issue.record("expected an abrupt close, got \(String(describing: abruptEnd))")
+            return
+        }
+    }
+
+    @Test func resetIsAnError() throws {
+        let pair = try connectedPair()
+        pair.client.reset()
+        let (_, end) = try readAll(pair.server, count: 1, deadline: .now + .seconds(5))
+        guard case .failed(let error)? = end else {
+            Issue.record("expected a reset, got \(String(describing: end))")
+            return
+        }
+        #expect(error.kind == .connectionReset)
+        #expect(error.errno != nil)
+    }
+
+    @Test func writingToAResetPeerFailsWithoutSIGPIPE() throws {
+        let pair = try connectedPair()
+        pair.server.reset()
+        let bytes = patternBytes(1 << 20, seed: 7)
+        let error = #expect(throws: TLSError.self) { try writeAll(pair.client, bytes, deadline: .now + .seconds(10)) }
+        #expect(error?.kind == .connectionReset)
+    }
+}
