@@ -32,7 +32,7 @@ let package = Package(
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APN", "APNWire"],
+            dependencies: ["APN", "APNWire", "APNTLS"],
             path: "Benchmarks"
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex.

@@ -6,10 +6,11 @@ import Foundation
 let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws -> Void)] = [
     ("encode", "command 2 frames of a precompiled 100-byte payload to distinct tokens; then compiling a payload per notification", EncodeBenchmark.run),
     ("session", "notifications/s through the gateway session state machine, one rejection per 1,000; memory per cached entry", SessionBenchmark.run),
+    ("tls", "bytes/s and frames/s over one mutual-TLS loopback connection, 150-byte frames in 16 KB writes", TLSBenchmark.run),
 ]
 
 @MainActor func usage() -> String {
-    var text = "usage: apn-bench SCENARIO [--frames N] [--rounds N]\n\nscenarios:\n"
+    var text = "usage: apn-bench SCENARIO [--operations N] [--rounds N] [--only MEASUREMENT]\n\nscenarios:\n"
     for scenario in scenarios {
         text += "  \(scenario.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(scenario.summary)\n"
     }
