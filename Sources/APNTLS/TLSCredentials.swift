@@ -71,7 +71,7 @@ public struct TLSCredentials: Sendable {
     }
 
     /// Runs `body`, adding `path` to any error it throws.
-    private static func at<T>(_ path: String, _ body: () throws(TLSError) -> T) throws(TLSError) -> T {
+    static func at<T>(_ path: String, _ body: () throws(TLSError) -> T) throws(TLSError) -> T {
         do {
             return try body()
         } catch {

@@ -14,6 +14,7 @@ extension TLSError {
             case certificateExpired = "certificate expired"
             case certificateGeneration = "certificate generation"
             case configuration
+            case wrongEnvironment = "wrong push environment"
         }
 
         private let base: Base
@@ -60,6 +61,9 @@ extension TLSError {
         public static let certificateGeneration = Kind(.certificateGeneration)
         /// A context could not be configured with the given options.
         public static let configuration = Kind(.configuration)
+        /// The push client certificate lacks Apple's extension for the chosen environment;
+        /// see ``TLSCredentials/checkPushEnvironment(_:)``.
+        public static let wrongEnvironment = Kind(.wrongEnvironment)
 
         /// The kind's name, e.g. "verify" or "wrong passphrase".
         public var description: String { base.rawValue }
@@ -77,6 +81,8 @@ extension TLSError {
                 "renew the certificate"
             case .fileNotFound:
                 "check the path"
+            case .wrongEnvironment:
+                "use a certificate Apple issued for this environment, or connect to the environment the certificate was issued for (sandbox or production)"
             default:
                 nil
             }

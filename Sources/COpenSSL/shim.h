@@ -88,4 +88,32 @@ static inline EVP_PKEY *capn_EVP_RSA_gen(unsigned int bits) {
     return EVP_RSA_gen(bits);
 }
 
+// ---- STACK_OF(X509): every sk_X509_* accessor is a function-like macro ----
+
+/// `sk_X509_new_null`: a new, empty certificate stack, or NULL.
+static inline STACK_OF(X509) *capn_sk_X509_new_null(void) {
+    return sk_X509_new_null();
+}
+
+/// `sk_X509_push`: appends `x509` (the stack takes over the caller's reference); the new
+/// count, or 0 on failure.
+static inline int capn_sk_X509_push(STACK_OF(X509) *stack, X509 *x509) {
+    return sk_X509_push(stack, x509);
+}
+
+/// `sk_X509_num`: the number of certificates in the stack.
+static inline int capn_sk_X509_num(const STACK_OF(X509) *stack) {
+    return sk_X509_num(stack);
+}
+
+/// `sk_X509_value`: the certificate at `index`, borrowed (no reference taken).
+static inline X509 *capn_sk_X509_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
+
+/// `sk_X509_pop_free(stack, X509_free)`: frees every certificate, then the stack.
+static inline void capn_sk_X509_pop_free(STACK_OF(X509) *stack) {
+    sk_X509_pop_free(stack, X509_free);
+}
+
 #endif
