@@ -42,6 +42,10 @@ let package = Package(
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["COpenSSL"]),
         .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),
+        // The faithful, scriptable gateway and feedback server tests run against.
+        .target(
+            name: "MockGateway", dependencies: ["APNWire", "APNTLS"], path: "MockGateway", exclude: ["README.md"]),
+        .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "APNTLS", "APNWire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -124,10 +124,8 @@ import Testing
         let fixture = try Fixture()
         let listener = try TLSListener(context: fixture.serverContext())
         let client = try TLSConnection.connect(host: "127.0.0.1", port: listener.port, context: fixture.clientContext())
-        let started = ContinuousClock.now
         let error = #expect(throws: TLSError.self) { try client.handshake(deadline: .now + .milliseconds(200)) }
         #expect(error?.kind == .timeout)
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func connectRefusedCarriesErrno() throws {

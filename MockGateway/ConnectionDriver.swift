@@ -1,0 +1,102 @@
+import APNTLS
+import Glibc
+
+/// Blocking-style I/O over one non-blocking ``TLSConnection``, for the thread that owns it.
+///
+/// Every wait is a `poll()` of at most ``slice``, after which the stop flag is checked, so
+/// ``MockGateway/stop(timeout:)`` is obeyed within a slice whatever the peer does.
+struct ConnectionDriver {
+    /// The longest single `poll()`: the bound on how late a thread notices a stop.
+    static let slice: Duration = .milliseconds(50)
+
+    let connection: TLSConnection
+    let shared: SharedState
+
+    /// What one read produced.
+    enum ReadResult {
+        /// This many bytes were read into the buffer.
+        case bytes(Int)
+        /// The peer closed or reset, the connection failed, or the gateway is stopping.
+        case ended
+    }
+
+    /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline`.
+    func handshake(deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            switch connection.handshake() {
+            case .done: return true
+            case .wantRead: guard wait(.readable, deadline: deadline) else { return false }
+            case .wantWrite: guard wait(.writable, deadline: deadline) else { return false }
+            case .closed, .failed: return false
+            }
+        }
+    }
+
+    /// Reads what is available into `buffer`, waiting as long as it takes (until a stop).
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+        while true {
+            switch connection.read(into: buffer) {
+            case .done(let count): return .bytes(count)
+            case .wantRead: guard wait(.readable, deadline: .now + .seconds(3600)) else { return .ended }
+            case .wantWrite: guard wait(.writable, deadline: .now + .seconds(3600)) else { return .ended }
+            case .closed, .failed: return .ended
+            }
+        }
+    }
+
+    /// Writes every byte as TLS records of whatever size OpenSSL chooses (one per call
+    /// here, for 6-byte responses and chunks below 16 KiB); `false` on failure or timeout.
+    func writeAll(_ bytes: ArraySlice<UInt8>, deadline: ContinuousClock.Instant) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let step = bytes[offset...].withUnsafeBytes { connection.write($0) }
+            switch step {
+            case .done(let count): offset += count
+            case .wantRead: guard wait(.readable, deadline: deadline) else { return false }
+            case .wantWrite: guard wait(.writable, deadline: deadline) else { return false }
+            case .closed, .failed: return false
+            }
+        }
+        return true
+    }
+
+    /// Closes the gateway's side — with close_notify first when `closeNotify` — then reads
+    /// and discards what the client still sends, until it closes, `linger` passes or the
+    /// gateway stops, and only then closes the socket. Closing a socket with unread bytes
+    /// makes the kernel answer with a reset, which can destroy what was written before it.
+    func finish(closeNotify: Bool, linger: Duration) {
+        if closeNotify { _ = connection.shutdown() }
+        _ = Glibc.shutdown(connection.fileDescriptor, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + linger
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        draining: while ContinuousClock.now < deadline {
+            let step = scratch.withUnsafeMutableBytes { connection.read(into: $0) }
+            switch step {
+            case .done: continue
+            case .wantRead: guard wait(.readable, deadline: deadline) else { break draining }
+            case .wantWrite, .closed, .failed: break draining
+            }
+        }
+        connection.close()
+    }
+
+    /// Closes with a TCP reset.
+    func reset() {
+        connection.reset()
+    }
+
+    /// Waits for `readiness` in slices until `deadline`; `false` when it passed, the wait
+    /// failed or the gateway is stopping.
+    private func wait(_ readiness: Readiness, deadline: ContinuousClock.Instant) -> Bool {
+        while !shared.isStopping {
+            let now = ContinuousClock.now
+            guard now < deadline else { return false }
+            do {
+                if try connection.waitUntil(readiness, deadline: min(deadline, now + Self.slice)) { return true }
+            } catch {
+                return false
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,128 @@
+public import APNWire
+
+extension MockGateway {
+    /// The misbehaviour a ``MockGateway`` injects, on top of the validation Apple's gateway
+    /// did. Set it in ``Configuration/faults`` or change it while running with
+    /// ``MockGateway/setFaults(_:)`` / ``MockGateway/updateFaults(_:)``; each notification
+    /// is judged against the faults current when it is decoded.
+    ///
+    /// Counting: notifications are numbered as they are decoded, overall (1, 2, … across
+    /// every connection) and per connection (1, 2, … on each). The "after N" faults count
+    /// *accepted* notifications overall (``MockGateway/records`` `.count`), fire once when
+    /// the N-th is accepted, and then clear themselves so a reconnecting client gets
+    /// through. Rejections by token, identifier or number apply whenever they match.
+    ///
+    /// Statuses above 255 cannot be sent in the one status byte: they go out as 255.
+    public struct Faults: Sendable, Hashable {
+        /// Tokens to refuse, with the status to answer (8, invalid token, by default).
+        public var rejectedTokens: [[UInt8]: StatusCode]
+        /// Identifiers to refuse (commands 1 and 2), with the status to answer.
+        public var rejectedIdentifiers: [UInt32: StatusCode]
+        /// Refuse the N-th notification decoded overall (1-based), with the status.
+        public var rejectedOrdinals: [Int: StatusCode]
+        /// Refuse the N-th notification decoded on every connection (1-based), with the status.
+        public var rejectedOrdinalsOnEachConnection: [Int: StatusCode]
+        /// After the N-th accepted notification overall, answer status 10 (shutdown)
+        /// carrying that notification's identifier — the last good one — and close.
+        public var shutdownAfter: Int?
+        /// After the N-th accepted notification overall, close without an error response.
+        public var closeAfter: Int?
+        /// After the N-th accepted notification overall, close with a TCP reset.
+        public var resetAfter: Int?
+        /// Send identifier 0 in every error response, as Apple did when it could not tell
+        /// which notification was bad.
+        public var zeroIdentifierInErrors: Bool
+        /// Wait this long before writing an error response (the connection reads and
+        /// records nothing meanwhile).
+        public var errorResponseDelay: Duration
+        /// Write each error response in two TLS records (2 bytes, then 4).
+        public var splitsErrorResponse: Bool
+        /// Write feedback tuples in TLS records of at most this many bytes; `nil` writes
+        /// them all at once.
+        public var feedbackWriteSize: Int?
+
+        /// No faults: the gateway behaves as Apple's did.
+        public init() {
+            rejectedTokens = [:]
+            rejectedIdentifiers = [:]
+            rejectedOrdinals = [:]
+            rejectedOrdinalsOnEachConnection = [:]
+            shutdownAfter = nil
+            closeAfter = nil
+            resetAfter = nil
+            zeroIdentifierInErrors = false
+            errorResponseDelay = .zero
+            splitsErrorResponse = false
+            feedbackWriteSize = nil
+        }
+
+        /// Refuses notifications for `token` with `status`.
+        public mutating func rejectToken(_ token: [UInt8], status: StatusCode = .invalidToken) {
+            rejectedTokens[token] = status
+        }
+
+        /// Refuses notifications for the token written in hex (either case) with `status`.
+        ///
+        /// - Throws: ``InvalidHexError`` when `hex` is not an even number of hex digits.
+        public mutating func rejectToken(hex: String, status: StatusCode = .invalidToken) throws(InvalidHexError) {
+            rejectToken(try HexDecoding.bytes(hex), status: status)
+        }
+
+        /// Refuses notifications carrying `identifier` with `status`.
+        public mutating func rejectIdentifier(_ identifier: UInt32, status: StatusCode = .invalidToken) {
+            rejectedIdentifiers[identifier] = status
+        }
+
+        /// Refuses the `ordinal`-th notification decoded overall (1-based) with `status`.
+        public mutating func rejectNotification(number ordinal: Int, status: StatusCode = .invalidToken) {
+            rejectedOrdinals[ordinal] = status
+        }
+
+        /// Refuses the `ordinal`-th notification decoded on each connection with `status`.
+        public mutating func rejectNotificationOnEachConnection(number ordinal: Int, status: StatusCode = .invalidToken) {
+            rejectedOrdinalsOnEachConnection[ordinal] = status
+        }
+    }
+
+    /// A token given in hex was not an even number of hex digits.
+    public struct InvalidHexError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The text that was not hex.
+        public let text: String
+
+        /// An error for `text`.
+        public init(text: String) {
+            self.text = text
+        }
+
+        /// `not an even number of hex digits: "…"`.
+        public var description: String { "not an even number of hex digits: \"\(text)\"" }
+    }
+}
+
+/// Hex text to bytes, for tokens given on the command line or in tests.
+enum HexDecoding {
+    static func bytes(_ text: String) throws(MockGateway.InvalidHexError) -> [UInt8] {
+        let digits = Array(text.utf8)
+        guard digits.count.isMultiple(of: 2) else { throw MockGateway.InvalidHexError(text: text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else {
+                throw MockGateway.InvalidHexError(text: text)
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import APNTLS
+
+/// One feedback connection, run on its own thread: handshake, write every queued tuple
+/// (in chunks when ``MockGateway/Faults/feedbackWriteSize`` says so), close cleanly.
+/// What was taken for it is gone from the queue, as Apple's feedback service forgot what
+/// it had served.
+struct FeedbackConnection {
+    let driver: ConnectionDriver
+    let settings: ConnectionSettings
+
+    func run() {
+        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else {
+            if !driver.shared.isStopping { driver.shared.update { $0.handshakeFailureCount += 1 } }
+            driver.connection.close()
+            return
+        }
+        let batch = driver.shared.update { $0.takeFeedback() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var start = 0
+        while start < batch.bytes.count {
+            let end = min(batch.bytes.count, start + max(1, batch.writeSize ?? batch.bytes.count))
+            guard driver.writeAll(batch.bytes[start..<end], deadline: deadline) else {
+                driver.connection.close()
+                return
+            }
+            start = end
+        }
+        driver.finish(closeNotify: true, linger: settings.lingerTimeout)
+    }
+}

@@ -1,0 +1,80 @@
+import APNTLS
+import APNWire
+
+/// The settings every connection thread needs, copied out of the configuration.
+struct ConnectionSettings: Sendable {
+    var limits: GatewayDecoder.Limits
+    var handshakeTimeout: Duration
+    var lingerTimeout: Duration
+}
+
+/// One gateway connection, run start to finish on its own thread: handshake, then read →
+/// decode → judge each notification until the client leaves or the gateway ends it.
+struct GatewayConnection {
+    let driver: ConnectionDriver
+    let settings: ConnectionSettings
+
+    private var shared: SharedState { driver.shared }
+
+    func run() {
+        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else {
+            if !shared.isStopping { shared.update { $0.handshakeFailureCount += 1 } }
+            driver.connection.close()
+            return
+        }
+        let number = shared.update { $0.openConnection() }
+        guard let end = serve(connection: number) else {
+            driver.connection.close()
+            return
+        }
+        conclude(end)
+    }
+
+    /// Reads and judges until the connection must end (`nil` when the client left or the
+    /// gateway is stopping: nothing to say then).
+    private func serve(connection number: Int) -> ConnectionEnd? {
+        var decoder = GatewayDecoder(limits: settings.limits)
+        var ordinal = 0
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let result = buffer.withUnsafeMutableBytes { driver.read(into: $0) }
+            guard case .bytes(let count) = result else { return nil }
+            buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            while let message = decoder.next() {
+                switch message {
+                case .notification(let notification):
+                    ordinal += 1
+                    let position = ordinal
+                    let verdict = shared.update { $0.judge(notification, connection: number, ordinal: position) }
+                    if let end = verdict.end { return end }
+                case .rejected(let rejection):
+                    return shared.update { $0.refuse(rejection, connection: number) }
+                case .unknownCommand:
+                    return .close
+                }
+            }
+        }
+    }
+
+    /// Ends the connection as decided; nothing more is read into the decoder.
+    private func conclude(_ end: ConnectionEnd) {
+        switch end {
+        case .errorResponse(let reply):
+            if reply.delay > .zero, !shared.pause(until: .now + reply.delay) {
+                driver.connection.close()
+                return
+            }
+            let deadline = ContinuousClock.now + .seconds(5)
+            let parts = reply.split ? [reply.bytes[..<2], reply.bytes[2...]] : [reply.bytes[...]]
+            for part in parts where !driver.writeAll(part, deadline: deadline) {
+                driver.connection.close()
+                return
+            }
+            driver.finish(closeNotify: true, linger: settings.lingerTimeout)
+        case .close:
+            driver.finish(closeNotify: false, linger: settings.lingerTimeout)
+        case .reset:
+            driver.reset()
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import APNWire
+
+/// Everything the gateway's threads share, as a plain value: the faults, what was accepted
+/// and refused, the counters and the feedback queue. It is only ever touched inside
+/// ``SharedState``'s mutex, so each judgement below is atomic with the record it writes.
+struct Ledger {
+    var faults: MockGateway.Faults
+    var records: [MockGateway.Record] = []
+    var rejections: [MockGateway.RejectionRecord] = []
+    /// Notifications decoded overall, accepted or not: numbers the next one.
+    var decodedCount = 0
+    var connectionCount = 0
+    var handshakeFailureCount = 0
+    var feedbackConnectionCount = 0
+    var feedbackQueue: [(time: UInt32, token: [UInt8])] = []
+
+    init(faults: MockGateway.Faults) {
+        self.faults = faults
+    }
+
+    /// Numbers a gateway connection whose handshake completed.
+    mutating func openConnection() -> Int {
+        connectionCount += 1
+        return connectionCount
+    }
+
+    /// Judges one valid notification against the faults, recording it when accepted.
+    /// `ordinal` is its number on its connection (1-based).
+    mutating func judge(_ notification: DecodedNotification, connection: Int, ordinal: Int) -> Verdict {
+        decodedCount += 1
+        if let status = rejectionStatus(for: notification, ordinal: ordinal) {
+            return Verdict(accepted: false, end: refuse(
+                status: status, identifier: notification.identifier, command: notification.command,
+                connection: connection))
+        }
+        records.append(MockGateway.Record(
+            connection: connection, sequence: records.count + 1, command: notification.command,
+            identifier: notification.identifier, token: notification.token, payload: notification.payload,
+            expiry: notification.expiry, priority: notification.priority))
+        return Verdict(accepted: true, end: endAfterAccepting(notification, connection: connection))
+    }
+
+    /// Records a rejection the decoder made (validation as Apple did) and says how to end.
+    mutating func refuse(_ rejection: Rejection, connection: Int) -> ConnectionEnd {
+        refuse(status: rejection.status, identifier: rejection.identifier, command: rejection.command,
+               connection: connection)
+    }
+
+    /// Takes every queued feedback tuple, encoded: a feedback connection serves them once.
+    mutating func takeFeedback() -> FeedbackBatch {
+        feedbackConnectionCount += 1
+        var bytes = WireBuffer(capacity: feedbackQueue.reduce(0) { $0 + 6 + $1.token.count })
+        for tuple in feedbackQueue {
+            bytes.writeFeedbackTuple(time: tuple.time, token: tuple.token)
+        }
+        feedbackQueue.removeAll()
+        return FeedbackBatch(bytes: bytes.readableBytesArray, writeSize: faults.feedbackWriteSize)
+    }
+
+    private func rejectionStatus(for notification: DecodedNotification, ordinal: Int) -> StatusCode? {
+        if let status = faults.rejectedTokens[notification.token] { return status }
+        if let identifier = notification.identifier, let status = faults.rejectedIdentifiers[identifier] {
+            return status
+        }
+        if let status = faults.rejectedOrdinals[decodedCount] { return status }
+        return faults.rejectedOrdinalsOnEachConnection[ordinal]
+    }
+
+    /// The one-shot "after N accepted" faults, checked right after a notification was recorded.
+    private mutating func endAfterAccepting(_ notification: DecodedNotification, connection: Int) -> ConnectionEnd? {
+        let accepted = records.count
+        if faults.shutdownAfter == accepted {
+            faults.shutdownAfter = nil
+            return refuse(
+                status: .shutdown, identifier: notification.identifier, command: notification.command,
+                connection: connection)
+        }
+        if faults.closeAfter == accepted {
+            faults.closeAfter = nil
+            return .close
+        }
+        if faults.resetAfter == accepted {
+            faults.resetAfter = nil
+            return .reset
+        }
+        return nil
+    }
+
+    /// Records an error and builds the response the faults shape; command 0 has no error
+    /// response, so Apple's gateway just closed.
+    private mutating func refuse(
+        status: StatusCode, identifier: UInt32?, command: Command, connection: Int
+    ) -> ConnectionEnd {
+        rejections.append(MockGateway.RejectionRecord(status: status, identifier: identifier, connection: connection))
+        guard command != .simple else { return .close }
+        let wireStatus = status.isAppleStatus ? status : .unknown
+        let wireIdentifier = faults.zeroIdentifierInErrors ? 0 : identifier ?? 0
+        var bytes = WireBuffer(capacity: Command.errorResponseLength)
+        bytes.writeErrorResponse(status: wireStatus, identifier: wireIdentifier)
+        return .errorResponse(ErrorReply(
+            bytes: bytes.readableBytesArray, delay: faults.errorResponseDelay, split: faults.splitsErrorResponse))
+    }
+}
+
+/// The feedback tuples one connection serves, encoded, and how many bytes to write at a time.
+struct FeedbackBatch: Sendable {
+    var bytes: [UInt8]
+    var writeSize: Int?
+}
+
+/// The gateway's decision on one notification.
+struct Verdict: Sendable {
+    /// Whether it was recorded.
+    var accepted: Bool
+    /// How the connection ends now, or `nil` to keep reading.
+    var end: ConnectionEnd?
+}
+
+/// How the gateway ends a connection.
+enum ConnectionEnd: Sendable {
+    /// Write the error response, then close.
+    case errorResponse(ErrorReply)
+    /// Close without a word.
+    case close
+    /// Close with a TCP reset.
+    case reset
+}
+
+/// An error response as the faults shape it.
+struct ErrorReply: Sendable {
+    /// The 6 bytes `08 | status | identifier`.
+    var bytes: [UInt8]
+    /// How long to wait before writing them.
+    var delay: Duration
+    /// Write them as two TLS records.
+    var split: Bool
+}

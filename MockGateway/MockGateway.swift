@@ -1,0 +1,161 @@
+public import APNTLS
+import Synchronization
+
+/// A faithful, scriptable stand-in for Apple's binary push gateway (port 2195 protocol)
+/// and feedback service (port 2196 protocol), over mutual TLS on loopback.
+///
+/// It validates commands 0, 1 and 2 exactly as Apple did (``GatewayDecoder``), answers a
+/// refused notification with the 6-byte error response and closes, records every accepted
+/// notification, and injects the ``Faults`` that lost notifications in the past.
+///
+/// ```swift
+/// let gateway = try MockGateway()
+/// try gateway.start()
+/// defer { gateway.stop() }
+/// let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.app")
+/// // … connect to 127.0.0.1:gateway.gatewayPort trusting gateway.certificateAuthority.certificate …
+/// _ = gateway.waitForRecords(count: 3, timeout: .seconds(5))
+/// ```
+///
+/// ## Concurrency model
+/// - One accept thread per listener (gateway, feedback). It owns its `TLSListener`.
+/// - One thread per accepted connection. It owns its `TLSConnection` (handed over in a
+///   `Handoff`) and drives it with non-blocking steps and `poll()` waits of at most 50 ms,
+///   checking the stop flag between them.
+/// - Everything shared — faults, records, rejections, counters, the feedback queue — is a
+///   single value in a `Mutex`. Judging a notification and recording it happen in one
+///   critical section, so records are in a single global order.
+/// - Waiting (``waitForRecords(count:timeout:)``, the error-response delay, ``stop(timeout:)``)
+///   is a condition wait with a deadline; nothing sleeps.
+/// - The public API is thread-safe and may be called from any thread or task. It blocks
+///   only where it says it waits.
+public final class MockGateway: Sendable {
+    /// The configuration it was created with.
+    public let configuration: Configuration
+    /// The CA that issued the server certificate (unless one was given) and signs the
+    /// client certificates the gateway accepts (unless others were given): issue client
+    /// certificates from it, and trust its certificate in clients.
+    public let certificateAuthority: CertificateAuthority
+    let shared: SharedState
+    private let context: TLSServerContext
+    private let lifecycle = Mutex(Lifecycle.idle)
+
+    private enum Lifecycle {
+        case idle
+        case running(gateway: UInt16, feedback: UInt16)
+        case stopped(gateway: UInt16, feedback: UInt16)
+    }
+
+    /// Prepares a gateway: generates the CA and server certificate that are not given and
+    /// builds the TLS server context. Nothing listens until ``start()``.
+    ///
+    /// - Throws: `TLSError` when certificates cannot be generated or the context refuses
+    ///   the settings.
+    public init(configuration: Configuration = Configuration()) throws(TLSError) {
+        let authority: CertificateAuthority
+        if let given = configuration.certificateAuthority {
+            authority = given
+        } else {
+            authority = try CertificateAuthority(commonName: "MockGateway CA")
+        }
+        let credentials: TLSCredentials
+        if let given = configuration.serverCredentials {
+            credentials = given
+        } else {
+            credentials = try authority.issueServerCertificate().credentials()
+        }
+        context = try TLSServerContext(
+            credentials: credentials,
+            clientCertificateAuthorities: configuration.requiresClientCertificate
+                ? configuration.clientCertificateAuthorities ?? [authority.certificate] : [],
+            requiresClientCertificate: configuration.requiresClientCertificate,
+            minimumVersion: configuration.minimumVersion,
+            maximumVersion: configuration.maximumVersion,
+            sessionTickets: configuration.sessionTickets)
+        certificateAuthority = authority
+        shared = SharedState(faults: configuration.faults)
+        self.configuration = configuration
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Binds the gateway and feedback listeners (on ``Configuration/host``, by default on
+    /// ports the system chooses) and starts accepting.
+    ///
+    /// - Precondition: called once, before ``stop(timeout:)``.
+    /// - Throws: `TLSError` (``TLSError/Kind-swift.struct/listen``) when a listener cannot bind.
+    public func start() throws(TLSError) {
+        let gateway = try TLSListener(context: context, host: configuration.host, port: configuration.gatewayPort)
+        let feedback = try TLSListener(context: context, host: configuration.host, port: configuration.feedbackPort)
+        lifecycle.withLock { state in
+            guard case .idle = state else { preconditionFailure("MockGateway.start() called twice or after stop()") }
+            state = .running(gateway: gateway.port, feedback: feedback.port)
+        }
+        let settings = ConnectionSettings(
+            limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
+            lingerTimeout: configuration.lingerTimeout)
+        Self.startAccepting(gateway, name: "gateway", shared: shared) { driver in
+            GatewayConnection(driver: driver, settings: settings).run()
+        }
+        Self.startAccepting(feedback, name: "feedback", shared: shared) { driver in
+            FeedbackConnection(driver: driver, settings: settings).run()
+        }
+    }
+
+    /// Stops accepting, ends every connection (within about 50 ms) and waits up to
+    /// `timeout` for all of the gateway's threads to finish. Safe to call more than once
+    /// and before ``start()``; also done on deinit.
+    ///
+    /// - Returns: `true` when every thread finished in time.
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(5)) -> Bool {
+        lifecycle.withLock { state in
+            switch state {
+            case .idle: state = .stopped(gateway: 0, feedback: 0)
+            case .running(let gateway, let feedback): state = .stopped(gateway: gateway, feedback: feedback)
+            case .stopped: break
+            }
+        }
+        shared.requestStop()
+        return shared.waitForThreads(until: .now + timeout)
+    }
+
+    /// The port the gateway listener bound; 0 before ``start()``.
+    public var gatewayPort: UInt16 {
+        lifecycle.withLock { state in
+            switch state {
+            case .idle: 0
+            case .running(let port, _), .stopped(let port, _): port
+            }
+        }
+    }
+
+    /// The port the feedback listener bound; 0 before ``start()``.
+    public var feedbackPort: UInt16 {
+        lifecycle.withLock { state in
+            switch state {
+            case .idle: 0
+            case .running(_, let port), .stopped(_, let port): port
+            }
+        }
+    }
+
+    /// Starts the accept thread of `listener`; each connection it accepts gets a thread
+    /// running `serve`.
+    private static func startAccepting(
+        _ listener: TLSListener, name: String, shared: SharedState,
+        serve: @escaping @Sendable (ConnectionDriver) -> Void
+    ) {
+        let listenerHandoff = Handoff(listener)
+        ThreadLauncher.start("MockGateway \(name) accept", shared: shared) {
+            AcceptLoop.run(listenerHandoff.take(), shared: shared) { connection in
+                let connectionHandoff = Handoff(connection)
+                ThreadLauncher.start("MockGateway \(name) connection", shared: shared) {
+                    serve(ConnectionDriver(connection: connectionHandoff.take(), shared: shared))
+                }
+            }
+        }
+    }
+}

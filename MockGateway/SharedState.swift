@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+
+/// The state the gateway's threads share, and the waiting built on it.
+///
+/// The ``Ledger`` lives in a `Mutex`; every change goes through ``update(_:)``, which
+/// wakes the threads waiting in ``wait(until:for:)`` through one `NSCondition`. Waiters
+/// announce themselves in an atomic counter *before* they test their condition, so an
+/// update that finds no waiter cannot be missed by one, and an update with no waiter
+/// does not touch the condition at all (the accept-and-record path stays cheap).
+final class SharedState: Sendable {
+    private let ledger: Mutex<Ledger>
+    // NSCondition is thread-safe; it only pairs waiters with updates and guards nothing.
+    private let condition = NSCondition()
+    private let waiters = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let liveThreads = Mutex<Int>(0)
+
+    init(faults: MockGateway.Faults) {
+        ledger = Mutex(Ledger(faults: faults))
+    }
+
+    /// Reads the ledger.
+    func read<T: Sendable>(_ body: (borrowing Ledger) -> T) -> T {
+        ledger.withLock { body($0) }
+    }
+
+    /// Changes the ledger and wakes the waiters.
+    @discardableResult
+    func update<T: Sendable>(_ body: (inout Ledger) -> T) -> T {
+        let result = ledger.withLock { body(&$0) }
+        wakeWaiters()
+        return result
+    }
+
+    /// Waits until `condition` holds for the ledger or `deadline` passes (or the gateway
+    /// stops); returns whether it held.
+    func wait(until deadline: ContinuousClock.Instant, for predicate: (borrowing Ledger) -> Bool) -> Bool {
+        waitForChange(until: deadline) { ledger.withLock { predicate($0) } }
+    }
+
+    // MARK: Stopping
+
+    /// Whether ``requestStop()`` was called: every thread checks it between short waits.
+    var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    /// Asks every thread to finish and wakes the ones waiting on the condition.
+    func requestStop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        wakeWaiters(always: true)
+    }
+
+    /// Waits until `deadline`, returning early (`false`) when the gateway stops. A
+    /// condition wait, not a sleep: ``requestStop()`` ends it at once.
+    func pause(until deadline: ContinuousClock.Instant) -> Bool {
+        !waitForChange(until: deadline) { isStopping }
+    }
+
+    // MARK: Threads
+
+    /// Counts a thread that is about to start.
+    func threadStarting() {
+        liveThreads.withLock { $0 += 1 }
+    }
+
+    /// Counts a thread that has finished its work.
+    func threadFinished() {
+        liveThreads.withLock { $0 -= 1 }
+        wakeWaiters(always: true)
+    }
+
+    /// Waits until every counted thread has finished or `deadline` passes.
+    func waitForThreads(until deadline: ContinuousClock.Instant) -> Bool {
+        waitForChange(until: deadline, ignoringStop: true) { liveThreads.withLock { $0 == 0 } }
+    }
+
+    // MARK: The condition
+
+    private func wakeWaiters(always: Bool = false) {
+        guard always || waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits on the condition until `satisfied()` or the deadline; a stop request ends the
+    /// wait unless `ignoringStop`. Returns `satisfied()` as last seen.
+    private func waitForChange(
+        until deadline: ContinuousClock.Instant, ignoringStop: Bool = false, _ satisfied: () -> Bool
+    ) -> Bool {
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if satisfied() { return true }
+            if !ignoringStop && isStopping { return false }
+            let remaining = deadline - ContinuousClock.now
+            if remaining <= .zero { return false }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.timeInterval))
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation counts time.
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

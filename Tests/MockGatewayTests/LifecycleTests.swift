@@ -1,0 +1,54 @@
+import APNTLS
+import MockGateway
+import Testing
+
+/// Starting, configuration and prompt stopping.
+@Suite struct LifecycleTests {
+    @Test func bindsTwoLoopbackPortsAndStopsPromptlyWithAnIdleClient() throws {
+        let harness = try Harness()
+        #expect(harness.gateway.gatewayPort != 0)
+        #expect(harness.gateway.feedbackPort != 0)
+        #expect(harness.gateway.gatewayPort != harness.gateway.feedbackPort)
+        let client = try harness.connect()  // connected, sends nothing
+
+        #expect(harness.gateway.stop(timeout: .seconds(5)), "stop() returns true once every thread ended")
+        #expect(try client.readToEnd().end != .timedOut)
+        #expect(harness.gateway.stop())  // again: nothing left to wait for
+    }
+
+    @Test func waitForRecordsTimesOutWhenNothingComes() throws {
+        let harness = try Harness()
+        let started = ContinuousClock.now
+        #expect(!harness.gateway.waitForRecords(count: 1, timeout: .milliseconds(100)))
+        #expect(ContinuousClock.now - started >= .milliseconds(100))
+    }
+
+    @Test func acceptsClientsWithoutCertificatesWhenNotRequired() throws {
+        let harness = try Harness { $0.requiresClientCertificate = false }
+        let anonymous = try TLSClientContext(trustedCertificates: [harness.gateway.certificateAuthority.certificate])
+        let client = try harness.connect(context: anonymous)
+        try client.send(enhancedFrames(1...1))
+        #expect(harness.records(waitingFor: 1) == [enhancedRecord(1, connection: 1, sequence: 1)])
+    }
+
+    @Test func usesTheCertificateAuthorityItIsGiven() throws {
+        let authority = try CertificateAuthority(commonName: "Given CA")
+        let harness = try Harness { $0.certificateAuthority = authority }
+        #expect(harness.gateway.certificateAuthority === authority)
+        let client = try harness.connect()  // the client trusts and is certified by the given CA
+        try client.send(enhancedFrames(1...1))
+        #expect(harness.records(waitingFor: 1).count == 1)
+    }
+
+    @Test(arguments: [true, false])
+    func honoursSessionTicketsAndVersions(sessionTickets: Bool) throws {
+        let harness = try Harness {
+            $0.sessionTickets = sessionTickets
+            $0.minimumVersion = .tls1_3
+        }
+        let client = try harness.connect()
+        #expect(client.connection.protocolVersion == "TLSv1.3")
+        try client.send(enhancedFrames(1...1))
+        #expect(harness.records(waitingFor: 1).count == 1)
+    }
+}

@@ -1,0 +1,74 @@
+import APNTLS
+
+/// A provider-side TLS connection for tests: writes bytes whole, reads until the gateway
+/// closes, with deadlines instead of sleeps.
+final class TestClient {
+    let connection: TLSConnection
+
+    init(_ connection: TLSConnection) {
+        self.connection = connection
+    }
+
+    /// How the gateway ended the connection, as the client saw it.
+    enum End: Equatable {
+        case closed(clean: Bool)
+        case failed(TLSError.Kind)
+        case timedOut
+    }
+
+    /// What the client read before the end.
+    struct Transcript {
+        var bytes: [UInt8] = []
+        /// The size of each successful read (one TLS record at most each).
+        var reads: [Int] = []
+        var end: End = .timedOut
+    }
+
+    /// Writes every byte (one TLS record per write call up to 16 KiB).
+    func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        var offset = 0
+        while offset < bytes.count {
+            let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            switch step {
+            case .done(let count): offset += count
+            case .wantRead: guard try connection.waitUntil(.readable, deadline: deadline) else { throw timeoutError }
+            case .wantWrite: guard try connection.waitUntil(.writable, deadline: deadline) else { throw timeoutError }
+            case .closed(let clean): throw TLSError(.write, "gateway closed (clean: \(clean)) after \(offset) bytes")
+            case .failed(let error): throw error
+            }
+        }
+    }
+
+    /// Sends each chunk as its own write (so its own TLS record).
+    func send(chunks: [[UInt8]]) throws {
+        for chunk in chunks { try send(chunk) }
+    }
+
+    /// Reads until the gateway closes or fails the connection, or `timeout` passes.
+    func readToEnd(timeout: Duration = .seconds(10)) throws -> Transcript {
+        let deadline = ContinuousClock.now + timeout
+        var transcript = Transcript()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
+            switch step {
+            case .done(let count):
+                transcript.bytes += buffer[..<count]
+                transcript.reads.append(count)
+            case .wantRead:
+                guard try connection.waitUntil(.readable, deadline: deadline) else { return transcript }
+            case .wantWrite:
+                guard try connection.waitUntil(.writable, deadline: deadline) else { return transcript }
+            case .closed(let clean):
+                transcript.end = .closed(clean: clean)
+                return transcript
+            case .failed(let error):
+                transcript.end = .failed(error.kind)
+                return transcript
+            }
+        }
+    }
+
+    private var timeoutError: TLSError { TLSError(.timeout, "test client write") }
+}
