@@ -65,6 +65,7 @@ enum SessionBenchmark {
             }
         }
 
+        let tags = Self.tags // a local copy: no lazy-global check per push
         var pushed = 0
         while pushed < count {
             let batch = min(64, count - pushed)
