@@ -36,7 +36,7 @@ package import APNWire
 /// `connected` or `connectFailed` (also after `abortConnect`); every established
 /// connection by exactly one `closed` (also after `close`). Call `tick` at the time of the
 /// last `scheduleTimer`.
-package struct GatewaySession {
+package struct GatewaySession: ~Copyable {
     package let configuration: SessionConfiguration
     /// The current resend cache bound; grows on cache misses when `autoAdjustCache` is on.
     package internal(set) var cacheLength: Int

@@ -4,7 +4,7 @@ import Testing
 /// Drives a `GatewaySession<Int>` by hand for table-style tests: the tag of notification
 /// `n` is `n`, and its token is 32 bytes ending in `n`, so the bytes the session writes can
 /// be decoded back to tags. Every action is recorded; outcomes are checked to be unique.
-struct SessionHarness {
+struct SessionHarness: ~Copyable {
     var session: GatewaySession
     var now = Timestamp.zero
     var outcomes: [Int: NotificationOutcome] = [:]

@@ -8,7 +8,7 @@ import TestSupport
 /// its answer, closes silently, resets; connection attempts fail at random. The driver
 /// writes partially and advances a virtual clock. `violations` lists every broken
 /// invariant (empty when the session behaved).
-struct SessionSimulation {
+struct SessionSimulation: ~Copyable {
     struct Setup: CustomStringConvertible {
         var notifications = 150
         var command = Command.enhanced
