@@ -3,8 +3,9 @@ internal import Glibc
 
 extension TLSConnection {
     /// Turns a failed (`<= 0`) OpenSSL I/O result into a step, draining the error queue.
-    /// `errno` is the value saved right after the call.
-    func classify(_ result: Int32, errno: Int32, kind: TLSError.Kind, _ context: String) -> TLSStep {
+    /// `errno` is the value saved right after the call. `describe` is only called for a
+    /// failure: want-read and want-write are the common, hot results.
+    func classify(_ result: Int32, errno: Int32, kind: TLSError.Kind, _ describe: @autoclosure () -> String) -> TLSStep {
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ:
             return .wantRead
@@ -16,9 +17,9 @@ extension TLSConnection {
             let errors = OpenSSLErrorQueue.drain()
             if errors.isEmpty && errno == 0 { return .closed(clean: false) }
             if errno == ECONNRESET || errno == EPIPE {
-                return .failed(TLSError(.connectionReset, context, openSSLErrors: errors, errno: errno))
+                return .failed(TLSError(.connectionReset, describe(), openSSLErrors: errors, errno: errno))
             }
-            return .failed(TLSError(kind, context, openSSLErrors: errors, errno: errno == 0 ? nil : errno))
+            return .failed(TLSError(kind, describe(), openSSLErrors: errors, errno: errno == 0 ? nil : errno))
         case SSL_ERROR_SSL:
             if OpenSSLErrorQueue.peekReason() == SSL_R_UNEXPECTED_EOF_WHILE_READING {
                 // OpenSSL 3 reports a TCP EOF without close_notify as an error.
@@ -30,11 +31,12 @@ extension TLSConnection {
             if verify != Int(X509_V_OK) {
                 let text = String(cString: X509_verify_cert_error_string(verify))
                 let result = TLSError.VerifyResult(code: Int32(truncatingIfNeeded: verify), message: text)
-                return .failed(TLSError(.verify, context, openSSLErrors: errors, verifyResult: result))
+                return .failed(TLSError(.verify, describe(), openSSLErrors: errors, verifyResult: result))
             }
-            return .failed(TLSError(kind, context, openSSLErrors: errors))
+            return .failed(TLSError(kind, describe(), openSSLErrors: errors))
         default:
-            return .failed(TLSError(kind, context, openSSLErrors: OpenSSLErrorQueue.drain(), errno: errno == 0 ? nil : errno))
+            return .failed(TLSError(kind, describe(), openSSLErrors: OpenSSLErrorQueue.drain(), errno: errno == 0 ? nil : errno))
         }
     }
 }
+
