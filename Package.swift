@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "APN", targets: ["APN"]),
         .library(name: "APNWire", targets: ["APNWire"]),
         .executable(name: "apn-bench", targets: ["apn-bench"]),
+        .executable(name: "apn", targets: ["apn"]),
     ],
     targets: [
         // OpenSSL 3 from Debian's libssl-dev. Only the TLS transport will import it.
@@ -46,6 +47,10 @@ let package = Package(
         .target(
             name: "MockGateway", dependencies: ["APNWire", "APNTLS"], path: "MockGateway", exclude: ["README.md"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "APNTLS", "APNWire", "TestSupport"]),
+        // `apn certs` and `apn mock-gateway`.
+        .executableTarget(name: "apn", dependencies: ["MockGateway", "APNTLS", "APNWire"]),
+        // Depends on `apn` so that `swift test` alone builds the executable its tests run.
+        .testTarget(name: "apnTests", dependencies: ["apn", "APNTLS", "APNWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,84 @@
+import APNTLS
+import Foundation
+
+/// `apn certs DIR [--topic T] [--p12-password PW]`: a CA, a loopback server certificate and
+/// an Apple-style push client certificate, written as PEM files (and the client as .p12).
+enum CertsCommand {
+    static let usage = """
+        usage: apn certs DIR [--topic com.example.app] [--p12-password PW]
+          Writes ca.pem, ca.key, server.pem, server.key, client.pem, client.key and client.p12
+          into DIR (created if needed). The server certificate covers localhost, 127.0.0.1 and ::1;
+          the client certificate carries the sandbox and production push markers for the topic.
+          client.p12 is protected by PW (empty by default). Keys are written with mode 0600.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let flags = try Flags(arguments, valued: ["--topic", "--p12-password"], switches: [])
+        if flags.wantsHelp {
+            print(usage)
+            return 0
+        }
+        guard flags.positional.count == 1, let directory = flags.positional.first else {
+            throw UsageError(flags.positional.isEmpty ? "certs needs a directory" : "certs takes one directory")
+        }
+        let topic = flags.value("--topic") ?? "com.example.app"
+        guard !topic.isEmpty else { throw UsageError("--topic must not be empty") }
+        let written = try CertificateFiles.generate(
+            in: directory, topic: topic, p12Password: flags.value("--p12-password") ?? "")
+        LineWriter.write("wrote \(written.joined(separator: ", ")) to \(directory)", to: STDOUT_FILENO)
+        return 0
+    }
+}
+
+/// The certificate files `apn certs` writes and `apn mock-gateway --certs` reads.
+enum CertificateFiles {
+    /// How long generated certificates stay valid.
+    static let validity = CertificateValidity.days(365)
+
+    /// Generates a CA, server and client certificate and writes them into `directory`.
+    /// - Returns: the file names written, in order.
+    static func generate(in directory: String, topic: String, p12Password: String) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let authority = try CertificateAuthority(commonName: "swift-apn mock gateway CA", validity: validity)
+        let server = try authority.issueServerCertificate(validity: validity)
+        let client = try authority.issueClientCertificate(topic: topic, validity: validity)
+        let files: [(String, [UInt8], Bool)] = [
+            ("ca.pem", Array(try authority.certificate.pem().utf8), false),
+            ("ca.key", Array(try authority.privateKey.pem().utf8), true),
+            ("server.pem", Array(try server.certificate.pem().utf8), false),
+            ("server.key", Array(try server.privateKey.pem().utf8), true),
+            ("client.pem", Array(try client.certificate.pem().utf8), false),
+            ("client.key", Array(try client.privateKey.pem().utf8), true),
+            ("client.p12", try client.credentials().pkcs12(password: p12Password), true),
+        ]
+        for (name, bytes, secret) in files {
+            try write(bytes, to: (directory as NSString).appendingPathComponent(name), secret: secret)
+        }
+        return files.map(\.0)
+    }
+
+    /// Writes `bytes` to `path`, replacing it; `secret` files get mode 0600.
+    private static func write(_ bytes: [UInt8], to path: String, secret: Bool) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, secret ? 0o600 : 0o644)
+        guard descriptor >= 0 else { throw FileError(path: path, errno: errno) }
+        defer { close(descriptor) }
+        if secret { fchmod(descriptor, 0o600) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            offset += written
+        }
+    }
+}
+
+/// A file could not be written or read.
+struct FileError: Error, CustomStringConvertible {
+    let path: String
+    let errno: Int32
+
+    var description: String { "\(path): \(String(cString: strerror(errno)))" }
+}

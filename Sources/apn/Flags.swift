@@ -1,0 +1,98 @@
+/// A command-line mistake: reported on standard error with the usage hint, exit status 2.
+struct UsageError: Error {
+    let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+}
+
+/// A small flag parser: `--name value`, `--name=value`, repeatable flags, boolean switches
+/// and positional arguments, checked against the flags a subcommand declares.
+struct Flags {
+    /// Values of flags that take one, in the order given (repeatable flags keep them all).
+    private(set) var values: [String: [String]] = [:]
+    /// Boolean switches that were given.
+    private(set) var switches: Set<String> = []
+    /// Arguments that are not flags.
+    private(set) var positional: [String] = []
+    /// Whether `--help` or `-h` was given.
+    private(set) var wantsHelp = false
+
+    /// Parses `arguments` given the flags that take a value and the switches that do not.
+    init(_ arguments: [String], valued: Set<String>, switches known: Set<String>) throws(UsageError) {
+        var index = 0
+        var onlyPositional = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositional || !argument.hasPrefix("-") || argument == "-" {
+                positional.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositional = true
+                continue
+            }
+            if argument == "--help" || argument == "-h" {
+                wantsHelp = true
+                continue
+            }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            if valued.contains(name) {
+                if let inlineValue {
+                    values[name, default: []].append(inlineValue)
+                } else if index < arguments.count {
+                    values[name, default: []].append(arguments[index])
+                    index += 1
+                } else {
+                    throw UsageError("\(name) needs a value")
+                }
+            } else if known.contains(name) {
+                guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
+                switches.insert(name)
+            } else {
+                throw UsageError("unknown option \(name)")
+            }
+        }
+    }
+
+    /// The last value of `name`, if given.
+    func value(_ name: String) -> String? {
+        values[name]?.last
+    }
+
+    /// Every value of the repeatable flag `name`.
+    func all(_ name: String) -> [String] {
+        values[name] ?? []
+    }
+
+    /// The last value of `name` as an integer within `range`, if given.
+    func integer<T: FixedWidthInteger>(_ name: String, as type: T.Type = T.self, in range: ClosedRange<T>)
+        throws(UsageError) -> T?
+    {
+        guard let text = value(name) else { return nil }
+        return try Self.integer(text, as: type, in: range, what: name)
+    }
+
+    /// Parses `text` as an integer within `range`; `what` names it in the error.
+    static func integer<T: FixedWidthInteger>(_ text: String, as type: T.Type = T.self, in range: ClosedRange<T>, what: String)
+        throws(UsageError) -> T
+    {
+        guard let number = T(text), range.contains(number) else {
+            throw UsageError("\(what): \"\(text)\" is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+
+    /// Splits `text` at its last colon into the part before and the number after, when there is one.
+    static func splitSuffix(_ text: String) -> (String, String?) {
+        guard let colon = text.lastIndex(of: ":") else { return (text, nil) }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A JSON value with object keys kept in the order written, so output lines read as documented.
+enum JSONValue {
+    case string(String)
+    case integer(Int)
+    case null
+    case object([(String, JSONValue)])
+
+    /// The value as compact JSON text.
+    var text: String {
+        switch self {
+        case .string(let string): return Self.quote(string)
+        case .integer(let number): return String(number)
+        case .null: return "null"
+        case .object(let members):
+            return "{" + members.map { "\(Self.quote($0.0)):\($0.1.text)" }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// `string` as a JSON string literal.
+    static func quote(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                out += String(format: "\\u%04x", c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Writes whole lines to a file descriptor with `write(2)`: no buffering, so each line is
+/// visible to readers as soon as the call returns.
+enum LineWriter {
+    /// Writes `line` and a newline to `descriptor`, retrying short writes.
+    /// - Returns: whether everything was written.
+    @discardableResult
+    static func write(_ line: String, to descriptor: Int32) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Writes a JSON line to standard output.
+    static func stdout(_ value: JSONValue) {
+        write(value.text, to: STDOUT_FILENO)
+    }
+
+    /// Writes a message line to standard error.
+    static func stderr(_ message: String) {
+        write(message, to: STDERR_FILENO)
+    }
+}

@@ -1,0 +1,341 @@
+import APNTLS
+import APNWire
+import Dispatch
+import Foundation
+import MockGateway
+import Synchronization
+
+/// `apn mock-gateway …`: runs a ``MockGateway`` until SIGINT or SIGTERM.
+enum MockGatewayCommand {
+    static let usage = """
+        usage: apn mock-gateway [options]
+          --host ADDR                 address both listeners bind (default 127.0.0.1)
+          --port N                    gateway port (default 0: the system chooses)
+          --feedback-port N           feedback port (default 0)
+          --certs DIR                 use DIR/ca.pem, server.pem, server.key; if none exist, generate
+                                      them there first (with ca.key, client.pem, client.key, client.p12).
+                                      Without it a fresh set is generated in a new temporary directory.
+          --record FILE               append each accepted notification to FILE as a JSON line
+          --reject TOKEN[:STATUS]     refuse a token (hex) with STATUS (default 8); repeatable
+          --reject-id ID[:STATUS]     refuse an identifier; repeatable
+          --reject-nth N[:STATUS]     refuse the N-th notification overall; repeatable
+          --shutdown-after N          answer status 10 after the N-th accepted notification
+          --drop-after N              close silently after the N-th accepted notification
+          --error-delay-ms MS         wait MS milliseconds before each error response
+          --feedback TOKEN:UNIXTIME   queue a feedback tuple; repeatable
+          --feedback-file FILE        queue tuples from FILE, one TOKEN:UNIXTIME (or TOKEN UNIXTIME)
+                                      per line; blank lines and lines starting with # are skipped
+          --tls-min 1.0|1.1|1.2|1.3   oldest TLS version accepted (default 1.2)
+          --no-session-tickets        do not issue TLS session tickets
+          --no-client-cert            do not require a client certificate
+        Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
+        SIGINT or SIGTERM, then prints a JSON summary and exits 0. Bad options exit with status 2.
+        """
+
+    private static let valued: Set<String> = [
+        "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
+        "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
+    ]
+    private static let switches: Set<String> = ["--no-session-tickets", "--no-client-cert"]
+
+    /// What the flags asked for, checked.
+    struct Options {
+        var configuration = MockGateway.Configuration()
+        var certificates: String?
+        var record: String?
+        var feedback: [(time: UInt32, token: [UInt8])] = []
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let flags = try Flags(arguments, valued: valued, switches: switches)
+        if flags.wantsHelp {
+            print(usage)
+            return 0
+        }
+        var options = try parse(flags)
+        let directory = try prepareCertificates(&options)
+
+        var recordDescriptor: Int32?
+        if let record = options.record {
+            let descriptor = open(record, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw FileError(path: record, errno: errno) }
+            recordDescriptor = descriptor
+        }
+
+        // Signals first, so one that arrives while starting is not lost (nor fatal).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stopRequested = DispatchSemaphore(value: 0)
+        let signalQueue = DispatchQueue(label: "apn.signals")
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+            source.setEventHandler { stopRequested.signal() }
+            source.resume()
+            return source
+        }
+
+        let gateway = try MockGateway(configuration: options.configuration)
+        for tuple in options.feedback {
+            gateway.queueFeedback(time: tuple.time, token: tuple.token)
+        }
+        try gateway.start()
+
+        let recorder = recordDescriptor.map { RecordWriter(gateway: gateway, descriptor: $0) }
+        recorder?.start()
+
+        let host = options.configuration.host.contains(":") ? "[\(options.configuration.host)]" : options.configuration.host
+        LineWriter.stdout(
+            .object([
+                ("gateway", .string("\(host):\(gateway.gatewayPort)")),
+                ("feedback", .string("\(host):\(gateway.feedbackPort)")),
+                ("certs", .string(directory)),
+            ]))
+
+        stopRequested.wait()
+        for source in sources { source.cancel() }
+
+        recorder?.requestStop()
+        gateway.stop()
+        recorder?.finish()
+        if let recordDescriptor { close(recordDescriptor) }
+
+        var byStatus: [UInt16: Int] = [:]
+        for rejection in gateway.rejections {
+            byStatus[rejection.status.rawValue, default: 0] += 1
+        }
+        LineWriter.stdout(
+            .object([
+                ("connections", .integer(gateway.connectionCount)),
+                ("accepted", .integer(gateway.records.count)),
+                ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
+                ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
+                ("handshake_failures", .integer(gateway.handshakeFailureCount)),
+            ]))
+        return 0
+    }
+
+    // MARK: Flags
+
+    static func parse(_ flags: Flags) throws(UsageError) -> Options {
+        guard flags.positional.isEmpty else {
+            throw UsageError("mock-gateway takes no arguments, got \"\(flags.positional[0])\"")
+        }
+        var options = Options()
+        var configuration = MockGateway.Configuration()
+        if let host = flags.value("--host") {
+            guard !host.isEmpty else { throw UsageError("--host must not be empty") }
+            configuration.host = host
+        }
+        configuration.gatewayPort = try flags.integer("--port", in: 0...UInt16.max) ?? 0
+        configuration.feedbackPort = try flags.integer("--feedback-port", in: 0...UInt16.max) ?? 0
+        if let version = flags.value("--tls-min") {
+            let versions: [String: TLSVersion] = ["1.0": .tls1_0, "1.1": .tls1_1, "1.2": .tls1_2, "1.3": .tls1_3]
+            guard let minimum = versions[version] else {
+                throw UsageError("--tls-min: \"\(version)\" is not one of 1.0, 1.1, 1.2, 1.3")
+            }
+            configuration.minimumVersion = minimum
+        }
+        configuration.sessionTickets = !flags.switches.contains("--no-session-tickets")
+        configuration.requiresClientCertificate = !flags.switches.contains("--no-client-cert")
+
+        var faults = MockGateway.Faults()
+        for text in flags.all("--reject") {
+            let (token, status) = try withStatus(text, flag: "--reject")
+            guard !token.isEmpty, let bytes = hexBytes(token) else {
+                throw UsageError("--reject: \"\(token)\" is not a token in hex")
+            }
+            faults.rejectToken(bytes, status: status)
+        }
+        for text in flags.all("--reject-id") {
+            let (identifier, status) = try withStatus(text, flag: "--reject-id")
+            faults.rejectIdentifier(
+                try Flags.integer(identifier, in: 0...UInt32.max, what: "--reject-id"), status: status)
+        }
+        for text in flags.all("--reject-nth") {
+            let (number, status) = try withStatus(text, flag: "--reject-nth")
+            faults.rejectNotification(number: try Flags.integer(number, in: 1...Int.max, what: "--reject-nth"), status: status)
+        }
+        faults.shutdownAfter = try flags.integer("--shutdown-after", in: 1...Int.max)
+        faults.closeAfter = try flags.integer("--drop-after", in: 1...Int.max)
+        if let delay = try flags.integer("--error-delay-ms", in: 0...3_600_000) {
+            faults.errorResponseDelay = .milliseconds(delay)
+        }
+        configuration.faults = faults
+
+        for text in flags.all("--feedback") {
+            options.feedback.append(try feedbackTuple(text, separator: ":", what: "--feedback"))
+        }
+        if let path = flags.value("--feedback-file") {
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+            else {
+                throw UsageError("--feedback-file: cannot read \(path)")
+            }
+            for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = rawLine.trimmingCharacters(in: .whitespaces)
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                let separator: Character = line.contains(":") ? ":" : " "
+                options.feedback.append(
+                    try feedbackTuple(line, separator: separator, what: "--feedback-file \(path) line \(number + 1)"))
+            }
+        }
+
+        if let certificates = flags.value("--certs") {
+            guard !certificates.isEmpty else { throw UsageError("--certs must not be empty") }
+            options.certificates = certificates
+        }
+        if let record = flags.value("--record") {
+            guard !record.isEmpty else { throw UsageError("--record must not be empty") }
+            options.record = record
+        }
+        options.configuration = configuration
+        return options
+    }
+
+    /// Splits `VALUE[:STATUS]`; STATUS defaults to 8 (invalid token).
+    private static func withStatus(_ text: String, flag: String) throws(UsageError) -> (String, StatusCode) {
+        let (value, suffix) = Flags.splitSuffix(text)
+        guard let suffix else { return (text, .invalidToken) }
+        let status = try Flags.integer(suffix, in: UInt8.min...UInt8.max, what: "\(flag) status")
+        return (value, StatusCode(wire: status))
+    }
+
+    private static func feedbackTuple(_ text: String, separator: Character, what: String) throws(UsageError)
+        -> (time: UInt32, token: [UInt8])
+    {
+        let parts = text.split(separator: separator, omittingEmptySubsequences: true)
+        guard parts.count == 2, let token = hexBytes(String(parts[0]).trimmingCharacters(in: .whitespaces)),
+            !token.isEmpty
+        else {
+            throw UsageError("\(what): \"\(text)\" is not TOKEN:UNIXTIME with the token in hex")
+        }
+        let time = try Flags.integer(
+            String(parts[1]).trimmingCharacters(in: .whitespaces), in: 0...UInt32.max, what: what)
+        return (time, token)
+    }
+
+    /// The bytes of an even number of hex digits, or nil.
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    // MARK: Certificates
+
+    /// Loads (or generates, then loads) the server credentials and CA of `--certs`, or
+    /// generates a set in a new temporary directory. Returns the directory.
+    private static func prepareCertificates(_ options: inout Options) throws -> String {
+        let directory: String
+        if let given = options.certificates {
+            directory = given
+        } else {
+            let template = (NSTemporaryDirectory() as NSString).appendingPathComponent("apn-mock-gateway-XXXXXX")
+            var buffer = Array(template.utf8CString)
+            guard let made = mkdtemp(&buffer) else { throw FileError(path: template, errno: errno) }
+            directory = String(cString: made)
+        }
+        let path = { (name: String) in (directory as NSString).appendingPathComponent(name) }
+        let names = ["ca.pem", "server.pem", "server.key"]
+        let present = names.filter { FileManager.default.fileExists(atPath: path($0)) }
+        if present.isEmpty {
+            _ = try CertificateFiles.generate(in: directory, topic: "com.example.app", p12Password: "")
+        } else if present.count != names.count {
+            let missing = names.filter { !present.contains($0) }
+            throw UsageError("--certs \(directory): has \(present.joined(separator: ", ")) but not \(missing.joined(separator: ", "))")
+        }
+        let authority = try TLSCertificate.certificates(fromPEM: Array(try Data(contentsOf: URL(fileURLWithPath: path("ca.pem")))))
+        options.configuration.serverCredentials = try TLSCredentials(
+            certificateFile: path("server.pem"), keyFile: path("server.key"))
+        options.configuration.clientCertificateAuthorities = authority
+        return directory
+    }
+}
+
+/// Appends accepted notifications to the record file as JSON lines, from a thread that waits
+/// on the gateway's record count (a condition wait) rather than polling.
+final class RecordWriter: Sendable {
+    private let gateway: MockGateway
+    private let descriptor: Int32
+    private let stopping = Atomic<Bool>(false)
+    private let written = Mutex(0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(gateway: MockGateway, descriptor: Int32) {
+        self.gateway = gateway
+        self.descriptor = descriptor
+    }
+
+    /// Starts the writing thread.
+    func start() {
+        let thread = Thread { [self] in
+            while !stopping.load(ordering: .sequentiallyConsistent) {
+                let next = written.withLock { $0 } + 1
+                if gateway.waitForRecords(count: next, timeout: .seconds(1)) {
+                    drain()
+                }
+            }
+            finished.signal()
+        }
+        thread.name = "apn record writer"
+        thread.start()
+    }
+
+    /// Asks the thread to stop after its current wait (``MockGateway/stop(timeout:)`` ends that wait).
+    func requestStop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Waits for the thread, then writes whatever it had not written yet.
+    func finish() {
+        finished.wait()
+        drain()
+    }
+
+    /// Writes the records not yet written, each as one line.
+    private func drain() {
+        written.withLock { count in
+            let records = gateway.records
+            guard records.count > count else { return }
+            for record in records[count...] {
+                LineWriter.write(Self.line(record), to: descriptor)
+            }
+            count = records.count
+        }
+    }
+
+    /// One record as a JSON line.
+    static func line(_ record: MockGateway.Record) -> String {
+        var members: [(String, JSONValue)] = [
+            ("connection", .integer(record.connection)),
+            ("seq", .integer(record.sequence)),
+            ("command", .integer(Int(record.command.rawValue))),
+            ("identifier", record.identifier.map { .integer(Int($0)) } ?? .null),
+            ("token", .string(hexString(record.token))),
+        ]
+        if let text = String(validating: record.payload, as: UTF8.self) {
+            members.append(("payload", .string(text)))
+        } else {
+            members.append(("payload_base64", .string(Data(record.payload).base64EncodedString())))
+        }
+        members.append(("expiry", record.expiry.map { .integer(Int($0)) } ?? .null))
+        members.append(("priority", record.priority.map { .integer(Int($0)) } ?? .null))
+        return JSONValue.object(members).text
+    }
+}

@@ -1,0 +1,39 @@
+import APNTLS
+import Foundation
+
+// `apn SUBCOMMAND …`: the command-line tools of swift-apn.
+
+let topUsage = """
+    usage: apn <subcommand> [options]
+      certs DIR          write a CA, a server and a push client certificate into DIR
+      mock-gateway       run a mock binary gateway and feedback server until SIGINT/SIGTERM
+    Run `apn <subcommand> --help` for its options.
+    """
+
+func runMain() -> Int32 {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    guard let subcommand = arguments.first else {
+        LineWriter.stderr("apn: missing subcommand\n\(topUsage)")
+        return 2
+    }
+    let rest = Array(arguments.dropFirst())
+    do {
+        switch subcommand {
+        case "certs": return try CertsCommand.run(rest)
+        case "mock-gateway": return try MockGatewayCommand.run(rest)
+        case "--help", "-h", "help":
+            print(topUsage)
+            return 0
+        default:
+            throw UsageError("unknown subcommand \"\(subcommand)\"")
+        }
+    } catch let error as UsageError {
+        LineWriter.stderr("apn \(subcommand): \(error.message)\nRun `apn \(subcommand) --help` for usage.")
+        return 2
+    } catch {
+        LineWriter.stderr("apn \(subcommand): \(error)")
+        return 1
+    }
+}
+
+exit(runMain())
