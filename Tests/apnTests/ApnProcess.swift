@@ -13,7 +13,7 @@ import Synchronization
 /// macOS it is inside the `.xctest` bundle there — so we start from the runner's own path
 /// (`Bundle.main.executableURL`, falling back to `CommandLine.arguments[0]`) and walk up a
 /// few directories until one contains an `apn` executable. `swift test` builds `apn`
-/// along with the tests because it builds every target of the package.
+/// first because the apnTests target depends on it (Package.swift).
 final class ApnProcess: Sendable {
     let process: Process
     private let lines = Mutex<[String]>([])
