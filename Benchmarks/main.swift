@@ -7,6 +7,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("encode", "command 2 frames of a precompiled 100-byte payload to distinct tokens; then compiling a payload per notification", EncodeBenchmark.run),
     ("session", "notifications/s through the gateway session state machine, one rejection per 1,000; memory per cached entry", SessionBenchmark.run),
     ("tls", "bytes/s and frames/s over one mutual-TLS loopback connection, 150-byte frames in 16 KB writes", TLSBenchmark.run),
+    ("mock", "notifications/s an in-process MockGateway decodes and records from one TLS client, 161-byte frames in 16 KB writes", MockGatewayBenchmark.run),
 ]
 
 @MainActor func usage() -> String {

@@ -29,6 +29,14 @@ extension MockGateway {
         public var closeAfter: Int?
         /// After the N-th accepted notification overall, close with a TCP reset.
         public var resetAfter: Int?
+        /// After the N-th accepted notification overall, stop reading that connection's
+        /// socket for ``stallDuration``, then go on reading, decoding and recording as
+        /// before. Meanwhile nothing more is decoded or recorded on that connection and,
+        /// once the kernel's buffers fill, the client's writes block (`.wantWrite`). The
+        /// stall waits on a deadline, not a sleep: ``MockGateway/stop(timeout:)`` ends it.
+        public var stallReadsAfter: Int?
+        /// How long a ``stallReadsAfter`` stall lasts; 1 second by default.
+        public var stallDuration: Duration
         /// Send identifier 0 in every error response, as Apple did when it could not tell
         /// which notification was bad.
         public var zeroIdentifierInErrors: Bool
@@ -50,10 +58,20 @@ extension MockGateway {
             shutdownAfter = nil
             closeAfter = nil
             resetAfter = nil
+            stallReadsAfter = nil
+            stallDuration = .seconds(1)
             zeroIdentifierInErrors = false
             errorResponseDelay = .zero
             splitsErrorResponse = false
             feedbackWriteSize = nil
+        }
+
+        /// Stops reading the connection that brings the `count`-th accepted notification
+        /// overall for `duration`, then resumes: sets ``stallReadsAfter`` and
+        /// ``stallDuration``.
+        public mutating func stallReads(afterAccepting count: Int, for duration: Duration = .seconds(1)) {
+            stallReadsAfter = count
+            stallDuration = duration
         }
 
         /// Refuses notifications for `token` with `status`.

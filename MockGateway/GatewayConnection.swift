@@ -47,6 +47,8 @@ struct GatewayConnection {
                     let position = ordinal
                     let verdict = shared.update { $0.judge(notification, connection: number, ordinal: position) }
                     if let end = verdict.end { return end }
+                    // Stalled reads: neither the socket nor the decoder is read meanwhile.
+                    if let stall = verdict.stall, !shared.pause(until: .now + stall) { return nil }
                 case .rejected(let rejection):
                     return shared.update { $0.refuse(rejection, connection: number) }
                 case .unknownCommand:

@@ -37,7 +37,8 @@ struct Ledger {
             connection: connection, sequence: records.count + 1, command: notification.command,
             identifier: notification.identifier, token: notification.token, payload: notification.payload,
             expiry: notification.expiry, priority: notification.priority))
-        return Verdict(accepted: true, end: endAfterAccepting(notification, connection: connection))
+        let end = endAfterAccepting(notification, connection: connection)
+        return Verdict(accepted: true, end: end, stall: end == nil ? stallAfterAccepting() : nil)
     }
 
     /// Records a rejection the decoder made (validation as Apple did) and says how to end.
@@ -86,6 +87,13 @@ struct Ledger {
         return nil
     }
 
+    /// The one-shot read stall, checked after a notification was recorded and kept going.
+    private mutating func stallAfterAccepting() -> Duration? {
+        guard faults.stallReadsAfter == records.count else { return nil }
+        faults.stallReadsAfter = nil
+        return faults.stallDuration
+    }
+
     /// Records an error and builds the response the faults shape; command 0 has no error
     /// response, so Apple's gateway just closed.
     private mutating func refuse(
@@ -114,6 +122,8 @@ struct Verdict: Sendable {
     var accepted: Bool
     /// How the connection ends now, or `nil` to keep reading.
     var end: ConnectionEnd?
+    /// How long to stop reading before going on (only when `end` is `nil`).
+    var stall: Duration? = nil
 }
 
 /// How the gateway ends a connection.
