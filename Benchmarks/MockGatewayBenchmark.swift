@@ -44,7 +44,7 @@ enum MockGatewayBenchmark {
 
         let clock = ContinuousClock()
         let start = clock.now
-        try writeFrames(connection, chunk: chunk, bytes: count * frameLength)
+        try TLSBenchmark.writeRound(connection, chunk: chunk, bytes: count * frameLength)
         guard gateway.waitForRecords(count: count, timeout: .seconds(600)) else {
             throw BenchUsageError(description: "the gateway recorded \(gateway.records.count) of \(count)")
         }
@@ -68,26 +68,5 @@ enum MockGatewayBenchmark {
             frames += 1
         }
         return (buffer.readableBytesArray, frames)
-    }
-
-    /// Writes `bytes` bytes of the repeated chunk (a whole number of frames).
-    static func writeFrames(_ connection: TLSConnection, chunk: [UInt8], bytes: Int) throws {
-        var remaining = bytes
-        var offset = 0
-        let deadline = ContinuousClock.now + .seconds(600)
-        try chunk.withUnsafeBytes { all in
-            while remaining > 0 {
-                let slice = UnsafeRawBufferPointer(rebasing: all[offset..<min(all.count, offset + remaining)])
-                switch connection.write(slice) {
-                case .done(let written):
-                    remaining -= written
-                    offset = (offset + written) % all.count
-                case .wantWrite: _ = try connection.waitUntil(.writable, deadline: deadline)
-                case .wantRead: _ = try connection.waitUntil(.readable, deadline: deadline)
-                case .closed(let clean): throw TLSError(.write, "gateway closed (clean: \(clean))")
-                case .failed(let error): throw error
-                }
-            }
-        }
     }
 }

@@ -117,6 +117,8 @@ enum TLSBenchmark {
         return buffer.readableBytesArray
     }
 
+    /// Writes `bytes` bytes of the repeated chunk, waiting with `poll()` when the socket is
+    /// full. Also used by `apn-bench mock`.
     static func writeRound(_ connection: TLSConnection, chunk: [UInt8], bytes: Int) throws {
         var remaining = bytes
         var offset = 0
@@ -130,7 +132,7 @@ enum TLSBenchmark {
                     offset = (offset + count) % all.count
                 case .wantWrite: _ = try connection.waitUntil(.writable, deadline: deadline)
                 case .wantRead: _ = try connection.waitUntil(.readable, deadline: deadline)
-                case .closed(let clean): throw TLSError(.write, "server closed (clean: \(clean))")
+                case .closed(let clean): throw TLSError(.write, "peer closed (clean: \(clean))")
                 case .failed(let error): throw error
                 }
             }
