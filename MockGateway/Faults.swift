@@ -83,7 +83,8 @@ extension MockGateway {
         ///
         /// - Throws: ``InvalidHexError`` when `hex` is not an even number of hex digits.
         public mutating func rejectToken(hex: String, status: StatusCode = .invalidToken) throws(InvalidHexError) {
-            rejectToken(try HexDecoding.bytes(hex), status: status)
+            guard let token = bytes(fromHex: hex) else { throw InvalidHexError(text: hex) }
+            rejectToken(token, status: status)
         }
 
         /// Refuses notifications carrying `identifier` with `status`.
@@ -114,33 +115,5 @@ extension MockGateway {
 
         /// `not an even number of hex digits: "…"`.
         public var description: String { "not an even number of hex digits: \"\(text)\"" }
-    }
-}
-
-/// Hex text to bytes, for tokens given on the command line or in tests.
-enum HexDecoding {
-    static func bytes(_ text: String) throws(MockGateway.InvalidHexError) -> [UInt8] {
-        let digits = Array(text.utf8)
-        guard digits.count.isMultiple(of: 2) else { throw MockGateway.InvalidHexError(text: text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else {
-                throw MockGateway.InvalidHexError(text: text)
-            }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

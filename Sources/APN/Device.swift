@@ -1,3 +1,5 @@
+import APNWire
+
 /// A device to push to, identified by its token.
 ///
 /// As in node-apn 1.3.6 and later, a token given as text may contain any non-hex
@@ -58,7 +60,7 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
 
     /// The token as lowercase hex, two digits per byte.
     public var hexString: String {
-        Hex.encode(token)
+        APNWire.hexString(token)
     }
 
     /// The token as lowercase hex, as node-apn's `Device.toString()`.

@@ -1,25 +1,15 @@
-/// Hexadecimal helpers for device tokens. Internal: ``Device`` is the public face.
+import APNWire
+
+/// Lenient hex reading for device tokens (node-apn strips every non-hex character).
+/// Internal: ``Device`` is the public face; strict reading and writing live in APNWire.
 enum Hex {
-    private static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// The value of an ASCII hex digit (either case), or `nil` for any other byte.
-    @inline(__always)
-    static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte &- UInt8(ascii: "A") &+ 10
-        default: nil
-        }
-    }
-
     /// The hex digits of `text` in order, every other character dropped.
     static func digits(in text: String) -> [UInt8] {
         var nibbles: [UInt8] = []
         nibbles.reserveCapacity(64)
         // Hex digits are ASCII, so every byte of a multi-byte UTF-8 sequence is dropped.
         for byte in text.utf8 {
-            if let value = nibble(byte) {
+            if let value = hexValue(byte) {
                 nibbles.append(value)
             }
         }
@@ -37,18 +27,5 @@ enum Hex {
             index += 2
         }
         return bytes
-    }
-
-    /// Lowercase hex, two digits per byte.
-    static func encode(_ bytes: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            var index = 0
-            for byte in bytes {
-                buffer[index] = lowercaseDigits[Int(byte >> 4)]
-                buffer[index + 1] = lowercaseDigits[Int(byte & 0x0F)]
-                index += 2
-            }
-            return index
-        }
     }
 }

@@ -162,15 +162,3 @@ extension WireBuffer: CustomStringConvertible {
         withUnsafeReadableBytes { hexString($0) }
     }
 }
-
-/// Lowercase hex of `bytes`, two digits a byte, no separators.
-public func hexString(_ bytes: some Sequence<UInt8>) -> String {
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.underestimatedCount * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}

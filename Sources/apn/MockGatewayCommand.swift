@@ -141,10 +141,10 @@ enum MockGatewayCommand {
         var faults = MockGateway.Faults()
         for text in flags.all("--reject") {
             let (token, status) = try withStatus(text, flag: "--reject")
-            guard !token.isEmpty, let bytes = hexBytes(token) else {
+            guard !token.isEmpty, let tokenBytes = bytes(fromHex: token) else {
                 throw UsageError("--reject: \"\(token)\" is not a token in hex")
             }
-            faults.rejectToken(bytes, status: status)
+            faults.rejectToken(tokenBytes, status: status)
         }
         for text in flags.all("--reject-id") {
             let (identifier, status) = try withStatus(text, flag: "--reject-id")
@@ -203,7 +203,7 @@ enum MockGatewayCommand {
         -> (time: UInt32, token: [UInt8])
     {
         let parts = text.split(separator: separator, omittingEmptySubsequences: true)
-        guard parts.count == 2, let token = hexBytes(String(parts[0]).trimmingCharacters(in: .whitespaces)),
+        guard parts.count == 2, let token = bytes(fromHex: String(parts[0]).trimmingCharacters(in: .whitespaces)),
             !token.isEmpty
         else {
             throw UsageError("\(what): \"\(text)\" is not TOKEN:UNIXTIME with the token in hex")
@@ -211,30 +211,6 @@ enum MockGatewayCommand {
         let time = try Flags.integer(
             String(parts[1]).trimmingCharacters(in: .whitespaces), in: 0...UInt32.max, what: what)
         return (time, token)
-    }
-
-    /// The bytes of an even number of hex digits, or nil.
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     // MARK: Certificates
