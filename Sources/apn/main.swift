@@ -25,7 +25,8 @@ func runMain() -> Int32 {
             print(topUsage)
             return 0
         default:
-            throw UsageError("unknown subcommand \"\(subcommand)\"")
+            LineWriter.stderr("apn: unknown subcommand \"\(subcommand)\"\n\(topUsage)")
+            return 2
         }
     } catch let error as UsageError {
         LineWriter.stderr("apn \(subcommand): \(error.message)\nRun `apn \(subcommand) --help` for usage.")

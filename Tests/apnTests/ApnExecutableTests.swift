@@ -109,6 +109,15 @@ struct ApnExecutableTests {
         #expect(standardError.contains("--bogus"))
     }
 
+    @Test("an unknown subcommand exits with status 2 and lists the subcommands")
+    func unknownSubcommand() throws {
+        let apn = try ApnProcess(["nope"])
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 2)
+        #expect(standardError.contains("unknown subcommand \"nope\""))
+        #expect(standardError.contains("mock-gateway"))
+    }
+
     @Test("apn mock-gateway --help prints usage and exits 0")
     func help() throws {
         let apn = try ApnProcess(["mock-gateway", "--help"])
