@@ -29,7 +29,7 @@ let package = Package(
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
         // The public library in node-apn 1.x's vocabulary.
-        .target(name: "APN", dependencies: ["APNWire"]),
+        .target(name: "APN", dependencies: ["APNWire", "APNTLS"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
@@ -39,7 +39,7 @@ let package = Package(
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
-        .testTarget(name: "APNTests", dependencies: ["APN", "APNWire", "TestSupport"]),
+        .testTarget(name: "APNTests", dependencies: ["APN", "APNWire", "APNTLS", "MockGateway", "TestSupport"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["COpenSSL"]),
         .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),

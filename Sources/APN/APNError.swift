@@ -25,6 +25,8 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case connectionRetryLimitExceeded
             case connectionTerminated
             case notResent
+            case missingDevice
+            case shutDown
         }
 
         private let base: Base
@@ -66,6 +68,11 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Not resent after an earlier notification was rejected, because
         /// `buffersNotifications` is off; the gateway discarded it.
         public static let notResent = Code(.notResent)
+        /// A notification was pushed without a device. Maps to status 2 (missing device
+        /// token).
+        public static let missingDevice = Code(.missingDevice)
+        /// 515: pushed after ``Connection/shutdown()`` was called.
+        public static let shutDown = Code(.shutDown)
 
         /// The code's name, e.g. `payloadTooLarge`.
         public var description: String {
@@ -84,6 +91,8 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case .connectionRetryLimitExceeded: "connectionRetryLimitExceeded"
             case .connectionTerminated: "connectionTerminated"
             case .notResent: "notResent"
+            case .missingDevice: "missingDevice"
+            case .shutDown: "shutDown"
             }
         }
     }
@@ -157,6 +166,14 @@ extension APNError {
         APNError(code: .connectionClosed, message: "the gateway closed the connection without an error response")
     }
 
+    static func unusableAfterConnect(_ cause: APNError?) -> APNError {
+        APNError(
+            code: .connectionFailed,
+            message: "socket unusable after connection (closed within the settle window"
+                + (cause.map { ": \($0.message)" } ?? "")
+                + "). Hint: the gateway may refuse the certificate, or it is for the other environment")
+    }
+
     static func connectTimeout(_ timeout: Duration, underlying: APNError) -> APNError {
         APNError(code: .connectTimeout, message: "no connection within \(timeout) (\(underlying.message))")
     }
@@ -191,6 +208,30 @@ extension APNError {
             code: .connectionTerminated,
             message: "the connection was terminated (credentials or retry limit); create a new one",
             status: .connectionTerminated)
+    }
+
+    static func missingDevice() -> APNError {
+        APNError(
+            code: .missingDevice, message: "no device to send to: pass one to push, or set the notification's device",
+            status: .missingDeviceToken)
+    }
+
+    static func shutDown() -> APNError {
+        APNError(
+            code: .shutDown, message: "pushed after shutdown() was called; create a new connection",
+            status: .connectionTerminated)
+    }
+
+    static func abortedConnect() -> APNError {
+        APNError(code: .connectTimeout, message: "the connection attempt was abandoned at the connect timeout")
+    }
+
+    static func socketEnded(clean: Bool) -> APNError? {
+        clean ? nil : APNError(code: .connectionClosed, message: "the gateway closed the connection abruptly (no close_notify)")
+    }
+
+    static func socketFailed(_ description: String) -> APNError {
+        APNError(code: .connectionFailed, message: description)
     }
 
     static func notResent() -> APNError {

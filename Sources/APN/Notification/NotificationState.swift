@@ -38,6 +38,7 @@ struct NotificationState: Sendable {
     var retryLimit = -1
     var truncateAtWordEnd = false
     var device: Device?
+    var errorCallback: Notification.ErrorCallback?
 
     /// The compiled payload, compiling and caching it first if needed.
     mutating func compiledPayload() -> [UInt8] {

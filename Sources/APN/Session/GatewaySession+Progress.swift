@@ -64,7 +64,7 @@ extension GatewaySession {
     /// cache, evicting the oldest cached entry beyond `cacheLength`.
     mutating func markTaken(_ now: Timestamp) {
         sent[takenCount].writtenAt = now
-        if configuration.emitsTransmitted, let tag = sent[takenCount].tag {
+        if emitsTransmitted, let tag = sent[takenCount].tag {
             emit(.event(.transmitted(tag)))
         }
         takenCount += 1

@@ -54,8 +54,13 @@ package struct GatewaySession: ~Copyable {
     package internal(set) var outboundBytes = WireBuffer(capacity: 16 * 1024)
     var nextIdentifier: UInt32
     var errorDecoder = ErrorResponseDecoder()
-    /// Consecutive failed connection attempts.
+    /// Consecutive failed connection attempts (a connection that ends within the settle
+    /// window counts as one).
     var failureCount = 0
+    /// When the current connection was established.
+    var connectedAt = Timestamp.zero
+    /// Whether `transmitted` events are emitted; the driver turns it on when someone listens.
+    package var emitsTransmitted: Bool
     var actions = RingBuffer<SessionAction>(minimumCapacity: 64)
     var scheduledDeadline: Timestamp?
     var lastActivity = Timestamp.zero
@@ -79,6 +84,7 @@ package struct GatewaySession: ~Copyable {
     /// `graceWindow` and `idleTimeout` in nanoseconds, for the per-write arithmetic.
     let graceNanos: Int64
     let idleNanos: Int64?
+    let settleNanos: Int64
 
     package init(configuration: SessionConfiguration = SessionConfiguration()) {
         precondition(configuration.cacheLength >= 1, "cacheLength must be at least 1")
@@ -88,6 +94,8 @@ package struct GatewaySession: ~Copyable {
         self.idleNanos = configuration.idleTimeout?.nanosecondsSaturated
         self.cacheLength = configuration.cacheLength
         self.nextIdentifier = configuration.firstIdentifier
+        self.emitsTransmitted = configuration.emitsTransmitted
+        self.settleNanos = configuration.settleWindow.nanosecondsSaturated
     }
 
     /// The next action to perform or report, or nil when there is none.
@@ -101,6 +109,29 @@ package struct GatewaySession: ~Copyable {
 
     /// Entries encoded but not yet taken whole by the socket.
     var inFlightCount: Int { sent.count - takenCount }
+
+    /// Whether a push now would be encoded at once: connected, nothing queued ahead of it,
+    /// and room in the outbound buffer. A pool hands notifications to such sessions first.
+    package var acceptsImmediately: Bool {
+        guard case .connected = phase else { return false }
+        return pending.isEmpty && !awaitingMarker && outboundBytes.readableBytes < configuration.writeBatchBytes
+    }
+
+    /// Whether anything pushed is not yet written whole (what `completed` waits for).
+    package var hasUnwrittenWork: Bool { !pending.isEmpty || inFlightCount > 0 }
+
+    /// Notifications queued and not yet encoded.
+    package var pendingCount: Int { pending.count }
+
+    /// Whether a connection is established (and not being closed).
+    package var isConnected: Bool {
+        if case .connected = phase { true } else { false }
+    }
+
+    /// Whether nothing is open or being opened and no reconnect is scheduled.
+    package var isIdle: Bool {
+        if case .idle = phase { true } else { false }
+    }
 
     /// Whether the session is terminated (credentials or connection retry limit).
     package var isTerminated: Bool {
@@ -161,12 +192,21 @@ package struct GatewaySession: ~Copyable {
     package mutating func connected(now: Timestamp) {
         guard case .connecting = phase else { return }
         phase = .connected
-        failureCount = 0
+        connectedAt = now
+        if settleNanos == 0 { failureCount = 0 }
         nextIdentifier = configuration.firstIdentifier
         errorDecoder = ErrorResponseDecoder()
         lastActivity = now
         emit(.event(.connected))
         pump(now)
+    }
+
+    /// Opens a connection without a notification to send (to keep `minConnections` open);
+    /// nothing happens unless the session is idle.
+    package mutating func open(now: Timestamp) {
+        guard case .idle = phase else { return }
+        startConnect(now)
+        updateTimer(now)
     }
 
     /// The connection attempt failed. Use ``APNError/Code/credentials`` for credential
@@ -179,6 +219,11 @@ package struct GatewaySession: ~Copyable {
             terminate(status: .moduleInitialisationFailed, APNError.initialisationFailed(reason))
             return
         }
+        countFailure(reason, now: now)
+    }
+
+    /// One more failed attempt: terminate past the retry limit, else back off.
+    mutating func countFailure(_ reason: APNError, now: Timestamp) {
         failureCount += 1
         let limit = configuration.connectionRetryLimit
         if limit > 0, failureCount > limit {
@@ -188,6 +233,14 @@ package struct GatewaySession: ~Copyable {
         reportWaiting(.error(reason))
         phase = .backingOff(until: now + backoff(afterFailures: failureCount))
         pump(now)
+    }
+
+    /// The connection ended within the settle window without an error response: the
+    /// gateway took the TLS handshake but not us.
+    mutating func connectionUnusable(_ error: APNError?, now: Timestamp) {
+        let reason = APNError.unusableAfterConnect(error)
+        emit(.event(.socketError(reason)))
+        countFailure(reason, now: now)
     }
 
     /// The socket took `count` more bytes from the front of ``outboundBytes``.
@@ -230,6 +283,8 @@ package struct GatewaySession: ~Copyable {
     package mutating func closed(error: APNError?, now: Timestamp) {
         switch phase {
         case .closing:
+            // We closed (error response, idle, shutdown): the gateway was talking to us.
+            failureCount = 0
             phase = .idle
             emit(.event(.disconnected))
         case .connected:
@@ -237,6 +292,13 @@ package struct GatewaySession: ~Copyable {
             connectionLost(error ?? APNError.connectionClosed(), now: now)
             phase = .idle
             emit(.event(.disconnected))
+            if settleNanos > 0 {
+                if now.nanoseconds &- connectedAt.nanoseconds < settleNanos {
+                    connectionUnusable(error, now: now)
+                    return
+                }
+                failureCount = 0
+            }
         default:
             return
         }

@@ -34,6 +34,13 @@ package struct SessionConfiguration: Sendable {
     /// Emit a `transmitted` event per notification written. Off unless the connection has a
     /// `transmitted` listener: it is one more report per notification.
     package var emitsTransmitted = false
+    /// A connection that ends without an error response sooner than this after it was
+    /// established counts as a failed connection attempt (backoff, retry limit) rather than
+    /// a lost connection: a gateway that refuses the certificate after the handshake (TLS
+    /// 1.3, or a certificate for the other environment) would otherwise be reconnected to at
+    /// once, forever. node-apn waited 100 ms after connecting for the same reason. Zero
+    /// turns the check off.
+    package var settleWindow: Duration = .zero
 
     package init() {}
 }

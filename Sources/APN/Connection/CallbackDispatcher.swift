@@ -1,0 +1,80 @@
+import Dispatch
+
+/// Collects what the I/O thread reports during one turn of its loop and hands it to the
+/// callback queue as one block, so callbacks run in order, off the I/O thread, at a cost
+/// of one dispatch per turn rather than one per report.
+struct CallbackDispatcher {
+    enum Delivery: Sendable {
+        case event(ConnectionEvent)
+        case errorCallback(ErrorCallbackCode, PushRecord?)
+        case outcome(PushRecord, NotificationOutcome)
+        case reply(@Sendable (DeliveryReport) -> Void, DeliveryReport)
+        case finish
+    }
+
+    let queue: DispatchQueue
+    let hub: EventHub
+    let errorCallback: Connection.ErrorCallback?
+    private var batch: [Delivery] = []
+
+    init(queue: DispatchQueue, hub: EventHub, errorCallback: Connection.ErrorCallback?) {
+        self.queue = queue
+        self.hub = hub
+        self.errorCallback = errorCallback
+    }
+
+    /// Whether events are wanted at all (someone listens).
+    var wantsEvents: Bool { hub.hasListeners }
+
+    mutating func event(_ event: ConnectionEvent) {
+        if hub.hasListeners { batch.append(.event(event)) }
+    }
+
+    mutating func errorCallback(_ code: ErrorCallbackCode, _ record: PushRecord?) {
+        batch.append(.errorCallback(code, record))
+    }
+
+    mutating func outcome(_ record: PushRecord, _ outcome: NotificationOutcome) {
+        if record.completion != nil { batch.append(.outcome(record, outcome)) }
+    }
+
+    mutating func reply(_ reply: @escaping @Sendable (DeliveryReport) -> Void, _ report: DeliveryReport) {
+        batch.append(.reply(reply, report))
+    }
+
+    mutating func finish() {
+        batch.append(.finish)
+    }
+
+    /// Hands the collected reports to the callback queue.
+    mutating func flush() {
+        guard !batch.isEmpty else { return }
+        let deliveries = batch
+        batch = []
+        let hub = hub
+        let errorCallback = errorCallback
+        queue.async {
+            var listeners: [EventHub.Listener]?
+            for delivery in deliveries {
+                switch delivery {
+                case .event(let event):
+                    let current = listeners ?? hub.snapshot()
+                    listeners = current
+                    for listener in current { listener(event) }
+                case .errorCallback(let code, let record):
+                    if let record, let own = record.notification.errorCallback {
+                        own(code, record.device)
+                    } else {
+                        errorCallback?(code, record?.notification, record?.device)
+                    }
+                case .outcome(let record, let outcome):
+                    record.completion?(outcome)
+                case .reply(let reply, let report):
+                    reply(report)
+                case .finish:
+                    hub.finish()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import APNTLS
+import Foundation
+
+/// Turns a connection's credential options into a TLS client context, once: node-apn loaded
+/// and checked credentials on the first connection attempt and remembered the result.
+/// Every failure becomes an ``APNError`` with code ``APNError/Code/credentials`` (513 for the
+/// notifications waiting), with the file path and the reason.
+enum ClientContextLoader {
+    static func load(_ options: Connection.Options) throws(APNError) -> TLSClientContext {
+        let credentials = try loadCredentials(options)
+        if options.checksPushEnvironment, let credentials {
+            let environment: PushEnvironment = options.isProduction ? .production : .sandbox
+            try tls { () throws(TLSError) in try credentials.checkPushEnvironment(environment) }
+        }
+        var trusted: [TLSCertificate]?
+        if let sources = options.ca {
+            var all: [TLSCertificate] = []
+            for source in sources { all += try certificates(bytes(of: source), from: source) }
+            trusted = all
+        }
+        return try tls { () throws(TLSError) in
+            try TLSClientContext(
+                trustedCertificates: trusted, verifiesPeer: options.rejectUnauthorized, credentials: credentials)
+        }
+    }
+
+    private static func loadCredentials(_ options: Connection.Options) throws(APNError) -> TLSCredentials? {
+        let passphrase = options.passphrase
+        if let pfx = options.pfx {
+            let bundle = try bytes(of: pfx)
+            return try tls(describing: pfx) { () throws(TLSError) in try TLSCredentials(pkcs12: bundle, password: passphrase) }
+        }
+        guard let cert = options.cert else { return nil }
+        let keySource = options.key ?? cert
+        let certificateBytes = try bytes(of: cert)
+        let keyBytes = keySource == cert ? certificateBytes : try bytes(of: keySource)
+        let certificates = try certificates(certificateBytes, from: cert)
+        let key = try tls(describing: keySource) { () throws(TLSError) in
+            isPEM(keyBytes) ? try TLSPrivateKey(pem: keyBytes, passphrase: passphrase) : try TLSPrivateKey(der: keyBytes)
+        }
+        return try tls(describing: cert) { () throws(TLSError) in
+            try TLSCredentials(certificate: certificates[0], chain: Array(certificates.dropFirst()), privateKey: key)
+        }
+    }
+
+    private static func certificates(_ bytes: [UInt8], from source: CredentialSource) throws(APNError) -> [TLSCertificate] {
+        try tls(describing: source) { () throws(TLSError) in
+            isPEM(bytes) ? try TLSCertificate.certificates(fromPEM: bytes) : [try TLSCertificate(der: bytes)]
+        }
+    }
+
+    /// Runs an APNTLS call, turning its error into a credentials error that names the source.
+    private static func tls<T>(
+        describing source: CredentialSource? = nil, _ body: () throws(TLSError) -> T
+    ) throws(APNError) -> T {
+        do {
+            return try body()
+        } catch {
+            let prefix = source.map { "\(describe($0)): " } ?? ""
+            throw APNError(code: .credentials, message: prefix + "\(error)")
+        }
+    }
+
+    private static func bytes(of source: CredentialSource) throws(APNError) -> [UInt8] {
+        switch source {
+        case .data(let bytes):
+            return bytes
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "not found"
+                throw APNError(code: .credentials, message: "credentials file \(path) \(reason)")
+            }
+            return [UInt8](data)
+        }
+    }
+
+    private static func isPEM(_ bytes: [UInt8]) -> Bool {
+        let marker = Array("-----BEGIN".utf8)
+        let window = bytes.prefix(4096)
+        guard window.count >= marker.count else { return false }
+        return (0...(window.count - marker.count)).contains { window[$0..<$0 + marker.count].elementsEqual(marker) }
+    }
+
+    private static func describe(_ source: CredentialSource) -> String {
+        switch source {
+        case .file(let path): path
+        case .data(let bytes): "\(bytes.count) bytes of credential data"
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Dispatch
+import Foundation
+
+/// A connection to Apple's binary push gateway, in node-apn 1.x's shape: push
+/// notifications to devices, hear about failures through an `errorCallback` and events,
+/// and — beyond node-apn — learn each notification's final outcome.
+///
+/// ```swift
+/// var options = Connection.Options()
+/// options.cert = "cert.pem"
+/// options.key = "key.pem"
+/// let connection = Connection(options: options)
+/// let note = Notification().setAlertText("Hello").setBadge(1)
+/// connection.push(note, to: try Device("a1b2…"))
+/// let report = await connection.shutdown()   // waits for the outcomes
+/// ```
+///
+/// Nothing connects until the first push (lazy connect). Pushing never blocks: a
+/// notification is validated, queued and written by the connection's I/O thread, in the
+/// order pushed. Sockets are opened on demand up to ``Options/maxConnections``, each with
+/// its own identifiers and resend cache.
+///
+/// Every notification pushed ends in exactly one ``NotificationOutcome``: accepted,
+/// rejected, failed, or unknown fate. Callbacks, listeners and outcome handlers run on the
+/// callback queue (``Options/callbackQueue``), one at a time, never on the I/O thread.
+///
+/// Thread-safe: push, flush and shut down from any thread.
+public final class Connection: Sendable {
+    /// The options the connection was created with.
+    public let options: Options
+    let inbox = Inbox()
+    let hub = EventHub()
+    private let payloadLimit: Int
+
+    /// Creates a connection; nothing connects until the first push.
+    public init(options: Options = Options()) {
+        self.options = options
+        self.payloadLimit = options.payloadLimit
+        let queue = DispatchQueue(label: "swift-apn.connection.callbacks", target: options.callbackQueue)
+        let loop = ConnectionLoop(options: options, inbox: inbox, hub: hub, queue: queue)
+        let thread = Thread { loop.run() }
+        thread.name = "swift-apn.connection.io"
+        thread.start()
+    }
+
+    /// Shuts down without waiting: what is queued is still sent, then the sockets close.
+    deinit {
+        inbox.post(.shutdown(reply: { _ in }))
+    }
+
+    // MARK: Pushing
+
+    /// Sends `notification` to `device`; `outcome` (if given) is called with its outcome on
+    /// the callback queue.
+    public func push(
+        _ notification: Notification, to device: Device, outcome: (@Sendable (NotificationOutcome) -> Void)? = nil
+    ) {
+        inbox.post(command(notification, device: device, delivery: notification.delivery(), completion: outcome))
+    }
+
+    /// Sends `notification` to each of `devices`, in order. The payload is compiled once.
+    public func push(_ notification: Notification, to devices: [Device]) {
+        let delivery = notification.delivery()
+        inbox.post(contentsOf: devices.map { command(notification, device: $0, delivery: delivery, completion: nil) })
+    }
+
+    /// Sends `notification` to each device token given in hex (spaces and `<>` ignored,
+    /// as ``Device/init(_:validatesLength:)``). A token that is not a device token fails
+    /// with status 8 through the errorCallback, `transmissionError` and its outcome.
+    public func push(_ notification: Notification, toTokens tokens: [String]) {
+        let delivery = notification.delivery()
+        inbox.post(contentsOf: tokens.map { token in
+            do throws(APNError) {
+                return command(notification, device: try Device(token), delivery: delivery, completion: nil)
+            } catch {
+                let record = PushRecord(notification: notification, device: nil, delivery: delivery, completion: nil)
+                return .refuse(record, error)
+            }
+        })
+    }
+
+    /// Sends `notification` to its ``Notification/device`` (node-apn's deprecated
+    /// `sendNotification`); without one it fails with status 2.
+    public func push(_ notification: Notification) {
+        let delivery = notification.delivery()
+        guard let device = notification.device else {
+            let record = PushRecord(notification: notification, device: nil, delivery: delivery, completion: nil)
+            inbox.post(.refuse(record, APNError.missingDevice()))
+            return
+        }
+        inbox.post(command(notification, device: device, delivery: delivery, completion: nil))
+    }
+
+    /// node-apn's name for ``push(_:to:)-([Device])``.
+    public func pushNotification(_ notification: Notification, _ devices: [Device]) {
+        push(notification, to: devices)
+    }
+
+    /// node-apn's name for ``push(_:to:outcome:)``.
+    public func pushNotification(_ notification: Notification, _ device: Device) {
+        push(notification, to: device)
+    }
+
+    /// Sends `notification` to `device` and waits for its outcome. Acceptance is known
+    /// once the grace window has passed after the write, or sooner by a later error
+    /// response or a confirmed flush.
+    public func send(_ notification: Notification, to device: Device) async -> NotificationOutcome {
+        await withCheckedContinuation { continuation in
+            push(notification, to: device) { continuation.resume(returning: $0) }
+        }
+    }
+
+    private func command(
+        _ notification: Notification, device: Device, delivery: Notification.Delivery,
+        completion: (@Sendable (NotificationOutcome) -> Void)?
+    ) -> LoopCommand {
+        let record = PushRecord(notification: notification, device: device, delivery: delivery, completion: completion)
+        guard delivery.payload.count <= payloadLimit else {
+            do throws(APNError) {
+                try notification.validate(for: options.format.command, voip: options.voip)
+            } catch {
+                return .refuse(record, error)
+            }
+            return .push(record)
+        }
+        return .push(record)
+    }
+
+    // MARK: Events
+
+    /// Calls `listener` with every event from now on, on the callback queue, until
+    /// ``removeListener(_:)``. Returns the listener's identity.
+    @discardableResult
+    public func on(_ listener: @escaping @Sendable (ConnectionEvent) -> Void) -> ListenerID {
+        let id = hub.add(listener)
+        inbox.post(.listenersChanged)
+        return ListenerID(value: id ?? 0)
+    }
+
+    /// Stops calling a listener added with ``on(_:)``.
+    public func removeListener(_ id: ListenerID) {
+        hub.remove(id.value)
+        inbox.post(.listenersChanged)
+    }
+
+    /// The events from now on, as an asynchronous sequence that ends when the connection
+    /// has shut down. Each access makes a new stream; events are buffered without bound.
+    public var events: AsyncStream<ConnectionEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        let id = hub.add({ continuation.yield($0) }, onFinish: { continuation.finish() })
+        if let id {
+            continuation.onTermination = { [hub, inbox] _ in
+                hub.remove(id)
+                inbox.post(.listenersChanged)
+            }
+            inbox.post(.listenersChanged)
+        }
+        return stream
+    }
+
+    /// Identifies a listener added with ``on(_:)``.
+    public struct ListenerID: Hashable, Sendable {
+        let value: Int
+    }
+
+    // MARK: Flush and shutdown
+
+    /// Waits until everything pushed before has an outcome, then reports the outcomes since
+    /// the previous report.
+    ///
+    /// - Parameter confirm: write a deliberately invalid marker frame after the queue on
+    ///   every socket: the gateway's answer to it proves everything before it was accepted
+    ///   (``DeliveryReport/confirmed``), without waiting for the grace window. Without it,
+    ///   waits until no notification is without an outcome (the grace window after the
+    ///   last write). Command 0 cannot be confirmed.
+    public func flush(confirm: Bool = true) async -> DeliveryReport {
+        await withCheckedContinuation { continuation in
+            inbox.post(.flush(confirm: confirm, reply: { continuation.resume(returning: $0) }))
+        }
+    }
+
+    /// Stops taking notifications (later pushes fail with 515), sends what is queued, waits
+    /// the grace window for a late error response, closes every socket, and reports the
+    /// outcomes since the previous report. Event streams end.
+    @discardableResult
+    public func shutdown() async -> DeliveryReport {
+        await withCheckedContinuation { continuation in
+            shutdown { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// ``shutdown()`` with a completion handler, called on the callback queue.
+    public func shutdown(completion: @escaping @Sendable (DeliveryReport) -> Void) {
+        inbox.post(.shutdown(reply: completion))
+    }
+}

@@ -1,0 +1,64 @@
+import Synchronization
+
+/// The clock a ``Connection`` runs its timers on (backoff, grace window, idle timeout,
+/// connect timeout): the system's monotonic clock, or a ``ManualClock`` a test advances.
+public struct ConnectionClock: Sendable {
+    let manual: ManualClock?
+
+    /// The system's monotonic clock.
+    public static let continuous = ConnectionClock(manual: nil)
+
+    /// A clock that moves only when `clock` is advanced.
+    public static func manual(_ clock: ManualClock) -> ConnectionClock {
+        ConnectionClock(manual: clock)
+    }
+
+    private static let origin = ContinuousClock.now
+
+    /// The time now on this clock.
+    func now() -> Timestamp {
+        if let manual { return Timestamp(nanoseconds: manual.now.nanosecondsSaturated) }
+        return Timestamp(nanoseconds: (ContinuousClock.now - Self.origin).nanosecondsSaturated)
+    }
+}
+
+/// A clock for tests: time stands still until ``advance(by:)``, which wakes every
+/// connection using it so their timers fire at once. Connection attempts still give up
+/// after the real ``Connection/Options/connectTimeout``.
+public final class ManualClock: Sendable {
+    private struct State {
+        var now: Duration = .zero
+        var observers: [Int: @Sendable () -> Void] = [:]
+        var nextObserver = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// A clock at zero.
+    public init() {}
+
+    /// The time since the clock was created, as advanced so far.
+    public var now: Duration { state.withLock { $0.now } }
+
+    /// Moves the clock forward and wakes the connections that use it.
+    public func advance(by duration: Duration) {
+        let observers = state.withLock { state in
+            state.now += duration
+            return Array(state.observers.values)
+        }
+        for observer in observers { observer() }
+    }
+
+    /// Calls `observer` after every advance, until removed.
+    func observe(_ observer: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = observer
+            return state.nextObserver
+        }
+    }
+
+    func removeObserver(_ id: Int) {
+        _ = state.withLock { $0.observers.removeValue(forKey: id) }
+    }
+}

@@ -1,0 +1,46 @@
+public import APNWire
+
+/// node-apn 1.x's connection events, with typed payloads. Delivered in order on the
+/// connection's callback queue to closures registered with ``Connection/on(_:)`` and to
+/// every ``Connection/events`` stream.
+public enum ConnectionEvent: Sendable, CustomStringConvertible {
+    /// A socket finished its TLS handshake; `openSockets` counts it.
+    case connected(openSockets: Int)
+    /// A socket closed; `openSockets` no longer counts it.
+    case disconnected(openSockets: Int)
+    /// A socket was idle for ``Connection/Options/connectionTimeout`` and is being closed.
+    case timeout
+    /// A notification's bytes were taken by the socket: written, not confirmed (see the
+    /// notification's outcome for that). Resends are reported again.
+    case transmitted(Notification, Device)
+    /// Everything pushed so far has been written, on every socket.
+    case completed
+    /// A notification was refused: by the gateway (Apple's status) or locally (2, 7, 8,
+    /// 512–515). Notification and device are `nil` when the gateway named one that is no
+    /// longer cached, or none (status 10).
+    case transmissionError(StatusCode, Notification?, Device?)
+    /// An error response named a notification this many places older than the oldest one
+    /// still cached; raise ``Connection/Options/cacheLength``.
+    case cacheTooSmall(Int)
+    /// A connection attempt failed or an established socket broke. Sending continues.
+    case socketError(APNError)
+    /// The connection gave up: unusable credentials (513) or the connection retry limit
+    /// (514). Later pushes fail with 515.
+    case error(APNError)
+
+    /// `transmissionError(8, …)`, `socketError(connectionFailed: …)` …
+    public var description: String {
+        switch self {
+        case .connected(let count): "connected(openSockets: \(count))"
+        case .disconnected(let count): "disconnected(openSockets: \(count))"
+        case .timeout: "timeout"
+        case .transmitted(_, let device): "transmitted(\(device))"
+        case .completed: "completed"
+        case .transmissionError(let status, _, let device):
+            "transmissionError(\(status.rawValue), \(device.map { "\($0)" } ?? "nil"))"
+        case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
+        case .socketError(let error): "socketError(\(error))"
+        case .error(let error): "error(\(error))"
+        }
+    }
+}

@@ -1,0 +1,191 @@
+public import APNWire
+public import Dispatch
+
+extension Connection {
+    /// How a ``Connection`` connects and behaves, with node-apn 1.x's option names and
+    /// defaults. Every property has a default; set what differs.
+    ///
+    /// ```swift
+    /// var options = Connection.Options()
+    /// options.cert = "cert.pem"
+    /// options.key = "key.pem"
+    /// options.production = true
+    /// ```
+    public struct Options: Sendable {
+        // MARK: Credentials
+
+        /// The client certificate (PEM, or DER), with its chain after it in PEM. Default
+        /// `cert.pem` in the working directory, as node-apn.
+        public var cert: CredentialSource? = "cert.pem"
+        /// The private key for ``cert`` (PEM or DER; encrypted with ``passphrase``). Default
+        /// `key.pem`. May name the same file as ``cert``.
+        public var key: CredentialSource? = "key.pem"
+        /// Certificates (PEM or DER) the gateway's certificate must chain to; `nil` uses the
+        /// system's CA store.
+        public var ca: [CredentialSource]?
+        /// A PKCS#12 bundle with certificate and key (modern or legacy algorithms). When
+        /// set, it is used instead of ``cert`` and ``key``.
+        public var pfx: CredentialSource?
+        /// The passphrase of an encrypted key, or the PKCS#12 password.
+        public var passphrase: String?
+        /// Check that the certificate carries Apple's push extension for the environment
+        /// (sandbox 1.2.840.113635.100.6.3.1, production …3.2) before connecting, as
+        /// node-apn 1.7 did. A certificate without it fails with 513.
+        public var checksPushEnvironment = true
+
+        // MARK: Where
+
+        /// node-apn's legacy name for ``address``; when set it wins.
+        public var gateway: String?
+        /// The gateway host. `nil`: `gateway.push.apple.com` when ``production``, else
+        /// `gateway.sandbox.push.apple.com` (node-apn 1.5+).
+        public var address: String?
+        /// The gateway port (2195).
+        public var port: UInt16 = 2195
+        /// Use the production gateway and check for the production certificate extension.
+        /// When ``address`` names one of Apple's hosts, the host decides, as in node-apn.
+        public var production = false
+        /// Verify the gateway's certificate and host name (node-apn's
+        /// `rejectUnauthorized`). Turning it off is logged once per process.
+        public var rejectUnauthorized = true
+
+        // MARK: Format
+
+        /// The wire format: command 1 (enhanced) by default.
+        public var format: Format = .enhanced
+        /// Raises the command 2 payload limit from 2048 to 4096 bytes (node-apn 1.7.3).
+        public var voip = false
+
+        // MARK: Resend cache
+
+        /// Written notifications kept per socket for resending after an error response.
+        public var cacheLength = 1000
+        /// Grow ``cacheLength`` by twice the shortfall when an error names a notification
+        /// older than the cache (node-apn's default: on).
+        public var autoAdjustCache = true
+        /// The most ``autoAdjustCache`` may grow the cache to (node-apn had no cap).
+        public var maxCacheLength = 100_000
+
+        // MARK: Sockets
+
+        /// The most sockets opened to the gateway; each has its own identifiers and cache.
+        public var maxConnections = 1
+        /// Sockets kept open once the first notification was pushed (reopened after an idle
+        /// close or a gateway disconnect), as node-apn 1.7.5+. At most ``maxConnections``.
+        public var minConnections = 1
+        /// Abort a connection attempt (TCP and TLS) not finished in this time; `nil` never.
+        public var connectTimeout: Duration? = .seconds(10)
+        /// Close a socket idle this long (node-apn's `connectionTimeout`, 1 h); `nil` never.
+        public var connectionTimeout: Duration? = .seconds(3600)
+        /// Consecutive failed connection attempts tolerated after the first before the
+        /// connection terminates with 514; 0 = unlimited.
+        public var connectionRetryLimit = 10
+        /// The first reconnect delay; it doubles after each further failure (1 s, 2 s, 4 s …).
+        public var initialBackoff: Duration = .seconds(1)
+        /// The longest reconnect delay.
+        public var maxBackoff: Duration = .seconds(512)
+        /// A socket the gateway closes this soon after the handshake, without an error
+        /// response, counts as a failed attempt (backoff, retry limit) rather than a lost
+        /// connection; node-apn waited 100 ms for the same reason (a refused or
+        /// wrong-environment certificate). Zero turns it off.
+        public var settleWindow: Duration = .milliseconds(100)
+
+        // MARK: Sending
+
+        /// Resend the notifications that followed a rejected one (node-apn's default: on).
+        public var buffersNotifications = true
+        /// Encode up to 256 KiB of frames ahead of the socket instead of 16 KiB: more frames
+        /// per write, for bulk sending. node-apn's `fastMode` emptied its buffer in a tight
+        /// loop for the same purpose.
+        public var fastMode = false
+        /// Set TCP_NODELAY. Off by default, as node-apn (Nagle on, "as recommended by
+        /// Apple"): frames are coalesced into full segments.
+        public var disableNagle = false
+        /// How long after the last write an error response may still arrive: written
+        /// notifications are accepted once it passes, and ``Connection/shutdown()`` waits
+        /// this long before closing (node-apn: 2.5 s).
+        public var shutdownGraceWindow: Duration = .milliseconds(2500)
+        /// What happens to notifications written shortly before the gateway closed without
+        /// an error response.
+        public var silentClosePolicy: SilentClosePolicy = .reportUnconfirmed
+
+        // MARK: Callbacks
+
+        /// node-apn's `errorCallback(errorCode, notification, device)`; a notification's own
+        /// ``Notification/errorCallback`` takes precedence.
+        public var errorCallback: ErrorCallback?
+        /// Where callbacks, event listeners and outcome handlers run, one at a time and in
+        /// order (a concurrent queue is used as the target of a private serial queue).
+        /// `nil`: a private serial queue. Never the I/O thread.
+        public var callbackQueue: DispatchQueue?
+        /// The clock timers run on; tests pass a ``ManualClock`` to drive backoff, grace
+        /// windows and idle timeouts.
+        public var clock: ConnectionClock = .continuous
+
+        /// Options with every default.
+        public init() {}
+
+        /// The host connected to, after ``gateway``, ``address`` and ``production``.
+        public var host: String {
+            gateway ?? address ?? (production ? Self.productionHost : Self.sandboxHost)
+        }
+
+        /// Whether the production environment is in use: the host decides when it is one of
+        /// Apple's, else ``production``.
+        public var isProduction: Bool {
+            switch host {
+            case Self.productionHost: true
+            case Self.sandboxHost: false
+            default: production
+            }
+        }
+
+        /// The largest payload the format (and ``voip``) allows, in bytes.
+        public var payloadLimit: Int {
+            Notification.payloadLimit(for: format.command, voip: voip)
+        }
+
+        /// Apple's production gateway host.
+        public static let productionHost = "gateway.push.apple.com"
+        /// Apple's sandbox gateway host.
+        public static let sandboxHost = "gateway.sandbox.push.apple.com"
+    }
+
+    /// The frame format notifications are written in.
+    public enum Format: Sendable, Hashable {
+        /// Command 0: no identifier, so errors cannot be attributed (256-byte payloads).
+        case simple
+        /// Command 1, node-apn's "enhanced" format: identifier and expiry (256-byte payloads).
+        case enhanced
+        /// Command 2, items with priority (2048-byte payloads, 4096 with `voip`).
+        case frame
+
+        /// The command byte.
+        public var command: Command {
+            switch self {
+            case .simple: .simple
+            case .enhanced: .enhanced
+            case .frame: .frame
+            }
+        }
+    }
+
+    /// node-apn's `errorCallback(errorCode, notification, device)`: a status code (Apple's,
+    /// or 512–515) or a connection error, with the notification and device concerned (`nil`
+    /// where node-apn passed null: a rejection naming a notification no longer cached).
+    public typealias ErrorCallback = @Sendable (ErrorCallbackCode, Notification?, Device?) -> Void
+}
+
+/// Where certificate or key bytes come from: a file path or the bytes themselves.
+/// A string literal is a path.
+public enum CredentialSource: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// A file to read when the connection first connects.
+    case file(String)
+    /// The bytes themselves (PEM text, DER or PKCS#12).
+    case data([UInt8])
+
+    /// A file path.
+    public init(stringLiteral path: String) {
+        self = .file(path)
+    }
+}

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// The event listeners of one connection: closures from ``Connection/on(_:)`` and the
+/// continuations behind ``Connection/events``. Registered from any thread, called on the
+/// callback queue.
+final class EventHub: Sendable {
+    typealias Listener = @Sendable (ConnectionEvent) -> Void
+
+    private struct State {
+        var listeners: [(id: Int, listener: Listener)] = []
+        var finishers: [Int: @Sendable () -> Void] = [:]
+        var nextID = 0
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    private let listening = Atomic<Bool>(false)
+
+    /// Whether anyone listens: events are only produced then.
+    var hasListeners: Bool { listening.load(ordering: .relaxed) }
+
+    /// Adds a listener; `onFinish` runs when the connection has shut down. Returns nil when
+    /// it already has (the listener is not added; `onFinish` runs at once).
+    func add(_ listener: @escaping Listener, onFinish: (@Sendable () -> Void)? = nil) -> Int? {
+        let id: Int? = state.withLock { state in
+            if state.finished { return nil }
+            state.nextID += 1
+            state.listeners.append((state.nextID, listener))
+            if let onFinish { state.finishers[state.nextID] = onFinish }
+            return state.nextID
+        }
+        if id == nil { onFinish?() } else { listening.store(true, ordering: .relaxed) }
+        return id
+    }
+
+    func remove(_ id: Int) {
+        let empty = state.withLock { state in
+            state.listeners.removeAll { $0.id == id }
+            state.finishers[id] = nil
+            return state.listeners.isEmpty
+        }
+        if empty { listening.store(false, ordering: .relaxed) }
+    }
+
+    /// The listeners now, in the order they were added.
+    func snapshot() -> [Listener] {
+        state.withLock { $0.listeners.map(\.listener) }
+    }
+
+    /// The connection has shut down: ends every stream, drops every listener.
+    func finish() {
+        let finishers = state.withLock { state in
+            state.finished = true
+            state.listeners.removeAll()
+            let finishers = Array(state.finishers.values)
+            state.finishers.removeAll()
+            return finishers
+        }
+        listening.store(false, ordering: .relaxed)
+        for finisher in finishers { finisher() }
+    }
+}

@@ -1,0 +1,90 @@
+import APNTLS
+import Synchronization
+
+/// What other threads ask of a connection's I/O thread, in the order they asked.
+enum LoopCommand: Sendable {
+    /// Send this.
+    case push(PushRecord)
+    /// Refused before queueing (bad token, no device, payload too large): report it.
+    case refuse(PushRecord, APNError)
+    /// Report once everything pushed before has its outcome.
+    case flush(confirm: Bool, reply: @Sendable (DeliveryReport) -> Void)
+    /// Finish, close every socket, then report.
+    case shutdown(reply: @Sendable (DeliveryReport) -> Void)
+    /// A connection attempt for a socket slot finished.
+    case connectResult(slot: Int, attempt: Int, ConnectResult)
+    /// Listeners were added or removed (`transmitted` is produced only when someone listens).
+    case listenersChanged
+    /// The clock moved (``ManualClock``): check timers.
+    case clockAdvanced
+}
+
+/// A connected TLS socket, or why there is none.
+enum ConnectResult: Sendable {
+    case connected(ConnectionHandoff)
+    case failed(APNError)
+}
+
+/// Moves a connected `TLSConnection` from the thread that opened it to the I/O thread.
+/// `@unchecked Sendable` is safe: the opening thread never touches the connection after
+/// posting it, so one thread uses it at any time.
+final class ConnectionHandoff: @unchecked Sendable {
+    let connection: TLSConnection
+    init(_ connection: TLSConnection) { self.connection = connection }
+}
+
+/// The queue of commands into the I/O thread. Posting wakes the thread only when it is
+/// about to sleep or sleeping, so a burst of pushes costs one eventfd write, not one each.
+final class Inbox: Sendable {
+    private struct State {
+        var commands: [LoopCommand] = []
+        var sleeping = false
+    }
+
+    private let state = Mutex(State())
+    let wake = WakeSignal()
+
+    func post(_ command: LoopCommand) {
+        let wakeUp = state.withLock { state in
+            state.commands.append(command)
+            guard state.sleeping else { return false }
+            state.sleeping = false
+            return true
+        }
+        if wakeUp { wake.signal() }
+    }
+
+    func post(contentsOf commands: [LoopCommand]) {
+        guard !commands.isEmpty else { return }
+        let wakeUp = state.withLock { state in
+            state.commands.append(contentsOf: commands)
+            guard state.sleeping else { return false }
+            state.sleeping = false
+            return true
+        }
+        if wakeUp { wake.signal() }
+    }
+
+    /// Takes every command posted so far, swapping in `spare` (emptied) as the new queue
+    /// so the arrays' storage is reused.
+    func take(swapping spare: inout [LoopCommand]) {
+        spare.removeAll(keepingCapacity: true)
+        state.withLock { swap(&$0.commands, &spare) }
+    }
+
+    /// Marks the I/O thread as going to sleep; `false` (and not sleeping) when commands
+    /// arrived meanwhile.
+    func prepareToSleep() -> Bool {
+        state.withLock { state in
+            if !state.commands.isEmpty { return false }
+            state.sleeping = true
+            return true
+        }
+    }
+
+    /// The I/O thread woke up.
+    func awake() {
+        state.withLock { $0.sleeping = false }
+        wake.reset()
+    }
+}

@@ -1,0 +1,61 @@
+import APN
+import APNWire
+import MockGateway
+import Testing
+
+@Suite("Connection: delivery end to end", .timeLimit(.minutes(1)))
+struct ConnectionDeliveryTests {
+    @Test("pushed notifications arrive in order as command 1 with identifiers from 1, and are accepted")
+    func deliversInOrder() async throws {
+        let fixture = try GatewayFixture()
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options())
+        log.listen(to: connection)
+        for n in 1...50 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
+        fixture.expectRecords(50)
+        let records = fixture.mock.records
+        #expect(records.map { number(of: $0.token) } == Array(1...50))
+        #expect(records.map(\.identifier) == (1...50).map { UInt32($0) })
+        #expect(records.allSatisfy { $0.command == .enhanced })
+        #expect(records[6].payload == Array(#"{"aps":{"alert":"n7"}}"#.utf8))
+        let report = await connection.shutdown()
+        #expect(report.accepted == 50)
+        #expect(report.notAccepted.isEmpty)
+        #expect(log.outcomes.count == 50)
+        #expect(log.outcomes.values.allSatisfy { $0 == .accepted(Acceptance(evidence: .graceWindow)) })
+        #expect(log.eventNames.first == "connected")
+        #expect(log.eventNames.contains("completed"))
+        #expect(log.eventNames.last == "disconnected")
+    }
+
+    @Test("send awaits one notification's outcome; a confirmed flush proves acceptance", arguments: [
+        Connection.Format.enhanced, .frame,
+    ])
+    func sendAndFlush(format: Connection.Format) async throws {
+        let fixture = try GatewayFixture()
+        let connection = Connection(options: fixture.options { $0.format = format; $0.shutdownGraceWindow = .seconds(30) })
+        for n in 1...9 { connection.push(note(n), to: device(n)) }
+        let report = await connection.flush(confirm: true)
+        #expect(report.confirmed)
+        #expect(report.accepted == 9)
+        #expect(fixture.mock.records.count == 9)
+        #expect(fixture.mock.records.first?.command == format.command)
+        let log = ConnectionLog()
+        connection.push(note(10), to: device(10), outcome: log.outcome(10))
+        let second = await connection.flush()
+        #expect(second.accepted == 1)
+        log.wait { $0.outcomes[10] != nil }
+        #expect(log.outcomes[10] == .accepted(Acceptance(evidence: .flush)))
+        await connection.shutdown()
+    }
+
+    @Test("send(_:to:) returns the outcome once the grace window has passed")
+    func sendAwaitsTheOutcome() async throws {
+        let fixture = try GatewayFixture()
+        let connection = Connection(options: fixture.options { $0.shutdownGraceWindow = .milliseconds(50) })
+        let outcome = await connection.send(note(1), to: device(1))
+        #expect(outcome == .accepted(Acceptance(evidence: .graceWindow)))
+        #expect(fixture.mock.records.count == 1)
+        await connection.shutdown()
+    }
+}

@@ -1,0 +1,65 @@
+import APN
+import Testing
+
+/// A connection that the gateway ends right after the handshake (a refused or
+/// wrong-environment certificate under TLS 1.3) must back off like a failed attempt, not
+/// reconnect at once forever.
+@Suite("Session: settle window")
+struct SessionSettleWindowTests {
+    static func settling(limit: Int = 10) -> SessionHarness {
+        SessionHarness {
+            $0.settleWindow = .milliseconds(100)
+            $0.connectionRetryLimit = limit
+        }
+    }
+
+    @Test func aCloseWithinTheSettleWindowBacksOffAndTellsWhy() {
+        var h = Self.settling()
+        h.push(1...1)
+        h.connected()
+        h.advance(0.05)
+        h.closed()
+        #expect(h.connectRequests == 1, "no immediate reconnect")
+        #expect(h.milestones.contains { $0.hasPrefix("socketError(connectionFailed") })
+        #expect(h.timer == .seconds(1.05), "backs off 1 s like a failed attempt")
+        #expect(h.callbacks.count == 1, "errorCallback(error, n) once for the waiting notification")
+        h.advance(1)
+        #expect(h.connectRequests == 2)
+    }
+
+    @Test func repeatedShortLivedConnectionsReachTheRetryLimit() {
+        var h = Self.settling(limit: 2)
+        h.push(1...1)
+        for _ in 0..<3 {
+            h.connected()
+            h.closed()
+            if let timer = h.timer, timer > h.now { h.advance(Double((timer - h.now).components.seconds)) }
+        }
+        #expect(h.failureCode(1) == .connectionRetryLimitExceeded)
+        let terminated = h.session.isTerminated
+        #expect(terminated)
+    }
+
+    @Test func aConnectionThatOutlivesTheWindowReconnectsAtOnceAndResetsTheCount() {
+        var h = Self.settling(limit: 1)
+        h.push(1...1)
+        h.connectFailed()
+        h.advance(1)
+        h.connected()
+        h.advance(0.2)
+        h.push(2...2)
+        h.closed()
+        #expect(h.connectRequests == 3, "reconnects at once: the connection had settled")
+        h.connectFailed()
+        let terminatedNow = h.session.isTerminated
+        #expect(!terminatedNow, "the earlier failure was forgotten once a connection settled")
+    }
+
+    @Test func withoutASettleWindowAnImmediateCloseReconnectsAtOnce() {
+        var h = SessionHarness()
+        h.push(1...1)
+        h.connected()
+        h.closed()
+        #expect(h.connectRequests == 2)
+    }
+}
