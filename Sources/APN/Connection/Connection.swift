@@ -43,9 +43,10 @@ public final class Connection: Sendable {
         thread.start()
     }
 
-    /// Shuts down without waiting: what is queued is still sent, then the sockets close.
+    /// Shuts down without waiting, if not shut down yet: what is queued is still sent,
+    /// then the sockets close and the I/O thread ends.
     deinit {
-        inbox.post(.shutdown(reply: { _ in }))
+        inbox.post(.release)
     }
 
     // MARK: Pushing
@@ -181,7 +182,8 @@ public final class Connection: Sendable {
 
     /// Stops taking notifications (later pushes fail with 515), sends what is queued, waits
     /// the grace window for a late error response, closes every socket, and reports the
-    /// outcomes since the previous report. Event streams end.
+    /// outcomes since the previous report. Event streams end. Calling it again reports
+    /// the outcomes since (such as the 515 failures of pushes made after it).
     @discardableResult
     public func shutdown() async -> DeliveryReport {
         await withCheckedContinuation { continuation in

@@ -35,6 +35,10 @@ final class ConnectionLoop: @unchecked Sendable {
     var flushes: [Int: FlushRequest] = [:]
     var nextFlushID = 0
     var settleReplies: [@Sendable (DeliveryReport) -> Void] = []
+    /// Shutdown finished: every socket is closed; the loop only answers (515, reports).
+    var closed = false
+    /// The ``Connection`` was released: end the thread once closed.
+    var released = false
     var finished = false
     private var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
@@ -65,6 +69,7 @@ final class ConnectionLoop: @unchecked Sendable {
             for slot in slots where slot.tls != nil { service(slot) }
             fireTimers()
             maintainMinimum()
+            reportCompleted()
             answerSettledFlushes()
             finishShutdownIfDone()
             dispatcher.flush()
@@ -139,6 +144,13 @@ final class ConnectionLoop: @unchecked Sendable {
             shutdown(reply: reply)
         case .connectResult(let index, let attempt, let result):
             connectFinished(slots[index], attempt: attempt, result)
+        case .release:
+            released = true
+            if closed {
+                finished = true
+            } else if !shuttingDown {
+                shutdown(reply: { _ in })
+            }
         case .listenersChanged:
             for slot in slots { slot.session.emitsTransmitted = dispatcher.wantsEvents }
         case .clockAdvanced:
@@ -194,6 +206,10 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func flush(confirm: Bool, reply: @escaping @Sendable (DeliveryReport) -> Void) {
+        guard !closed else {
+            dispatcher.reply(reply, takeReport())
+            return
+        }
         guard confirm else {
             settleReplies.append(reply)
             return
@@ -215,6 +231,10 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func shutdown(reply: @escaping @Sendable (DeliveryReport) -> Void) {
+        guard !closed else {
+            dispatcher.reply(reply, takeReport())
+            return
+        }
         shuttingDown = true
         shutdownReplies.append(reply)
         let now = clock.now()
@@ -247,36 +267,44 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: Sockets
 
-    /// Writes and reads until the socket would block.
+    /// Writes and reads until the socket would block. Reads are tried after every write
+    /// whether or not `poll()` said so: while writes keep succeeding the loop never polls,
+    /// and an error response left unread would be lost when the gateway closes.
     private func service(_ slot: GatewaySlot) {
         var progress = true
         while progress, let tls = slot.tls {
             progress = false
             if !slot.writeBlocked, !slot.session.outboundBytes.isEmpty { progress = write(slot, tls) }
-            if slot.readReady, slot.tls != nil { progress = read(slot, tls) || progress }
+            if slot.tls != nil { progress = read(slot, tls) || progress }
         }
     }
 
-    /// Writes what the session has encoded; whether anything was written.
+    /// One write of what the session has encoded; whether anything was written.
     private func write(_ slot: GatewaySlot, _ tls: TLSConnection) -> Bool {
-        var wrote = false
-        while slot.tls != nil, !slot.session.outboundBytes.isEmpty {
-            let step = slot.session.outboundBytes.withUnsafeReadableBytes { tls.write($0) }
-            switch step {
-            case .done(let count):
-                wrote = true
-                slot.session.bytesWritten(count, now: clock.now())
-                drain(slot)
-            case .wantWrite, .wantRead:
-                slot.writeBlocked = true
-                return wrote
-            case .closed(let clean):
-                socketEnded(slot, error: APNError.socketEnded(clean: clean))
-            case .failed(let error):
-                socketEnded(slot, error: APNError.socketFailed("\(error)"))
-            }
+        let step = slot.session.outboundBytes.withUnsafeReadableBytes { tls.write($0) }
+        switch step {
+        case .done(let count):
+            slot.session.bytesWritten(count, now: clock.now())
+            drain(slot)
+            return true
+        case .wantWrite, .wantRead:
+            slot.writeBlocked = true
+            return false
+        case .closed(let clean):
+            writeFailed(slot, tls, APNError.socketEnded(clean: clean))
+            return true
+        case .failed(let error):
+            writeFailed(slot, tls, APNError.socketFailed("\(error)"))
+            return true
         }
-        return wrote
+    }
+
+    /// A write failed (typically EPIPE: the gateway closed after an error response). The
+    /// error response may still wait in the receive buffer: read it first, so the failure
+    /// is attributed rather than taken for a silent close (node-apn's "EPIPE fix").
+    private func writeFailed(_ slot: GatewaySlot, _ tls: TLSConnection, _ error: APNError?) {
+        _ = read(slot, tls)
+        if slot.tls != nil { socketEnded(slot, error: error) }
     }
 
     /// Reads what the gateway sent (an error response, or the end); whether anything
@@ -378,10 +406,7 @@ final class ConnectionLoop: @unchecked Sendable {
             let record = unsafeDowncast(tag, to: PushRecord.self)
             if let device = record.device { dispatcher.event(.transmitted(record.notification, device)) }
         case .completed:
-            if queuedSinceCompleted, !slots.contains(where: { $0.session.hasUnwrittenWork }) {
-                queuedSinceCompleted = false
-                dispatcher.event(.completed)
-            }
+            break  // per socket; the connection's own is checked each turn (`reportCompleted`)
         case .transmissionError(let status, let tag):
             let record = tag.map { unsafeDowncast($0, to: PushRecord.self) }
             dispatcher.event(.transmissionError(status, record?.notification, record?.device))
@@ -446,6 +471,15 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
+    /// `completed` once nothing pushed is left unwritten on any socket. Checked every turn
+    /// rather than on a socket's own `completed`: a socket that completed before another
+    /// socket's resends finish would otherwise leave the connection's event unsent.
+    private func reportCompleted() {
+        guard queuedSinceCompleted, !slots.contains(where: { $0.session.hasUnwrittenWork }) else { return }
+        queuedSinceCompleted = false
+        dispatcher.event(.completed)
+    }
+
     /// Unconfirmed flushes answer once no notification is left without an outcome.
     private func answerSettledFlushes() {
         guard !settleReplies.isEmpty, outstanding == 0 else { return }
@@ -455,13 +489,17 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func finishShutdownIfDone() {
-        guard shuttingDown, !slots.contains(where: { !$0.shutDown }) else { return }
+        guard shuttingDown, !closed, !slots.contains(where: { !$0.shutDown }) else { return }
         let report = takeReport()
         for reply in shutdownReplies { dispatcher.reply(reply, report) }
         for (_, request) in flushes { dispatcher.reply(request.reply, DeliveryReport()) }
         for reply in settleReplies { dispatcher.reply(reply, DeliveryReport()) }
+        shutdownReplies.removeAll()
+        flushes.removeAll()
+        settleReplies.removeAll()
         dispatcher.finish()
-        finished = true
+        closed = true
+        finished = released
     }
 
     private func takeReport() -> DeliveryReport {

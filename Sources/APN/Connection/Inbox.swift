@@ -13,6 +13,8 @@ enum LoopCommand: Sendable {
     case shutdown(reply: @Sendable (DeliveryReport) -> Void)
     /// A connection attempt for a socket slot finished.
     case connectResult(slot: Int, attempt: Int, ConnectResult)
+    /// The ``Connection`` is gone: shut down if not yet, then end the thread.
+    case release
     /// Listeners were added or removed (`transmitted` is produced only when someone listens).
     case listenersChanged
     /// The clock moved (``ManualClock``): check timers.

@@ -1,0 +1,182 @@
+import APN
+import APNWire
+import MockGateway
+import Testing
+
+/// node-apn's errorCallback situations (PROTOCOL.md §4), end to end over TLS.
+@Suite("Connection: errorCallback, rejections and resends", .timeLimit(.minutes(1)))
+struct ConnectionErrorTests {
+    @Test("a rejection: errorCallback(status, notification), later ones resent in order, nothing lost")
+    func rejectionResendsWhatFollowed() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken(device(3).token)
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
+        log.listen(to: connection)
+        for n in 1...10 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
+        let report = await connection.shutdown()
+        #expect(report.rejected == 1)
+        #expect(report.accepted == 9)
+        #expect(report.notAccepted.map { $0.device } == [device(3)])
+        #expect(log.outcomes[3] == .rejected(.invalidToken))
+        #expect(log.outcomes[2] == .accepted(Acceptance(evidence: .laterIdentifier)))
+        #expect(log.callbacks.count == 1)
+        #expect(log.callbacks.first?.code == .status(.invalidToken))
+        #expect(log.callbacks.first?.device == device(3))
+        let recorded = fixture.mock.records.map { number(of: $0.token) }
+        #expect(recorded == [1, 2, 4, 5, 6, 7, 8, 9, 10], "4…10 resent in order on a new connection")
+        #expect(fixture.mock.records.last?.connection == 2)
+        #expect(log.events.contains { if case .transmissionError(.invalidToken, _, device(3)?) = $0 { true } else { false } })
+        #expect(log.duplicateOutcomes.isEmpty)
+    }
+
+    @Test("a notification's own errorCallback is called instead of the connection's")
+    func perNotificationCallback() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken(device(2).token, status: .invalidTokenSize)
+        let fixture = try GatewayFixture(faults: faults)
+        let connectionLog = ConnectionLog()
+        let ownLog = ConnectionLog()
+        let connection = Connection(options: fixture.options { $0.errorCallback = connectionLog.errorCallback })
+        let special = note(2).setErrorCallback { code, device in ownLog.errorCallback(code, nil, device) }
+        connection.push(note(1), to: device(1))
+        connection.push(special, to: device(2))
+        await connection.shutdown()
+        #expect(connectionLog.callbacks.isEmpty)
+        #expect(ownLog.callbacks.map(\.code) == [.status(.invalidTokenSize)])
+        #expect(ownLog.callbacks.first?.device == device(2))
+    }
+
+    @Test("local refusals: bad token 8, oversized payload 7, no device 2, after shutdown 515")
+    func localRefusals() async throws {
+        let fixture = try GatewayFixture()
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
+        log.listen(to: connection)
+        connection.push(note(1), toTokens: ["not hex at all"])
+        connection.push(APN.Notification().setAlertText(String(repeating: "x", count: 300)), to: device(2))
+        connection.push(note(3))
+        connection.push(note(4), to: device(4))
+        let report = await connection.shutdown()
+        #expect(report.failed == 3)
+        #expect(report.accepted == 1)
+        let codes = log.callbacks.map(\.code)
+        #expect(codes == [.status(.invalidToken), .status(.invalidPayloadSize), .status(.missingDeviceToken)])
+        #expect(report.notAccepted.map { failureCode($0.outcome) } == [.invalidToken, .payloadTooLarge, .missingDevice])
+        #expect(fixture.mock.records.map { number(of: $0.token) } == [4])
+        let late = ConnectionLog()
+        connection.push(note(5), to: device(5), outcome: late.outcome(5))
+        late.wait { $0.outcomes[5] != nil }
+        #expect(failureCode(late.outcomes[5]) == .shutDown)
+        #expect(late.outcomes[5].flatMap(failureStatus) == .connectionTerminated)
+    }
+
+    @Test("status 10: the named notification and older accepted, the rest resent once")
+    func shutdownStatus() async throws {
+        var faults = MockGateway.Faults()
+        faults.shutdownAfter = 3
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
+        log.listen(to: connection)
+        for n in 1...8 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
+        let report = await connection.shutdown()
+        #expect(report.accepted == 8)
+        #expect(log.outcomes[3] == .accepted(Acceptance(evidence: .shutdownIdentifier)))
+        #expect(fixture.mock.records.map { number(of: $0.token) } == Array(1...8), "no duplicate, nothing lost")
+        #expect(log.callbacks.isEmpty, "status 10 rejects nothing")
+        #expect(log.events.contains { if case .transmissionError(.shutdown, nil, nil) = $0 { true } else { false } })
+    }
+
+    @Test("cache too small: cacheTooSmall, errorCallback(255, nil), the cache resent, the gap unknown fate")
+    func cacheMiss() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken(device(3).token)
+        faults.errorResponseDelay = .milliseconds(300)
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options {
+            $0.errorCallback = log.errorCallback
+            $0.cacheLength = 5
+            $0.shutdownGraceWindow = .seconds(2)  // longer than the gateway's 300 ms delay
+        })
+        log.listen(to: connection)
+        for n in 1...40 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
+        // All 40 are written long before the delayed error response names the 3rd.
+        let report = await connection.shutdown()
+        #expect(report.total == 40)
+        #expect(log.events.contains { if case .cacheTooSmall(let shortfall) = $0 { shortfall == 33 } else { false } })
+        #expect(log.callbacks.contains { $0.code == .status(.unknown) && $0.notification == nil })
+        #expect(log.outcomes[3] == .rejected(.invalidToken))
+        for n in 4...35 { #expect(log.outcomes[n] == .unknownFate(.evictedFromCache), "n\(n)") }
+        #expect(fixture.mock.records.map { number(of: $0.token) } == [1, 2, 36, 37, 38, 39, 40])
+        #expect(report.unknownFate == 32)
+    }
+
+    @Test("silent close, default policy: what was written is reported unconfirmed, not resent")
+    func silentCloseReports() async throws {
+        var faults = MockGateway.Faults()
+        faults.closeAfter = 5
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options {
+            $0.errorCallback = log.errorCallback
+            $0.shutdownGraceWindow = .seconds(1)
+        })
+        for n in 1...20 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
+        #expect(log.wait { $0.outcomes.count == 20 })
+        let unknown = log.outcomes.values.filter { $0 == .unknownFate(.unconfirmedAtClose) }.count
+        let accepted = log.outcomes.values.filter(\.isAccepted).count
+        #expect(unknown + accepted == 20)
+        #expect(unknown >= 15, "the gateway took 5 and dropped the rest with the connection")
+        #expect(fixture.mock.records.count == 5 + accepted, "what the socket never took was sent on a new connection")
+        await connection.shutdown()
+    }
+
+    @Test("silent close, resend policy: every notification arrives, resent ones marked possibly duplicated")
+    func silentCloseResends() async throws {
+        var faults = MockGateway.Faults()
+        faults.closeAfter = 5
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options {
+            $0.silentClosePolicy = .resend
+            $0.shutdownGraceWindow = .seconds(1)
+        })
+        for n in 1...20 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
+        let report = await connection.shutdown()
+        #expect(report.accepted == 20)
+        #expect(report.possiblyDuplicated >= 15)
+        let numbers = Set(fixture.mock.records.map { number(of: $0.token) })
+        #expect(numbers == Set(1...20), "none lost")
+        #expect(log.outcomes[20] == .accepted(Acceptance(evidence: .graceWindow, possiblyDuplicated: true)))
+    }
+
+    @Test("shutdown waits the grace window for a late error response")
+    func shutdownWaitsForALateError() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken(device(3).token)
+        faults.errorResponseDelay = .milliseconds(300)
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options {
+            $0.errorCallback = log.errorCallback
+            $0.shutdownGraceWindow = .seconds(2)
+        })
+        for n in 1...5 { connection.push(note(n), to: device(n)) }
+        let report = await connection.shutdown()
+        #expect(report.rejected == 1)
+        #expect(report.accepted == 4)
+        #expect(log.callbacks.map(\.code) == [.status(.invalidToken)])
+        #expect(fixture.mock.records.map { number(of: $0.token) } == [1, 2, 4, 5])
+    }
+}
+
+func failureCode(_ outcome: NotificationOutcome?) -> APNError.Code? {
+    if case .failed(let error)? = outcome { error.code } else { nil }
+}
+
+func failureStatus(_ outcome: NotificationOutcome) -> StatusCode? {
+    if case .failed(let error) = outcome { error.status } else { nil }
+}
