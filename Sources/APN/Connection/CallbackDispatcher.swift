@@ -9,6 +9,7 @@ struct CallbackDispatcher {
         case errorCallback(ErrorCallbackCode, PushRecord?)
         case outcome(PushRecord, NotificationOutcome)
         case reply(@Sendable (DeliveryReport) -> Void, DeliveryReport)
+        case call(@Sendable () -> Void)
         case finish
     }
 
@@ -42,6 +43,10 @@ struct CallbackDispatcher {
         batch.append(.reply(reply, report))
     }
 
+    mutating func call(_ body: @escaping @Sendable () -> Void) {
+        batch.append(.call(body))
+    }
+
     mutating func finish() {
         batch.append(.finish)
     }
@@ -71,6 +76,8 @@ struct CallbackDispatcher {
                     record.completion?(outcome)
                 case .reply(let reply, let report):
                     reply(report)
+                case .call(let body):
+                    body()
                 case .finish:
                     hub.finish()
                 }

@@ -191,6 +191,14 @@ public final class Connection: Sendable {
         }
     }
 
+    /// Returns once the I/O thread has taken in everything pushed before the call (for
+    /// tests and benchmarks: a point after which the queue is known to hold them).
+    package func barrier() async {
+        await withCheckedContinuation { continuation in
+            inbox.post(.barrier(reply: { continuation.resume() }))
+        }
+    }
+
     /// ``shutdown()`` with a completion handler, called on the callback queue.
     public func shutdown(completion: @escaping @Sendable (DeliveryReport) -> Void) {
         inbox.post(.shutdown(reply: completion))

@@ -153,6 +153,8 @@ final class ConnectionLoop: @unchecked Sendable {
             }
         case .listenersChanged:
             for slot in slots { slot.session.emitsTransmitted = dispatcher.wantsEvents }
+        case .barrier(let reply):
+            dispatcher.call(reply)
         case .clockAdvanced:
             break
         }
@@ -502,9 +504,16 @@ final class ConnectionLoop: @unchecked Sendable {
         finished = released
     }
 
+    /// Resends counted in reports so far, to report only the new ones.
+    private var resendsReported = 0
+
     private func takeReport() -> DeliveryReport {
-        defer { report = DeliveryReport() }
-        return report
+        var taken = report
+        let resends = slots.reduce(0) { $0 + $1.session.resendCount }
+        taken.resent = resends - resendsReported
+        resendsReported = resends
+        report = DeliveryReport()
+        return taken
     }
 }
 

@@ -13,6 +13,9 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
     public var failed = 0
     /// Fate unknown (evicted from the cache, unconfirmed at a silent close).
     public var unknownFate = 0
+    /// Times a notification was queued to be written again (after an error response named
+    /// an earlier one, or a silent close under the resend policy) in the same period.
+    public var resent = 0
     /// Every notification not accepted, with its device and outcome, in outcome order.
     public var notAccepted: [Undelivered] = []
     /// For a confirmed flush: whether the gateway answered every socket's marker frame, so

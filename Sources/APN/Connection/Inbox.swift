@@ -15,6 +15,8 @@ enum LoopCommand: Sendable {
     case connectResult(slot: Int, attempt: Int, ConnectResult)
     /// The ``Connection`` is gone: shut down if not yet, then end the thread.
     case release
+    /// Answers once every command posted before it has been handled.
+    case barrier(reply: @Sendable () -> Void)
     /// Listeners were added or removed (`transmitted` is produced only when someone listens).
     case listenersChanged
     /// The clock moved (``ManualClock``): check timers.

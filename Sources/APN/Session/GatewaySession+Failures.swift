@@ -114,6 +114,7 @@ extension GatewaySession {
                 continue
             }
             if entry.retriesLeft > 0 { entry.retriesLeft -= 1 }
+            resendCount += 1
             if possiblyDuplicated, !entry.flags.contains(.possiblyDuplicated) {
                 entry.flags.insert(afterClose ? [.possiblyDuplicated, .resentAfterClose] : .possiblyDuplicated)
             }

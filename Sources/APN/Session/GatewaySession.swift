@@ -59,6 +59,9 @@ package struct GatewaySession: ~Copyable {
     var failureCount = 0
     /// When the current connection was established.
     var connectedAt = Timestamp.zero
+    /// Notifications put back to be written again (after an error response or a silent
+    /// close), since the session was created.
+    package internal(set) var resendCount = 0
     /// Whether `transmitted` events are emitted; the driver turns it on when someone listens.
     package var emitsTransmitted: Bool
     var actions = RingBuffer<SessionAction>(minimumCapacity: 64)

@@ -1,0 +1,187 @@
+import APN
+import APNTLS
+import Foundation
+import MockGateway
+
+/// `apn-bench send`: ``Connection`` end to end against an in-process ``MockGateway`` over
+/// mutual TLS on loopback, command 2, one socket. Each round has a fresh gateway and
+/// connection; the time runs from the first push until the gateway has recorded every
+/// notification it should accept. Devices are made before the clock starts.
+enum SendBenchmark {
+    static func run(_ arguments: [String]) throws {
+        let options = try BenchOptions(arguments, defaultOperations: 2_000_000)
+        let count = options.operations
+        print("send: Connection → in-process MockGateway, TLS loopback, command 2, one socket, fastMode, "
+            + "\(count) notifications a round, \(options.rounds) rounds (+1 warm-up)")
+        let shared = precompiled()
+        if options.includes("memory") {
+            // First, so nothing of the other scenarios is in the figure.
+            try memory(count: min(count, 1_000_000))
+        }
+        guard options.only != "memory" else { return }
+        let devices = (0..<count).map { makeDevice($0) }
+
+        if options.includes("precompiled") {
+            let seconds = try rounds(options.rounds) { try round(devices, payload: .shared(shared)) }
+            report("precompiled 100-byte payload", operations: count, seconds: seconds.map(\.seconds), unit: "notifications/s")
+        }
+        if options.includes("compiled") {
+            let seconds = try rounds(options.rounds) {
+                try round(devices, payload: .compiledEachTime)
+            }
+            report("payload compiled per notification", operations: count, seconds: seconds.map(\.seconds), unit: "notifications/s")
+        }
+        if options.includes("rejections") {
+            let rejected = Set(stride(from: 9_999, to: count, by: 10_000))
+            let results = try rounds(options.rounds) {
+                try round(devices, payload: .shared(shared), rejecting: rejected)
+            }
+            report("1 rejection per 10,000", operations: count, seconds: results.map(\.seconds), unit: "notifications/s")
+            let resent = results.map(\.resent).sorted()
+            print("  rejections \(rejected.count) a round; resent \(resent[resent.count / 2]) a round (median); "
+                + "every accepted notification recorded, nothing after a rejection lost")
+        }
+
+    }
+
+    struct RoundResult {
+        var seconds: Double
+        var resent: Int
+    }
+
+    /// Where each notification's payload comes from.
+    enum Payload {
+        /// One notification compiled once, pushed to arrays of 1,000 devices.
+        case shared(APN.Notification)
+        /// A new notification per device, compiled when pushed.
+        case compiledEachTime
+    }
+
+    static func rounds(_ rounds: Int, _ body: () throws -> RoundResult) throws -> [RoundResult] {
+        _ = try body()
+        return try (0..<rounds).map { _ in try body() }
+    }
+
+    /// One connection pushes every device; returns once the gateway has recorded all it
+    /// accepts, and checks what it recorded.
+    static func round(
+        _ devices: [Device], payload: Payload, rejecting rejected: Set<Int> = []
+    ) throws -> RoundResult {
+        var faults = MockGateway.Faults()
+        for n in rejected { faults.rejectToken(devices[n].token) }
+        let gateway = try MockGateway(configuration: MockGateway.Configuration(faults: faults))
+        defer { _ = gateway.stop() }
+        try gateway.start()
+        let connection = Connection(options: try options(for: gateway))
+        let expected = devices.count - rejected.count
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        switch payload {
+        case .shared(let note):
+            for start in stride(from: 0, to: devices.count, by: 1_000) {
+                connection.push(note, to: Array(devices[start..<min(start + 1_000, devices.count)]))
+            }
+        case .compiledEachTime:
+            for (n, device) in devices.enumerated() {
+                connection.push(Notification().setAlertText("message \(n)").setBadge(n % 100), to: device)
+            }
+        }
+        guard gateway.waitForRecords(count: expected, timeout: .seconds(600)) else {
+            throw BenchUsageError(description: "the gateway recorded \(gateway.records.count) of \(expected)")
+        }
+        let elapsed = clock.now - start
+        let report = blockingShutdown(connection)
+        guard report.total == devices.count, report.rejected == rejected.count,
+              gateway.records.count == expected else {
+            throw BenchUsageError(description: "outcomes \(report), records \(gateway.records.count) of \(expected)")
+        }
+        return RoundResult(
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            resent: report.resent)
+    }
+
+    /// Resident memory with `count` notifications queued on a connection that cannot send
+    /// (its gateway refuses connections; the backoff clock is held still).
+    static func memory(count: Int) throws {
+        let gateway = try MockGateway()
+        try gateway.start()
+        var settings = try options(for: gateway)
+        _ = gateway.stop()
+        let clock = ManualClock()
+        settings.clock = .manual(clock)
+        settings.connectionRetryLimit = 1
+        let shared = precompiled()
+        let before = SessionBenchmark.residentBytes()
+        let connection = Connection(options: settings)
+        for n in 0..<count { connection.push(shared, to: makeDevice(n)) }
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await connection.barrier()
+            done.signal()
+        }
+        done.wait()
+        let after = SessionBenchmark.residentBytes()
+        print("resident memory, \(count) queued".padding(toLength: 34, withPad: " ", startingAt: 0)
+            + " \(format(Double(after))) bytes in all, \(format(Double(after - before))) bytes for the queue "
+            + "(\((after - before) / count) bytes each: device, record, session entry; payload shared)")
+        // Let the retry limit end it (514 for all), so the queue is freed: move the clock
+        // past each backoff until the shutdown reports.
+        let finished = DispatchSemaphore(value: 0)
+        let result = ReportBox()
+        connection.shutdown { report in
+            result.report = report
+            finished.signal()
+        }
+        while finished.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            clock.advance(by: .seconds(600))
+        }
+        guard result.report.failed == count else { throw BenchUsageError(description: "memory: \(result.report)") }
+    }
+
+    static func options(for gateway: MockGateway) throws -> Connection.Options {
+        let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.bench")
+        var options = Connection.Options()
+        options.address = "127.0.0.1"
+        options.port = gateway.gatewayPort
+        options.cert = .data(Array(try client.certificate.pem().utf8))
+        options.key = .data(Array(try client.privateKey.pem().utf8))
+        options.ca = [.data(Array(try gateway.certificateAuthority.certificate.pem().utf8))]
+        options.format = .frame
+        options.fastMode = true
+        options.cacheLength = 100_000
+        options.minConnections = 0
+        return options
+    }
+
+    /// `{"aps":{"alert":"xxx…"}}`, 100 bytes.
+    static func precompiled() -> APN.Notification {
+        let note = Notification().setAlertText(String(repeating: "x", count: 80))
+        precondition(note.length() == 100)
+        _ = note.compiledPayload()
+        return note
+    }
+
+    static func makeDevice(_ n: Int) -> Device {
+        var token = [UInt8](repeating: 0xAB, count: 32)
+        withUnsafeBytes(of: UInt64(n).bigEndian) { token.replaceSubrange(24..<32, with: $0) }
+        return try! Device(token: token)
+    }
+
+    static func blockingShutdown(_ connection: Connection) -> DeliveryReport {
+        let done = DispatchSemaphore(value: 0)
+        let result = ReportBox()
+        connection.shutdown { report in
+            result.report = report
+            done.signal()
+        }
+        done.wait()
+        return result.report
+    }
+
+    /// Carries the report out of the callback. `@unchecked Sendable` is safe: it is written
+    /// once before the semaphore is signalled and read after the wait.
+    final class ReportBox: @unchecked Sendable {
+        var report = DeliveryReport()
+    }
+}
