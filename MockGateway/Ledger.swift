@@ -5,7 +5,12 @@ import APNWire
 /// ``SharedState``'s mutex, so each judgement below is atomic with the record it writes.
 /// Not copyable, as the ``RecordStore`` it holds is not.
 struct Ledger: ~Copyable {
-    var faults: MockGateway.Faults
+    var faults: MockGateway.Faults {
+        didSet { judgesByFaults = faults.judgesNotifications }
+    }
+    /// Whether any fault can refuse a notification or act after one: when not, judging is
+    /// just recording (the common case, and the one benchmarks measure).
+    private var judgesByFaults: Bool
     var records = RecordStore()
     var rejections: [MockGateway.RejectionRecord] = []
     /// Notifications decoded overall, accepted or not: numbers the next one.
@@ -17,6 +22,7 @@ struct Ledger: ~Copyable {
 
     init(faults: MockGateway.Faults) {
         self.faults = faults
+        judgesByFaults = faults.judgesNotifications
     }
 
     /// Numbers a gateway connection whose handshake completed.
@@ -29,6 +35,10 @@ struct Ledger: ~Copyable {
     /// `ordinal` is its number on its connection (1-based).
     mutating func judge(_ notification: DecodedNotificationView, connection: Int, ordinal: Int) -> Verdict {
         decodedCount += 1
+        guard judgesByFaults else {
+            records.append(notification, connection: connection)
+            return .goOn
+        }
         if let status = rejectionStatus(for: notification, ordinal: ordinal) {
             return .end(refuse(
                 status: status, identifier: notification.identifier, command: notification.command,
@@ -111,6 +121,17 @@ struct Ledger: ~Copyable {
         bytes.writeErrorResponse(status: wireStatus, identifier: wireIdentifier)
         return .errorResponse(ErrorReply(
             bytes: bytes.readableBytesArray, delay: faults.errorResponseDelay, split: faults.splitsErrorResponse))
+    }
+}
+
+extension MockGateway.Faults {
+    /// Whether these faults can refuse a notification, or end or stall a connection after
+    /// accepting one. The others (error response shape, feedback) act elsewhere. A new
+    /// fault that acts on notifications must be added here, or it is never consulted.
+    var judgesNotifications: Bool {
+        !rejectedTokens.isEmpty || !rejectedIdentifiers.isEmpty || !rejectedOrdinals.isEmpty
+            || !rejectedOrdinalsOnEachConnection.isEmpty
+            || shutdownAfter != nil || closeAfter != nil || resetAfter != nil || stallReadsAfter != nil
     }
 }
 

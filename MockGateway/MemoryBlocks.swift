@@ -26,9 +26,6 @@ struct MemoryBlocks: ~Copyable {
         return UnsafeMutableRawBufferPointer(start: block, count: byteCount)
     }
 
-    /// The block allocated last. - Precondition: one was.
-    var last: UnsafeMutableRawPointer { blocks[blocks.count - 1] }
-
     /// The `index`-th block allocated (0-based).
     func block(_ index: Int) -> UnsafeMutableRawPointer { blocks[index] }
 

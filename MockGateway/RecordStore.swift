@@ -43,38 +43,48 @@ struct RecordStore: ~Copyable {
 
     private var entryBlocks = MemoryBlocks()
     private var byteBlocks = MemoryBlocks()
-    /// The free part of the current byte block.
-    private var freeBytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// The entry block being filled (the last of `entryBlocks`).
+    private var currentEntries: UnsafeMutablePointer<Entry>?
+    /// The free part of the byte block being filled.
+    private var nextByte: UnsafeMutableRawPointer?
+    private var freeByteCount = 0
     /// How many notifications are stored.
     private(set) var count = 0
 
     /// Stores a notification that arrived on `connection`, copying its token and payload.
     mutating func append(_ notification: DecodedNotificationView, connection: Int) {
         let tokenLength = notification.token.count
-        let length = tokenLength + notification.payload.count
-        if freeBytes.count < length {
-            freeBytes = byteBlocks.allocate(byteCount: max(Self.byteBlockSize, length))
+        let payloadLength = notification.payload.count
+        let length = tokenLength + payloadLength
+        if freeByteCount < length || nextByte == nil {
+            let block = byteBlocks.allocate(byteCount: max(Self.byteBlockSize, length))
+            nextByte = block.baseAddress
+            freeByteCount = block.count
         }
-        let bytes = freeBytes.baseAddress!
-        if tokenLength > 0 { bytes.copyMemory(from: notification.token.baseAddress!, byteCount: tokenLength) }
-        if length > tokenLength {
-            (bytes + tokenLength).copyMemory(from: notification.payload.baseAddress!, byteCount: length - tokenLength)
+        let bytes = nextByte!
+        // The decoder never hands over an empty token or payload, but copying from an
+        // empty buffer's nil address would trap, so say so.
+        if let token = notification.token.baseAddress { bytes.copyMemory(from: token, byteCount: tokenLength) }
+        if let payload = notification.payload.baseAddress {
+            (bytes + tokenLength).copyMemory(from: payload, byteCount: payloadLength)
         }
-        freeBytes = UnsafeMutableRawBufferPointer(rebasing: freeBytes[length...])
+        nextByte = bytes + length
+        freeByteCount -= length
 
         let slot = count % Self.entriesPerBlock
         if slot == 0 {
-            _ = entryBlocks.allocate(byteCount: Self.entriesPerBlock * MemoryLayout<Entry>.stride)
+            currentEntries = entryBlocks.allocate(byteCount: Self.entriesPerBlock * MemoryLayout<Entry>.stride)
+                .bindMemory(to: Entry.self).baseAddress
         }
         var presence: UInt8 = 0
         if notification.identifier != nil { presence |= Presence.identifier }
         if notification.expiry != nil { presence |= Presence.expiry }
         if notification.priority != nil { presence |= Presence.priority }
-        entryBlocks.last.bindMemory(to: Entry.self, capacity: Self.entriesPerBlock)[slot] = Entry(
+        (currentEntries! + slot).initialize(to: Entry(
             bytes: UnsafeRawPointer(bytes), connection: connection,
             identifier: notification.identifier ?? 0, expiry: notification.expiry ?? 0,
-            tokenLength: UInt16(tokenLength), payloadLength: UInt16(length - tokenLength),
-            priority: notification.priority ?? 0, command: notification.command, presence: presence)
+            tokenLength: UInt16(truncatingIfNeeded: tokenLength), payloadLength: UInt16(truncatingIfNeeded: payloadLength),
+            priority: notification.priority ?? 0, command: notification.command, presence: presence))
         count += 1
     }
 

@@ -93,16 +93,23 @@ public struct GatewayDecoder: Sendable {
     public mutating func next(_ handle: (DecodedNotificationView) -> Void) -> GatewayEvent? {
         guard !isFinished, input.available >= 1 else { return nil }
         let limits = self.limits
-        let step = input.withUnsafeReadableBytes { bytes -> Step in
-            let step = decodeOne(bytes, limits: limits)
-            if case .accepted(let located) = step { handle(located.view(in: bytes)) }
-            return step
+        // One switch over the step, inside the closure: the step (which can carry a
+        // rejection with its text) is consumed there rather than copied out.
+        let step = input.withUnsafeReadableBytes { bytes -> HandledStep in
+            switch decodeOne(bytes, limits: limits) {
+            case .needMore: return .needMore
+            case .accepted(let located):
+                handle(located.view(in: bytes))
+                return .handled(wireLength: located.wireLength)
+            case .rejected(let rejection): return .rejected(rejection)
+            case .unknownCommand(let command): return .unknownCommand(command)
+            }
         }
         switch step {
         case .needMore:
             return nil
-        case .accepted(let located):
-            input.consume(located.wireLength)
+        case .handled(let wireLength):
+            input.consume(wireLength)
             return .notification
         case .rejected(let rejection):
             isFinished = true
@@ -119,6 +126,14 @@ public struct GatewayDecoder: Sendable {
 enum Step {
     case needMore
     case accepted(Located)
+    case rejected(Rejection)
+    case unknownCommand(UInt8)
+}
+
+/// A step once its notification, if any, was handed over.
+private enum HandledStep {
+    case needMore
+    case handled(wireLength: Int)
     case rejected(Rejection)
     case unknownCommand(UInt8)
 }
@@ -193,7 +208,41 @@ private func decodeFrame(_ bytes: UnsafeRawBufferPointer, limits: GatewayDecoder
             reason: "frame length \(frameLength) above \(limits.maxFrameLength)"))
     }
     guard bytes.count >= 5 + frameLength else { return .needMore }
+    if let located = canonicalFrame(bytes, frameLength: frameLength, limits: limits) {
+        return .accepted(located)
+    }
     return FrameItems.parse(bytes, frameLength: frameLength, limits: limits)
+}
+
+/// The common case, checked in a few dozen instructions: items 1 to 5 once each, in order,
+/// every one valid — what node-apn and ``WireBuffer`` write. `nil` for anything else,
+/// which ``FrameItems`` then parses in full (and accepts or rejects) as before: this path
+/// only ever accepts what that parse would accept, with the same fields.
+private func canonicalFrame(_ bytes: UnsafeRawBufferPointer, frameLength: Int, limits: GatewayDecoder.Limits) -> Located? {
+    // 02 | length | 01 tokenLength token | 02 payloadLength payload | 03 0004 id | 04 0004 expiry | 05 0001 priority
+    // Every read below is inside the frame, whose bytes are all there: each guard checks
+    // the room for the next read before it happens.
+    let end = 5 + frameLength
+    let fixedItems = 7 + 7 + 4  // items 3, 4 and 5 with their headers
+    guard end >= 8 + 3 + fixedItems, bytes[5] == FrameItem.deviceToken.rawValue else { return nil }
+    let tokenLength = Int(bytes.u16(at: 6))
+    let payloadAt = 8 + tokenLength
+    guard payloadAt + 3 + fixedItems <= end, tokenLength > 0, limits.tokenLengths.contains(tokenLength),
+          bytes[payloadAt] == FrameItem.payload.rawValue
+    else { return nil }
+    let payloadLength = Int(bytes.u16(at: payloadAt + 1))
+    let identifierAt = payloadAt + 3 + payloadLength
+    guard identifierAt + fixedItems == end, payloadLength > 0, payloadLength <= limits.framePayloadLimit,
+          bytes[identifierAt] == FrameItem.identifier.rawValue, bytes.u16(at: identifierAt + 1) == 4,
+          bytes[identifierAt + 7] == FrameItem.expiry.rawValue, bytes.u16(at: identifierAt + 8) == 4,
+          bytes[identifierAt + 14] == FrameItem.priority.rawValue, bytes.u16(at: identifierAt + 15) == 1
+    else { return nil }
+    let priority = bytes[identifierAt + 17]
+    guard priority == 10 || priority == 5 else { return nil }
+    return Located(
+        command: .frame, identifier: bytes.u32(at: identifierAt + 3), expiry: bytes.u32(at: identifierAt + 10),
+        priority: priority, token: 8..<payloadAt, payload: (payloadAt + 3)..<identifierAt,
+        wireLength: 5 + frameLength)
 }
 
 func tokenStatus(_ length: Int, _ limits: GatewayDecoder.Limits) -> StatusCode? {
@@ -208,11 +257,13 @@ func payloadStatus(_ length: Int, limit: Int) -> StatusCode? {
 
 extension UnsafeRawBufferPointer {
     /// The big-endian u16 at `offset`. - Precondition: the two bytes are there.
+    @inline(__always)
     func u16(at offset: Int) -> UInt16 {
         UInt16(self[offset]) << 8 | UInt16(self[offset + 1])
     }
 
     /// The big-endian u32 at `offset`. - Precondition: the four bytes are there.
+    @inline(__always)
     func u32(at offset: Int) -> UInt32 {
         UInt32(u16(at: offset)) << 16 | UInt32(u16(at: offset + 2))
     }
