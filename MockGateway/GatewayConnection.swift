@@ -9,7 +9,7 @@ struct ConnectionSettings: Sendable {
 }
 
 /// One gateway connection, run start to finish on its own thread: handshake, then read →
-/// decode → judge each notification until the client leaves or the gateway ends it.
+/// decode → judge each notification (all those one read brought under one lock) until the client leaves or the gateway ends it.
 struct GatewayConnection {
     let driver: ConnectionDriver
     let settings: ConnectionSettings
@@ -40,19 +40,18 @@ struct GatewayConnection {
             let result = buffer.withUnsafeMutableBytes { driver.read(into: $0) }
             guard case .bytes(let count) = result else { return nil }
             buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            while let message = decoder.next() {
-                switch message {
-                case .notification(let notification):
-                    ordinal += 1
-                    let position = ordinal
-                    let verdict = shared.update { $0.judge(notification, connection: number, ordinal: position) }
-                    if let end = verdict.end { return end }
+            judging: while true {
+                let verdict = shared.update {
+                    $0.judgeDecoded(from: &decoder, connection: number, ordinal: &ordinal)
+                }
+                switch verdict {
+                case .goOn:
+                    break judging
+                case .stall(let duration):
                     // Stalled reads: neither the socket nor the decoder is read meanwhile.
-                    if let stall = verdict.stall, !shared.pause(until: .now + stall) { return nil }
-                case .rejected(let rejection):
-                    return shared.update { $0.refuse(rejection, connection: number) }
-                case .unknownCommand:
-                    return .close
+                    guard shared.pause(until: .now + duration) else { return nil }
+                case .end(let end):
+                    return end
                 }
             }
         }

@@ -3,9 +3,15 @@ import APNWire
 /// Everything the gateway's threads share, as a plain value: the faults, what was accepted
 /// and refused, the counters and the feedback queue. It is only ever touched inside
 /// ``SharedState``'s mutex, so each judgement below is atomic with the record it writes.
-struct Ledger {
-    var faults: MockGateway.Faults
-    var records: [MockGateway.Record] = []
+/// Not copyable, as the ``RecordStore`` it holds is not.
+struct Ledger: ~Copyable {
+    var faults: MockGateway.Faults {
+        didSet { judgesByFaults = faults.judgesNotifications }
+    }
+    /// Whether any fault can refuse a notification or act after one: when not, judging is
+    /// just recording (the common case, and the one benchmarks measure).
+    private var judgesByFaults: Bool
+    var records = RecordStore()
     var rejections: [MockGateway.RejectionRecord] = []
     /// Notifications decoded overall, accepted or not: numbers the next one.
     var decodedCount = 0
@@ -16,6 +22,7 @@ struct Ledger {
 
     init(faults: MockGateway.Faults) {
         self.faults = faults
+        judgesByFaults = faults.judgesNotifications
     }
 
     /// Numbers a gateway connection whose handshake completed.
@@ -26,19 +33,20 @@ struct Ledger {
 
     /// Judges one valid notification against the faults, recording it when accepted.
     /// `ordinal` is its number on its connection (1-based).
-    mutating func judge(_ notification: DecodedNotification, connection: Int, ordinal: Int) -> Verdict {
+    mutating func judge(_ notification: DecodedNotificationView, connection: Int, ordinal: Int) -> Verdict {
         decodedCount += 1
+        guard judgesByFaults else {
+            records.append(notification, connection: connection)
+            return .goOn
+        }
         if let status = rejectionStatus(for: notification, ordinal: ordinal) {
-            return Verdict(accepted: false, end: refuse(
+            return .end(refuse(
                 status: status, identifier: notification.identifier, command: notification.command,
                 connection: connection))
         }
-        records.append(MockGateway.Record(
-            connection: connection, sequence: records.count + 1, command: notification.command,
-            identifier: notification.identifier, token: notification.token, payload: notification.payload,
-            expiry: notification.expiry, priority: notification.priority))
-        let end = endAfterAccepting(notification, connection: connection)
-        return Verdict(accepted: true, end: end, stall: end == nil ? stallAfterAccepting() : nil)
+        records.append(notification, connection: connection)
+        if let end = endAfterAccepting(notification, connection: connection) { return .end(end) }
+        return stallAfterAccepting().map(Verdict.stall) ?? .goOn
     }
 
     /// Records a rejection the decoder made (validation as Apple did) and says how to end.
@@ -58,17 +66,23 @@ struct Ledger {
         return FeedbackBatch(bytes: bytes.readableBytesArray, writeSize: faults.feedbackWriteSize)
     }
 
-    private func rejectionStatus(for notification: DecodedNotification, ordinal: Int) -> StatusCode? {
-        if let status = faults.rejectedTokens[notification.token] { return status }
-        if let identifier = notification.identifier, let status = faults.rejectedIdentifiers[identifier] {
+    /// The status a rejection fault gives the notification, if any. Each table is looked
+    /// up only when it has entries: hashing a token costs more than the rest of the path.
+    private func rejectionStatus(for notification: DecodedNotificationView, ordinal: Int) -> StatusCode? {
+        if !faults.rejectedTokens.isEmpty, let status = faults.rejectedTokens[Array(notification.token)] {
             return status
         }
-        if let status = faults.rejectedOrdinals[decodedCount] { return status }
+        if !faults.rejectedIdentifiers.isEmpty, let identifier = notification.identifier,
+           let status = faults.rejectedIdentifiers[identifier] {
+            return status
+        }
+        if !faults.rejectedOrdinals.isEmpty, let status = faults.rejectedOrdinals[decodedCount] { return status }
+        guard !faults.rejectedOrdinalsOnEachConnection.isEmpty else { return nil }
         return faults.rejectedOrdinalsOnEachConnection[ordinal]
     }
 
     /// The one-shot "after N accepted" faults, checked right after a notification was recorded.
-    private mutating func endAfterAccepting(_ notification: DecodedNotification, connection: Int) -> ConnectionEnd? {
+    private mutating func endAfterAccepting(_ notification: DecodedNotificationView, connection: Int) -> ConnectionEnd? {
         let accepted = records.count
         if faults.shutdownAfter == accepted {
             faults.shutdownAfter = nil
@@ -110,20 +124,32 @@ struct Ledger {
     }
 }
 
+extension MockGateway.Faults {
+    /// Whether these faults can refuse a notification, or end or stall a connection after
+    /// accepting one. The others (error response shape, feedback) act elsewhere. A new
+    /// fault that acts on notifications must be added here, or it is never consulted.
+    var judgesNotifications: Bool {
+        !rejectedTokens.isEmpty || !rejectedIdentifiers.isEmpty || !rejectedOrdinals.isEmpty
+            || !rejectedOrdinalsOnEachConnection.isEmpty
+            || shutdownAfter != nil || closeAfter != nil || resetAfter != nil || stallReadsAfter != nil
+    }
+}
+
 /// The feedback tuples one connection serves, encoded, and how many bytes to write at a time.
 struct FeedbackBatch: Sendable {
     var bytes: [UInt8]
     var writeSize: Int?
 }
 
-/// The gateway's decision on one notification.
-struct Verdict: Sendable {
-    /// Whether it was recorded.
-    var accepted: Bool
-    /// How the connection ends now, or `nil` to keep reading.
-    var end: ConnectionEnd?
-    /// How long to stop reading before going on (only when `end` is `nil`).
-    var stall: Duration? = nil
+/// The gateway's decision on one notification, or on all that one read brought: what the
+/// connection does next.
+enum Verdict: Sendable {
+    /// Go on decoding and reading.
+    case goOn
+    /// Stop reading for this long, then go on with what is left in the decoder.
+    case stall(Duration)
+    /// End the connection so.
+    case end(ConnectionEnd)
 }
 
 /// How the gateway ends a connection.

@@ -1,7 +1,26 @@
 extension MockGateway {
     /// Every accepted notification so far, in the order accepted (a snapshot).
     public var records: [Record] {
-        shared.read { $0.records }
+        shared.read { $0.records.records(in: 0..<$0.records.count) }
+    }
+
+    /// How many notifications were accepted so far: ``records`` `.count`, without building
+    /// the records.
+    public var recordCount: Int {
+        shared.read { $0.records.count }
+    }
+
+    /// The notifications accepted after the first `start`, in the order accepted (a
+    /// snapshot): ``records`` `[start...]`, building only those. Empty when `start` is not
+    /// below ``recordCount``. A reader that follows the records as they arrive passes the
+    /// count it has already seen.
+    ///
+    /// - Precondition: `start >= 0`.
+    public func records(from start: Int) -> [Record] {
+        precondition(start >= 0, "records(from:) needs a start of 0 or more, not \(start)")
+        return shared.read { ledger in
+            start < ledger.records.count ? ledger.records.records(in: start..<ledger.records.count) : []
+        }
     }
 
     /// Every error the gateway answered with (or closed for, on command 0) so far, in order.

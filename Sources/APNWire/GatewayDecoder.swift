@@ -73,158 +73,198 @@ public struct GatewayDecoder: Sendable {
     /// The next notification, rejection or unknown command; `nil` when more bytes are
     /// needed or the stream has finished.
     public mutating func next() -> GatewayMessage? {
-        guard !isFinished, input.available >= 1 else { return nil }
-        let result: Step
-        switch input.u8(at: 0) {
-        case Command.simple.rawValue: result = decodeLegacy(.simple)
-        case Command.enhanced.rawValue: result = decodeLegacy(.enhanced)
-        case Command.frame.rawValue: result = decodeFrame()
-        case let other:
-            isFinished = true
-            return .unknownCommand(other)
+        var decoded: DecodedNotification?
+        switch next({ decoded = $0.copy() }) {
+        case nil: return nil
+        case .notification: return decoded.map(GatewayMessage.notification)
+        case .rejected(let rejection): return .rejected(rejection)
+        case .unknownCommand(let command): return .unknownCommand(command)
         }
-        switch result {
+    }
+
+    /// Decodes the next message like ``next()``, but hands a valid notification to
+    /// `handle` in place — its token and payload are views into the decoder's buffer,
+    /// valid only during the call — instead of copying them into arrays. For a receiver
+    /// that stores the bytes its own way (MockGateway's records).
+    ///
+    /// - Returns: ``GatewayEvent/notification`` after `handle` ran, the rejection or
+    ///   unknown command that ends the stream, or `nil` when more bytes are needed or the
+    ///   stream has finished.
+    public mutating func next(_ handle: (DecodedNotificationView) -> Void) -> GatewayEvent? {
+        guard !isFinished, input.available >= 1 else { return nil }
+        let limits = self.limits
+        // One switch over the step, inside the closure: the step (which can carry a
+        // rejection with its text) is consumed there rather than copied out.
+        let step = input.withUnsafeReadableBytes { bytes -> HandledStep in
+            switch decodeOne(bytes, limits: limits) {
+            case .needMore: return .needMore
+            case .accepted(let located):
+                handle(located.view(in: bytes))
+                return .handled(wireLength: located.wireLength)
+            case .rejected(let rejection): return .rejected(rejection)
+            case .unknownCommand(let command): return .unknownCommand(command)
+            }
+        }
+        switch step {
         case .needMore:
             return nil
-        case .accepted(let notification):
-            input.consume(notification.wireLength)
-            return .notification(notification)
+        case .handled(let wireLength):
+            input.consume(wireLength)
+            return .notification
         case .rejected(let rejection):
             isFinished = true
             return .rejected(rejection)
+        case .unknownCommand(let command):
+            isFinished = true
+            return .unknownCommand(command)
         }
-    }
-
-    /// Commands 0 and 1: a fixed header, the token, the payload length, the payload.
-    private func decodeLegacy(_ command: Command) -> Step {
-        // Offsets: command 1 carries identifier and expiry before the token length.
-        let tokenLengthAt = command == .enhanced ? 9 : 1
-        guard input.available >= tokenLengthAt + 2 else { return .needMore }
-        let identifier = command == .enhanced ? input.u32(at: 1) : nil
-        func reject(_ status: StatusCode, _ reason: String) -> Step {
-            .rejected(Rejection(command: command, status: status, identifier: identifier, reason: reason))
-        }
-        let tokenLength = Int(input.u16(at: tokenLengthAt))
-        if let status = tokenStatus(tokenLength, limits) {
-            return reject(status, "token length \(tokenLength)")
-        }
-        let payloadLengthAt = tokenLengthAt + 2 + tokenLength
-        guard input.available >= payloadLengthAt + 2 else { return .needMore }
-        let payloadLength = Int(input.u16(at: payloadLengthAt))
-        if let status = payloadStatus(payloadLength, limit: limits.payloadLimit(for: command)) {
-            return reject(status, "payload length \(payloadLength)")
-        }
-        let total = payloadLengthAt + 2 + payloadLength
-        guard input.available >= total else { return .needMore }
-        return .accepted(DecodedNotification(
-            command: command,
-            identifier: identifier,
-            expiry: command == .enhanced ? input.u32(at: 5) : nil,
-            priority: nil,
-            token: input.copy(at: tokenLengthAt + 2, count: tokenLength),
-            payload: input.copy(at: payloadLengthAt + 2, count: payloadLength),
-            wireLength: total))
-    }
-
-    /// Command 2: the frame is read whole (its length bounded first), then its items.
-    private func decodeFrame() -> Step {
-        guard input.available >= 5 else { return .needMore }
-        let frameLength = Int(input.u32(at: 1))
-        guard frameLength <= limits.maxFrameLength else {
-            return .rejected(Rejection(
-                command: .frame, status: .protocolError, identifier: nil,
-                reason: "frame length \(frameLength) above \(limits.maxFrameLength)"))
-        }
-        guard input.available >= 5 + frameLength else { return .needMore }
-        return FrameItems.parse(input, frameLength: frameLength, limits: limits)
     }
 }
 
-/// One decoding attempt: not enough bytes yet, or a verdict on the next notification.
-private enum Step {
+/// One decoding attempt over the readable bytes: not enough bytes yet, or a verdict on
+/// the next message.
+enum Step {
     case needMore
-    case accepted(DecodedNotification)
+    case accepted(Located)
     case rejected(Rejection)
+    case unknownCommand(UInt8)
 }
 
-private func tokenStatus(_ length: Int, _ limits: GatewayDecoder.Limits) -> StatusCode? {
+/// A step once its notification, if any, was handed over.
+private enum HandledStep {
+    case needMore
+    case handled(wireLength: Int)
+    case rejected(Rejection)
+    case unknownCommand(UInt8)
+}
+
+/// Where a valid notification lies in the readable bytes, and its fixed-size fields.
+struct Located {
+    var command: Command
+    var identifier: UInt32?
+    var expiry: UInt32?
+    var priority: UInt8?
+    var token: Range<Int>
+    var payload: Range<Int>
+    var wireLength: Int
+
+    func view(in bytes: UnsafeRawBufferPointer) -> DecodedNotificationView {
+        DecodedNotificationView(
+            command: command, identifier: identifier, expiry: expiry, priority: priority,
+            token: UnsafeRawBufferPointer(rebasing: bytes[token]),
+            payload: UnsafeRawBufferPointer(rebasing: bytes[payload]),
+            wireLength: wireLength)
+    }
+}
+
+/// Decodes the message at the start of `bytes` (at least one byte).
+private func decodeOne(_ bytes: UnsafeRawBufferPointer, limits: GatewayDecoder.Limits) -> Step {
+    switch bytes[0] {
+    case Command.simple.rawValue: decodeLegacy(.simple, bytes, limits: limits)
+    case Command.enhanced.rawValue: decodeLegacy(.enhanced, bytes, limits: limits)
+    case Command.frame.rawValue: decodeFrame(bytes, limits: limits)
+    case let other: .unknownCommand(other)
+    }
+}
+
+/// Commands 0 and 1: a fixed header, the token, the payload length, the payload.
+private func decodeLegacy(_ command: Command, _ bytes: UnsafeRawBufferPointer, limits: GatewayDecoder.Limits) -> Step {
+    // Offsets: command 1 carries identifier and expiry before the token length.
+    let tokenLengthAt = command == .enhanced ? 9 : 1
+    guard bytes.count >= tokenLengthAt + 2 else { return .needMore }
+    let identifier = command == .enhanced ? bytes.u32(at: 1) : nil
+    func reject(_ status: StatusCode, _ reason: String) -> Step {
+        .rejected(Rejection(command: command, status: status, identifier: identifier, reason: reason))
+    }
+    let tokenLength = Int(bytes.u16(at: tokenLengthAt))
+    if let status = tokenStatus(tokenLength, limits) {
+        return reject(status, "token length \(tokenLength)")
+    }
+    let payloadLengthAt = tokenLengthAt + 2 + tokenLength
+    guard bytes.count >= payloadLengthAt + 2 else { return .needMore }
+    let payloadLength = Int(bytes.u16(at: payloadLengthAt))
+    if let status = payloadStatus(payloadLength, limit: limits.payloadLimit(for: command)) {
+        return reject(status, "payload length \(payloadLength)")
+    }
+    let total = payloadLengthAt + 2 + payloadLength
+    guard bytes.count >= total else { return .needMore }
+    return .accepted(Located(
+        command: command,
+        identifier: identifier,
+        expiry: command == .enhanced ? bytes.u32(at: 5) : nil,
+        priority: nil,
+        token: (tokenLengthAt + 2)..<(payloadLengthAt),
+        payload: (payloadLengthAt + 2)..<total,
+        wireLength: total))
+}
+
+/// Command 2: the frame is read whole (its length bounded first), then its items.
+private func decodeFrame(_ bytes: UnsafeRawBufferPointer, limits: GatewayDecoder.Limits) -> Step {
+    guard bytes.count >= 5 else { return .needMore }
+    let frameLength = Int(bytes.u32(at: 1))
+    guard frameLength <= limits.maxFrameLength else {
+        return .rejected(Rejection(
+            command: .frame, status: .protocolError, identifier: nil,
+            reason: "frame length \(frameLength) above \(limits.maxFrameLength)"))
+    }
+    guard bytes.count >= 5 + frameLength else { return .needMore }
+    if let located = canonicalFrame(bytes, frameLength: frameLength, limits: limits) {
+        return .accepted(located)
+    }
+    return FrameItems.parse(bytes, frameLength: frameLength, limits: limits)
+}
+
+/// The common case, checked in a few dozen instructions: items 1 to 5 once each, in order,
+/// every one valid — what node-apn and ``WireBuffer`` write. `nil` for anything else,
+/// which ``FrameItems`` then parses in full (and accepts or rejects) as before: this path
+/// only ever accepts what that parse would accept, with the same fields.
+private func canonicalFrame(_ bytes: UnsafeRawBufferPointer, frameLength: Int, limits: GatewayDecoder.Limits) -> Located? {
+    // 02 | length | 01 tokenLength token | 02 payloadLength payload | 03 0004 id | 04 0004 expiry | 05 0001 priority
+    // Every read below is inside the frame, whose bytes are all there: each guard checks
+    // the room for the next read before it happens.
+    let end = 5 + frameLength
+    let fixedItems = 7 + 7 + 4  // items 3, 4 and 5 with their headers
+    guard end >= 8 + 3 + fixedItems, bytes[5] == FrameItem.deviceToken.rawValue else { return nil }
+    let tokenLength = Int(bytes.u16(at: 6))
+    let payloadAt = 8 + tokenLength
+    guard payloadAt + 3 + fixedItems <= end, tokenLength > 0, limits.tokenLengths.contains(tokenLength),
+          bytes[payloadAt] == FrameItem.payload.rawValue
+    else { return nil }
+    let payloadLength = Int(bytes.u16(at: payloadAt + 1))
+    let identifierAt = payloadAt + 3 + payloadLength
+    guard identifierAt + fixedItems == end, payloadLength > 0, payloadLength <= limits.framePayloadLimit,
+          bytes[identifierAt] == FrameItem.identifier.rawValue, bytes.u16(at: identifierAt + 1) == 4,
+          bytes[identifierAt + 7] == FrameItem.expiry.rawValue, bytes.u16(at: identifierAt + 8) == 4,
+          bytes[identifierAt + 14] == FrameItem.priority.rawValue, bytes.u16(at: identifierAt + 15) == 1
+    else { return nil }
+    let priority = bytes[identifierAt + 17]
+    guard priority == 10 || priority == 5 else { return nil }
+    return Located(
+        command: .frame, identifier: bytes.u32(at: identifierAt + 3), expiry: bytes.u32(at: identifierAt + 10),
+        priority: priority, token: 8..<payloadAt, payload: (payloadAt + 3)..<identifierAt,
+        wireLength: 5 + frameLength)
+}
+
+func tokenStatus(_ length: Int, _ limits: GatewayDecoder.Limits) -> StatusCode? {
     if length == 0 { return .missingDeviceToken }
     return limits.tokenLengths.contains(length) ? nil : .invalidTokenSize
 }
 
-private func payloadStatus(_ length: Int, limit: Int) -> StatusCode? {
+func payloadStatus(_ length: Int, limit: Int) -> StatusCode? {
     if length == 0 { return .missingPayload }
     return length > limit ? .invalidPayloadSize : nil
 }
 
-/// The items of one whole command 2 frame, located and validated.
-private struct FrameItems {
-    /// (offset from the read position, length) of each item seen, by item id 1–5.
-    private var ranges: [(offset: Int, length: Int)?] = Array(repeating: nil, count: 6)
-
-    static func parse(_ input: InputBuffer, frameLength: Int, limits: GatewayDecoder.Limits) -> Step {
-        var items = FrameItems()
-        let structuralError = items.locate(input, frameLength: frameLength)
-        let identifier = items.identifier(input)
-        func reject(_ status: StatusCode, _ reason: String) -> Step {
-            .rejected(Rejection(command: .frame, status: status, identifier: identifier, reason: reason))
-        }
-        if let structuralError { return reject(.protocolError, structuralError) }
-        if let item = items[.identifier], item.length != 4 {
-            return reject(.protocolError, "identifier item of \(item.length) bytes")
-        }
-        if let item = items[.expiry], item.length != 4 {
-            return reject(.protocolError, "expiry item of \(item.length) bytes")
-        }
-        var priority: UInt8?
-        if let item = items[.priority] {
-            guard item.length == 1 else { return reject(.protocolError, "priority item of \(item.length) bytes") }
-            let value = input.u8(at: item.offset)
-            guard value == 10 || value == 5 else { return reject(.protocolError, "priority \(value)") }
-            priority = value
-        }
-        let token = items[.deviceToken] ?? (0, 0)
-        if let status = tokenStatus(token.length, limits) {
-            return reject(status, items[.deviceToken] == nil ? "no token item" : "token length \(token.length)")
-        }
-        let payload = items[.payload] ?? (0, 0)
-        if let status = payloadStatus(payload.length, limit: limits.framePayloadLimit) {
-            return reject(status, items[.payload] == nil ? "no payload item" : "payload length \(payload.length)")
-        }
-        return .accepted(DecodedNotification(
-            command: .frame,
-            identifier: identifier,
-            expiry: items[.expiry].map { input.u32(at: $0.offset) },
-            priority: priority,
-            token: input.copy(at: token.offset, count: token.length),
-            payload: input.copy(at: payload.offset, count: payload.length),
-            wireLength: 5 + frameLength))
+extension UnsafeRawBufferPointer {
+    /// The big-endian u16 at `offset`. - Precondition: the two bytes are there.
+    @inline(__always)
+    func u16(at offset: Int) -> UInt16 {
+        UInt16(self[offset]) << 8 | UInt16(self[offset + 1])
     }
 
-    subscript(item: FrameItem) -> (offset: Int, length: Int)? {
-        ranges[Int(item.rawValue)]
-    }
-
-    /// Walks the item headers; returns why the frame is malformed, or nil.
-    private mutating func locate(_ input: InputBuffer, frameLength: Int) -> String? {
-        var offset = 5
-        let end = 5 + frameLength
-        while offset < end {
-            guard end - offset >= 3 else { return "item header past the frame end" }
-            let id = input.u8(at: offset)
-            let length = Int(input.u16(at: offset + 1))
-            guard let item = FrameItem(rawValue: id) else { return "unknown item \(id)" }
-            guard offset + 3 + length <= end else { return "item \(id) of \(length) bytes past the frame end" }
-            guard ranges[Int(id)] == nil else { return "duplicate item \(id)" }
-            ranges[Int(item.rawValue)] = (offset + 3, length)
-            offset += 3 + length
-        }
-        return nil
-    }
-
-    /// The identifier, when a well-formed identifier item was located.
-    private func identifier(_ input: InputBuffer) -> UInt32? {
-        guard let item = self[.identifier], item.length == 4 else { return nil }
-        return input.u32(at: item.offset)
+    /// The big-endian u32 at `offset`. - Precondition: the four bytes are there.
+    @inline(__always)
+    func u32(at offset: Int) -> UInt32 {
+        UInt32(u16(at: offset)) << 16 | UInt32(u16(at: offset + 2))
     }
 }

@@ -44,6 +44,11 @@ struct InputBuffer: Sendable {
         return Array(bytes[start..<(start + count)])
     }
 
+    /// Calls `body` with the bytes fed and not consumed; the pointer is valid only inside.
+    func withUnsafeReadableBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[readIndex...])) }
+    }
+
     mutating func consume(_ count: Int) {
         readIndex += count
     }

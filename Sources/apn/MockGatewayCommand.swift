@@ -106,7 +106,7 @@ enum MockGatewayCommand {
         LineWriter.stdout(
             .object([
                 ("connections", .integer(gateway.connectionCount)),
-                ("accepted", .integer(gateway.records.count)),
+                ("accepted", .integer(gateway.recordCount)),
                 ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
                 ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
                 ("handshake_failures", .integer(gateway.handshakeFailureCount)),
@@ -287,12 +287,12 @@ final class RecordWriter: Sendable {
     /// Writes the records not yet written, each as one line.
     private func drain() {
         written.withLock { count in
-            let records = gateway.records
-            guard records.count > count else { return }
-            for record in records[count...] {
+            // Only the records not yet written are built: the gateway may hold millions.
+            let records = gateway.records(from: count)
+            for record in records {
                 LineWriter.write(Self.line(record), to: descriptor)
             }
-            count = records.count
+            count += records.count
         }
     }
 

@@ -1,0 +1,41 @@
+import APNWire
+
+extension Ledger {
+    /// Judges, in order, every message `decoder` can decode now, until one ends the
+    /// connection or asks for a read stall. Called once per socket read, inside one lock
+    /// acquisition, so the gateway takes the lock once per read rather than once per
+    /// notification (issue #5: millions a second on one connection).
+    ///
+    /// Each notification is still judged on its own, against the faults as the previous
+    /// one left them, exactly as if the lock were taken for it alone: the "after N" faults
+    /// fire at the N-th accepted notification, and nothing after a notification that ends
+    /// the connection is decoded, let alone recorded. Only another thread's
+    /// ``MockGateway/setFaults(_:)`` waits for the batch to finish: it applies from the
+    /// next read, which is within what "the faults current when it is decoded" promises.
+    ///
+    /// - Returns: ``Verdict/goOn`` when everything decodable was judged: read more.
+    /// - Parameter ordinal: the number of the last notification decoded on this
+    ///   connection; advanced for each one decoded here.
+    mutating func judgeDecoded(
+        from decoder: inout GatewayDecoder, connection: Int, ordinal: inout Int
+    ) -> Verdict {
+        while true {
+            var verdict = Verdict.goOn
+            let event = decoder.next { notification in
+                ordinal += 1
+                verdict = judge(notification, connection: connection, ordinal: ordinal)
+            }
+            switch event {
+            case nil:
+                return .goOn
+            case .notification:
+                // After a stall, the rest of this read stays in the decoder, judged later.
+                guard case .goOn = verdict else { return verdict }
+            case .rejected(let rejection):
+                return .end(refuse(rejection, connection: connection))
+            case .unknownCommand:
+                return .end(.close)
+            }
+        }
+    }
+}
