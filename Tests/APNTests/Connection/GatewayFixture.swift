@@ -42,6 +42,17 @@ final class GatewayFixture: Sendable {
         return options
     }
 
+    /// The client certificate and key as PEM files in a fresh temporary directory.
+    func writeClientPEMFiles() throws -> (certificatePath: String, keyPath: String, remove: () -> Void) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-apn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let certificate = directory.appendingPathComponent("cert.pem")
+        let key = directory.appendingPathComponent("key.pem")
+        try Data(clientCertificatePEM).write(to: certificate)
+        try Data(clientKeyPEM).write(to: key)
+        return (certificate.path, key.path, { try? FileManager.default.removeItem(at: directory) })
+    }
+
     /// Waits (bounded) for the mock to have recorded `count` notifications.
     func expectRecords(_ count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) {
         let reached = mock.waitForRecords(count: count, timeout: timeout)

@@ -1,0 +1,45 @@
+import APN
+import MockGateway
+import Testing
+
+/// The README's Connection snippets, verbatim, run against a MockGateway.
+@Suite("README: Connection usage", .timeLimit(.minutes(1)))
+struct ReadmeConnectionExampleTests {
+    @Test func theReadmeConnectionExampleDeliversAndReports() async throws {
+        let fixture = try GatewayFixture()
+        let files = try fixture.writeClientPEMFiles()
+        defer { files.remove() }
+        let certificatePath = files.certificatePath
+        let keyPath = files.keyPath
+
+        // README, first block:
+        var options = Connection.Options()        // node-apn's names and defaults
+        options.cert = .file(certificatePath)      // PEM or DER; options.pfx for a PKCS#12 file
+        options.key = .file(keyPath)
+        options.production = false                 // gateway.sandbox.push.apple.com:2195
+        options.errorCallback = { code, notification, device in
+            print("errorCallback(\(code), \(device.map { "\($0)" } ?? "nil"))")
+        }
+
+        // Not in the README: the mock instead of Apple's sandbox.
+        options.address = "127.0.0.1"
+        options.port = fixture.mock.gatewayPort
+        options.ca = [.data(fixture.caPEM)]
+        options.shutdownGraceWindow = .milliseconds(100)
+
+        // README, second block:
+        let connection = Connection(options: options)
+        connection.on { event in print("event:", event) }
+        let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
+        let note = Notification().setAlertText("Hello").setBadge(1)
+        connection.push(note, to: [device])                 // returns at once; connects on the first push
+        let outcome = await connection.send(note, to: device)
+        print(outcome)                                       // accepted (grace window)
+        let report = await connection.shutdown()             // waits for every outcome
+        print(report)                                        // accepted 2, rejected 0, failed 0, unknown fate 0
+
+        #expect(outcome == .accepted(Acceptance(evidence: .graceWindow)))
+        #expect("\(report)" == "accepted 2, rejected 0, failed 0, unknown fate 0")
+        #expect(fixture.mock.records.count == 2)
+    }
+}
