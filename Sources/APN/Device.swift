@@ -58,6 +58,12 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
         self.token = bytes
     }
 
+    /// Wraps a token a decoder already checked (non-empty, bounded length).
+    init(unvalidated bytes: [UInt8]) {
+        precondition(!bytes.isEmpty, "a decoded token is never empty")
+        self.token = bytes
+    }
+
     /// The token as lowercase hex, two digits per byte.
     public var hexString: String {
         APNWire.hexString(token)

@@ -1,12 +1,31 @@
 import APNTLS
 import Foundation
 
+/// The credential and verification options `Connection` and `Feedback` share.
+struct ClientCredentialOptions: Sendable {
+    var cert: CredentialSource?
+    var key: CredentialSource?
+    var ca: [CredentialSource]?
+    var pfx: CredentialSource?
+    var passphrase: String?
+    var checksPushEnvironment: Bool
+    var isProduction: Bool
+    var rejectUnauthorized: Bool
+}
+
 /// Turns a connection's credential options into a TLS client context, once: node-apn loaded
 /// and checked credentials on the first connection attempt and remembered the result.
 /// Every failure becomes an ``APNError`` with code ``APNError/Code/credentials`` (513 for the
 /// notifications waiting), with the file path and the reason.
 enum ClientContextLoader {
     static func load(_ options: Connection.Options) throws(APNError) -> TLSClientContext {
+        try load(ClientCredentialOptions(
+            cert: options.cert, key: options.key, ca: options.ca, pfx: options.pfx, passphrase: options.passphrase,
+            checksPushEnvironment: options.checksPushEnvironment, isProduction: options.isProduction,
+            rejectUnauthorized: options.rejectUnauthorized))
+    }
+
+    static func load(_ options: ClientCredentialOptions) throws(APNError) -> TLSClientContext {
         let credentials = try loadCredentials(options)
         if options.checksPushEnvironment, let credentials {
             let environment: PushEnvironment = options.isProduction ? .production : .sandbox
@@ -24,7 +43,7 @@ enum ClientContextLoader {
         }
     }
 
-    private static func loadCredentials(_ options: Connection.Options) throws(APNError) -> TLSCredentials? {
+    private static func loadCredentials(_ options: ClientCredentialOptions) throws(APNError) -> TLSCredentials? {
         let passphrase = options.passphrase
         if let pfx = options.pfx {
             let bundle = try bytes(of: pfx)

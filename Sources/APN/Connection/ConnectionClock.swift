@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The clock a ``Connection`` runs its timers on (backoff, grace window, idle timeout,
-/// connect timeout): the system's monotonic clock, or a ``ManualClock`` a test advances.
+/// connect timeout) and a ``Feedback`` poller its interval on: the system's monotonic
+/// clock, or a ``ManualClock`` a test advances.
 public struct ConnectionClock: Sendable {
     let manual: ManualClock?
 

@@ -1,10 +1,13 @@
 import Synchronization
 
-/// The event listeners of one connection: closures from ``Connection/on(_:)`` and the
-/// continuations behind ``Connection/events``. Registered from any thread, called on the
-/// callback queue.
-final class EventHub: Sendable {
-    typealias Listener = @Sendable (ConnectionEvent) -> Void
+/// A connection's listeners.
+typealias EventHub = ListenerHub<ConnectionEvent>
+
+/// The event listeners of one connection or feedback poller: closures from `on(_:)` and
+/// the continuations behind the async sequences. Registered from any thread, called on
+/// the callback queue.
+final class ListenerHub<Event: Sendable>: Sendable {
+    typealias Listener = @Sendable (Event) -> Void
 
     private struct State {
         var listeners: [(id: Int, listener: Listener)] = []

@@ -1,0 +1,68 @@
+import Foundation
+import Synchronization
+
+/// The poller's interval and cancellation: waits on a condition until the clock reaches a
+/// deadline (a ``ManualClock`` wakes it on every advance) or until cancelled. No sleeping.
+final class FeedbackSchedule: Sendable {
+    private struct State {
+        var running = false
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+    // NSCondition is thread-safe; it pairs waits with wake-ups and guards nothing itself.
+    private let condition = NSCondition()
+    private let clock: ConnectionClock
+    private let observer = Mutex<Int?>(nil)
+
+    init(clock: ConnectionClock) {
+        self.clock = clock
+        if let manual = clock.manual {
+            let id = manual.observe { [condition] in
+                condition.lock()
+                condition.broadcast()
+                condition.unlock()
+            }
+            observer.withLock { $0 = id }
+        }
+    }
+
+    deinit {
+        if let id = observer.withLock({ $0 }) { clock.manual?.removeObserver(id) }
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Marks polling as started; `false` when it already runs (or was cancelled).
+    func begin() -> Bool {
+        state.withLock { state in
+            guard !state.running, !state.cancelled else { return false }
+            state.running = true
+            return true
+        }
+    }
+
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the clock reaches `deadline`; `false` when cancelled first.
+    func wait(until deadline: Timestamp) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if isCancelled { return false }
+            let now = clock.now()
+            if now >= deadline { return true }
+            if clock.manual != nil {
+                condition.wait()
+            } else {
+                let seconds = Double(deadline.nanoseconds &- now.nanoseconds) / 1e9
+                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import APN
+import APNTLS
+import APNWire
+import Foundation
+import MockGateway
+import Synchronization
+import Testing
+
+/// Feedback against MockGateway's feedback listener (and a raw TLS server for bytes the
+/// mock would never send), over real TLS.
+@Suite("Feedback: reading the feedback service", .timeLimit(.minutes(1)))
+struct FeedbackTests {
+    static func options(_ fixture: GatewayFixture, _ configure: (inout Feedback.Options) -> Void = { _ in }) -> Feedback.Options {
+        var options = Feedback.Options()
+        options.address = "127.0.0.1"
+        options.port = fixture.mock.feedbackPort
+        options.cert = .data(fixture.clientCertificatePEM)
+        options.key = .data(fixture.clientKeyPEM)
+        options.ca = [.data(fixture.caPEM)]
+        configure(&options)
+        return options
+    }
+
+    static func token(_ n: Int, length: Int = 32) -> [UInt8] {
+        (0..<length).map { UInt8(truncatingIfNeeded: n &* 31 &+ $0) }
+    }
+
+    @Test("0, 1 and 10,000 tuples, each read once: the service forgets what it served", arguments: [0, 1, 10_000])
+    func readsEveryTuple(count: Int) async throws {
+        let fixture = try GatewayFixture()
+        for n in 0..<count { fixture.mock.queueFeedback(time: UInt32(1_700_000_000 + n), token: Self.token(n)) }
+        let feedback = Feedback(options: Self.options(fixture))
+        let entries = try await feedback.read()
+        #expect(entries.count == count)
+        #expect(entries.map(\.unixTime) == (0..<count).map { UInt32(1_700_000_000 + $0) })
+        #expect(entries.map(\.device.token) == (0..<count).map { Self.token($0) })
+        if let first = entries.first {
+            #expect(first.time == Date(timeIntervalSince1970: 1_700_000_000))
+        }
+        #expect(try await feedback.read().isEmpty, "cleared once read")
+    }
+
+    @Test("tuples split across TLS records at every offset, with token lengths 1, 32 and 100")
+    func splitAtEveryOffset() async throws {
+        let fixture = try GatewayFixture()
+        let feedback = Feedback(options: Self.options(fixture))
+        let lengths = [1, 32, 100]
+        let total = lengths.reduce(0) { $0 + 6 + $1 }
+        for size in 1...total {
+            fixture.mock.updateFaults { $0.feedbackWriteSize = size }
+            for (n, length) in lengths.enumerated() {
+                fixture.mock.queueFeedback(time: UInt32(n + 1), token: Self.token(n, length: length))
+            }
+            let entries = try await feedback.read()
+            #expect(entries.map(\.device.token.count) == lengths, "records of \(size) bytes")
+            #expect(entries.map(\.unixTime) == [1, 2, 3])
+        }
+    }
+
+    @Test("a partial tuple at close is discarded and logged, never crashes")
+    func partialTupleAtClose() async throws {
+        var bytes = WireBuffer()
+        bytes.writeFeedbackTuple(time: 7, token: Self.token(1))
+        bytes.writeFeedbackTuple(time: 8, token: Self.token(2))
+        let whole = bytes.readableBytesArray
+        let server = try RawTLSServer(sending: Array(whole.dropLast(5)))
+        let log = Mutex<[String]>([])
+        let feedback = Feedback(options: server.options { options in
+            options.debugLog = { message in log.withLock { $0.append(message) } }
+        })
+        let entries = try await feedback.read()
+        #expect(entries.map(\.unixTime) == [7])
+        #expect(log.withLock { $0 } == ["feedback: discarded \(38 - 5) bytes of a partial tuple at close"])
+    }
+
+    @Test("a token length above the bound ends the read with an error")
+    func tokenLengthBounded() async throws {
+        var bytes = WireBuffer()
+        bytes.writeFeedbackTuple(time: 7, token: Self.token(1, length: 101))
+        let server = try RawTLSServer(sending: bytes.readableBytesArray)
+        let feedback = Feedback(options: server.options { _ in })
+        await #expect(throws: APNError.self) { try await feedback.read() }
+    }
+
+    @Test("batches of batchSize, then the final batch at close even when empty")
+    func batches() async throws {
+        let fixture = try GatewayFixture()
+        for n in 0..<9 { fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
+        let feedback = Feedback(options: Self.options(fixture) { $0.batchSize = 3; $0.interval = nil })
+        let batches = Mutex<[[UInt32]]>([])
+        feedback.on { event in
+            if case .feedback(let entries) = event { batches.withLock { $0.append(entries.map(\.unixTime)) } }
+        }
+        var stream = feedback.entries.makeAsyncIterator()
+        feedback.start()
+        var seen: [UInt32] = []
+        while let entry = await stream.next() { seen.append(entry.unixTime) }
+        #expect(seen == Array(0..<9))
+        #expect(batches.withLock { $0 } == [[0, 1, 2], [3, 4, 5], [6, 7, 8], []])
+    }
+
+    @Test("without batching, one feedback event per entry")
+    func unbatched() async throws {
+        let fixture = try GatewayFixture()
+        for n in 0..<3 { fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
+        let feedback = Feedback(options: Self.options(fixture) { $0.batchFeedback = false; $0.interval = nil })
+        let sizes = Mutex<[Int]>([])
+        feedback.on { event in if case .feedback(let entries) = event { sizes.withLock { $0.append(entries.count) } } }
+        let stream = feedback.entries
+        feedback.start()
+        var count = 0
+        for await _ in stream { count += 1 }
+        #expect(count == 3)
+        #expect(sizes.withLock { $0 } == [1, 1, 1])
+    }
+
+    @Test("polling on the injected clock: every interval, each read clearing the list")
+    func intervalPolling() async throws {
+        let fixture = try GatewayFixture()
+        let clock = ManualClock()
+        let feedback = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
+        let log = FeedbackLog()
+        feedback.on(log.listener)
+        fixture.mock.queueFeedback(time: 1, token: Self.token(1))
+        feedback.start()
+        #expect(log.wait { $0.batches.count == 1 })
+        #expect(log.batches == [[1]])
+        fixture.mock.queueFeedback(time: 2, token: Self.token(2))
+        clock.advance(by: .seconds(59))
+        clock.advance(by: .seconds(1))
+        #expect(log.wait { $0.batches.count == 2 })
+        #expect(log.batches == [[1], [2]])
+        clock.advance(by: .seconds(60))
+        #expect(log.wait { $0.batches.count == 3 })
+        #expect(log.batches.last == [], "nothing new: an empty final batch")
+        #expect(fixture.mock.feedbackConnectionCount == 3)
+        feedback.cancel()
+        feedback.cancel()
+    }
+
+    @Test("connection refused: feedbackError, and polling goes on at the next interval")
+    func refusedThenRecovered() async throws {
+        let fixture = try GatewayFixture()
+        let port = fixture.mock.feedbackPort
+        _ = fixture.mock.stop()
+        let clock = ManualClock()
+        let feedback = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
+        let log = FeedbackLog()
+        feedback.on(log.listener)
+        feedback.start()
+        #expect(log.wait { $0.errors.count == 1 })
+        let second = try GatewayFixture {
+            $0.feedbackPort = port
+            $0.certificateAuthority = fixture.mock.certificateAuthority
+        }
+        second.mock.queueFeedback(time: 5, token: Self.token(5))
+        clock.advance(by: .seconds(60))
+        #expect(log.wait { $0.batches == [[5]] })
+        feedback.cancel()
+    }
+
+    @Test("bad credentials: an error event, and polling stops")
+    func badCredentials() async throws {
+        let fixture = try GatewayFixture()
+        let feedback = Feedback(options: Self.options(fixture) { $0.cert = "/nonexistent/feedback-cert.pem" })
+        let log = FeedbackLog()
+        feedback.on(log.listener)
+        let stream = feedback.entries
+        feedback.start()
+        for await _ in stream {}
+        #expect(log.fatal.count == 1)
+        #expect(log.fatal.first?.message.contains("/nonexistent/feedback-cert.pem") == true)
+        #expect(fixture.mock.feedbackConnectionCount == 0)
+        await #expect(throws: APNError.self) { try await feedback.read() }
+    }
+}
+
+/// What a feedback poller reported, with bounded waits.
+final class FeedbackLog: Sendable {
+    private struct State {
+        var batches: [[UInt32]] = []
+        var errors: [APNError] = []
+        var fatal: [APNError] = []
+    }
+
+    private let state = Mutex(State())
+    private let condition = NSCondition()
+
+    var batches: [[UInt32]] { state.withLock { $0.batches } }
+    var errors: [APNError] { state.withLock { $0.errors } }
+    var fatal: [APNError] { state.withLock { $0.fatal } }
+
+    var listener: @Sendable (FeedbackEvent) -> Void {
+        { [self] event in
+            state.withLock { state in
+                switch event {
+                case .feedback(let entries): state.batches.append(entries.map(\.unixTime))
+                case .feedbackError(let error): state.errors.append(error)
+                case .error(let error): state.fatal.append(error)
+                }
+            }
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    @discardableResult
+    func wait(seconds: Double = 20, until predicate: (FeedbackLog) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(self) {
+            if !condition.wait(until: deadline) { return predicate(self) }
+        }
+        return true
+    }
+}
+
+/// A one-connection TLS server that sends given bytes and closes cleanly: for what
+/// MockGateway never sends (partial tuples, oversized token lengths).
+final class RawTLSServer: Sendable {
+    let authority: CertificateAuthority
+    let client: IssuedCertificate
+    let port: UInt16
+
+    init(sending bytes: [UInt8]) throws {
+        authority = try CertificateAuthority()
+        client = try authority.issueClientCertificate(topic: "com.example.tests")
+        let context = try TLSServerContext(
+            credentials: try authority.issueServerCertificate().credentials(),
+            clientCertificateAuthorities: [authority.certificate])
+        let listener = try TLSListener(context: context)
+        port = listener.port
+        let handoff = ListenerHandoff(listener)
+        Thread.detachNewThread {
+            guard let connection = try? handoff.listener.accept(deadline: .now + .seconds(20)) else { return }
+            try? connection.handshake(deadline: .now + .seconds(10))
+            var offset = 0
+            let deadline = ContinuousClock.now + .seconds(10)
+            while offset < bytes.count, ContinuousClock.now < deadline {
+                let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                switch step {
+                case .done(let count): offset += count
+                case .wantWrite: _ = try? connection.waitUntil(.writable, deadline: deadline)
+                case .wantRead: _ = try? connection.waitUntil(.readable, deadline: deadline)
+                case .closed, .failed: return
+                }
+            }
+            _ = connection.shutdown()
+            connection.close()
+        }
+    }
+
+    func options(_ configure: (inout Feedback.Options) -> Void) -> Feedback.Options {
+        var options = Feedback.Options()
+        options.address = "127.0.0.1"
+        options.port = port
+        options.cert = .data(Array(try! client.certificate.pem().utf8))
+        options.key = .data(Array(try! client.privateKey.pem().utf8))
+        options.ca = [.data(Array(try! authority.certificate.pem().utf8))]
+        configure(&options)
+        return options
+    }
+
+    /// Moves the listener to the serving thread. `@unchecked Sendable` is safe: only that
+    /// thread uses it after the handoff.
+    final class ListenerHandoff: @unchecked Sendable {
+        let listener: TLSListener
+        init(_ listener: TLSListener) { self.listener = listener }
+    }
+}
