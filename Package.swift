@@ -48,7 +48,7 @@ let package = Package(
             name: "MockGateway", dependencies: ["APNWire", "APNTLS"], path: "MockGateway", exclude: ["README.md"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs` and `apn mock-gateway`.
-        .executableTarget(name: "apn", dependencies: ["MockGateway", "APNTLS", "APNWire"]),
+        .executableTarget(name: "apn", dependencies: ["APN", "MockGateway", "APNTLS", "APNWire"]),
         // Depends on `apn` so that `swift test` alone builds the executable its tests run.
         .testTarget(name: "apnTests", dependencies: ["apn", "APNTLS", "APNWire"]),
     ],

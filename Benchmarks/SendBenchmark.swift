@@ -140,13 +140,13 @@ enum SendBenchmark {
     }
 
     static func options(for gateway: MockGateway) throws -> Connection.Options {
-        let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.bench")
+        let credentials = try MockCredentials(gateway)
         var options = Connection.Options()
         options.address = "127.0.0.1"
         options.port = gateway.gatewayPort
-        options.cert = .data(Array(try client.certificate.pem().utf8))
-        options.key = .data(Array(try client.privateKey.pem().utf8))
-        options.ca = [.data(Array(try gateway.certificateAuthority.certificate.pem().utf8))]
+        options.cert = credentials.cert
+        options.key = credentials.key
+        options.ca = credentials.ca
         options.format = .frame
         options.fastMode = true
         options.cacheLength = 100_000

@@ -9,6 +9,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("tls", "bytes/s and frames/s over one mutual-TLS loopback connection, 150-byte frames in 16 KB writes", TLSBenchmark.run),
     ("mock", "notifications/s an in-process MockGateway decodes and records from one TLS client, 161-byte frames in 16 KB writes", MockGatewayBenchmark.run),
     ("send", "Connection → MockGateway over TLS: precompiled and compiled payloads, 1 rejection per 10,000, memory with 1M queued", SendBenchmark.run),
+    ("feedback", "tuples/s one Feedback.read() decodes from an in-process MockGateway over TLS", FeedbackBenchmark.run),
 ]
 
 @MainActor func usage() -> String {

@@ -63,16 +63,7 @@ enum MockGatewayCommand {
         }
 
         // Signals first, so one that arrives while starting is not lost (nor fatal).
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let stopRequested = DispatchSemaphore(value: 0)
-        let signalQueue = DispatchQueue(label: "apn.signals")
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-            source.setEventHandler { stopRequested.signal() }
-            source.resume()
-            return source
-        }
+        let stopSignals = StopSignals()
 
         let gateway = try MockGateway(configuration: options.configuration)
         for tuple in options.feedback {
@@ -91,8 +82,7 @@ enum MockGatewayCommand {
                 ("certs", .string(directory)),
             ]))
 
-        stopRequested.wait()
-        for source in sources { source.cancel() }
+        stopSignals.wait()
 
         recorder?.requestStop()
         gateway.stop()

@@ -7,6 +7,7 @@ let topUsage = """
     usage: apn <subcommand> [options]
       certs DIR          write a CA, a server and a push client certificate into DIR
       mock-gateway       run a mock binary gateway and feedback server until SIGINT/SIGTERM
+      feedback           read the feedback service once or every interval, one JSON line per entry
     Run `apn <subcommand> --help` for its options.
     """
 
@@ -21,6 +22,7 @@ func runMain() -> Int32 {
         switch subcommand {
         case "certs": return try CertsCommand.run(rest)
         case "mock-gateway": return try MockGatewayCommand.run(rest)
+        case "feedback": return try FeedbackCommand.run(rest)
         case "--help", "-h", "help":
             print(topUsage)
             return 0

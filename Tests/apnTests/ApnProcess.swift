@@ -20,6 +20,7 @@ final class ApnProcess: Sendable {
     private let lineArrived = DispatchSemaphore(value: 0)
     private let standardError = Mutex<[UInt8]>([])
     private let errorDrained = DispatchSemaphore(value: 0)
+    private let outputDrained = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 
     enum Failure: Error, CustomStringConvertible {
@@ -105,6 +106,17 @@ final class ApnProcess: Sendable {
                 lineArrived.signal()
             }
         }
+        outputDrained.signal()
+    }
+
+    /// The lines not yet taken by ``nextLine(timeout:)``, once standard output has closed
+    /// (waiting up to `timeout` for that).
+    func remainingLines(timeout: Double = 10) throws -> [String] {
+        guard outputDrained.wait(timeout: .now() + timeout) == .success else {
+            throw Failure.timedOut("standard output to close")
+        }
+        outputDrained.signal()
+        return lines.withLock { $0 }
     }
 
     private func readError(_ descriptor: Int32) {

@@ -52,13 +52,16 @@ public final class Feedback: Sendable {
         queue.async { [hub] in hub.finish() }
     }
 
-    /// One visit to the service now, independent of ``start()``: every entry it sends.
+    /// One visit to the service now, independent of ``start()`` and ``cancel()``: every
+    /// entry it sends.
     /// - Throws: the connection or credential failure.
     public func read() async throws(APNError) -> [Entry] {
         let result: Result<[Entry], APNError> = await withCheckedContinuation { continuation in
             Thread.detachNewThread { [self] in
                 var entries: [Entry] = []
-                switch reader().read(onEntry: { entries.append($0) }) {
+                // Not ended by `cancel()`, which stops the interval polling only.
+                let reader = FeedbackReader(options: options, context: context, isCancelled: { false })
+                switch reader.read(onEntry: { entries.append($0) }) {
                 case .finished: continuation.resume(returning: .success(entries))
                 case .failed(let error), .credentialsFailed(let error): continuation.resume(returning: .failure(error))
                 case .cancelled: continuation.resume(returning: .success(entries))

@@ -1,0 +1,130 @@
+import APN
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `apn feedback …`: reads the feedback service once or every interval and prints one JSON
+/// line per entry.
+enum FeedbackCommand {
+    static let usage = """
+        usage: apn feedback [options]
+          --certs DIR               use DIR/client.pem, DIR/client.key and DIR/ca.pem (as written by `apn certs`)
+          --cert FILE --key FILE    the push certificate and its key (PEM or DER)
+          --pfx FILE                a PKCS#12 bundle instead of --cert/--key
+          --passphrase PW           the key's passphrase or the PKCS#12 password
+          --ca FILE                 trust this CA certificate (default: the system store; --certs sets it)
+          --address HOST:PORT       the feedback service (default feedback.sandbox.push.apple.com:2196,
+                                    feedback.push.apple.com:2196 with --production)
+          --sandbox | --production  the environment (default sandbox)
+          --interval SECONDS        poll every SECONDS until SIGINT/SIGTERM (default 3600)
+          --once                    poll once and exit
+        Prints one line per entry: {"time":UNIX,"date":"ISO-8601","token":"<hex>"}.
+        Exits 0 after --once, or on SIGINT/SIGTERM; 1 when the service cannot be read; 2 on bad options.
+        """
+
+    private static let valued: Set<String> = [
+        "--certs", "--cert", "--key", "--pfx", "--passphrase", "--ca", "--address", "--interval",
+    ]
+    private static let switches: Set<String> = ["--sandbox", "--production", "--once"]
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let flags = try Flags(arguments, valued: valued, switches: switches)
+        if flags.wantsHelp {
+            print(usage)
+            return 0
+        }
+        let (options, once) = try parse(flags)
+        let feedback = Feedback(options: options)
+        if once {
+            return readOnce(feedback)
+        }
+        let stopSignals = StopSignals()
+        // Ends on a signal (status 0) or when polling stops on unusable credentials (1).
+        let finished = DispatchSemaphore(value: 0)
+        let status = StatusBox()
+        feedback.on { event in
+            switch event {
+            case .feedback(let entries): for entry in entries { LineWriter.stdout(line(for: entry)) }
+            case .feedbackError(let error): LineWriter.stderr("apn feedback: \(error) (trying again at the next interval)")
+            case .error(let error):
+                LineWriter.stderr("apn feedback: \(error)")
+                status.value = 1
+                finished.signal()
+            }
+        }
+        feedback.start()
+        Thread.detachNewThread {
+            stopSignals.wait()
+            finished.signal()
+        }
+        finished.wait()
+        feedback.cancel()
+        return status.value
+    }
+
+    private static func readOnce(_ feedback: Feedback) -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        let status = StatusBox()
+        Task {
+            do {
+                for entry in try await feedback.read() { LineWriter.stdout(line(for: entry)) }
+            } catch {
+                LineWriter.stderr("apn feedback: \(error)")
+                status.value = 1
+            }
+            done.signal()
+        }
+        done.wait()
+        return status.value
+    }
+
+    /// The exit status, set before the semaphore that ends the command is signalled.
+    final class StatusBox: Sendable {
+        private let stored = Mutex<Int32>(0)
+        var value: Int32 {
+            get { stored.withLock { $0 } }
+            set { stored.withLock { $0 = newValue } }
+        }
+    }
+
+    static func line(for entry: Feedback.Entry) -> JSONValue {
+        .object([
+            ("time", .integer(Int(entry.unixTime))),
+            ("date", .string(ISO8601DateFormatter().string(from: entry.time))),
+            ("token", .string(entry.device.hexString)),
+        ])
+    }
+
+    static func parse(_ flags: Flags) throws(UsageError) -> (Feedback.Options, once: Bool) {
+        guard flags.positional.isEmpty else {
+            throw UsageError("feedback takes no arguments, got \"\(flags.positional[0])\"")
+        }
+        var options = Feedback.Options()
+        if flags.switches.contains("--sandbox") && flags.switches.contains("--production") {
+            throw UsageError("--sandbox and --production exclude each other")
+        }
+        options.production = flags.switches.contains("--production")
+        if let directory = flags.value("--certs") {
+            options.cert = .file("\(directory)/client.pem")
+            options.key = .file("\(directory)/client.key")
+            options.ca = [.file("\(directory)/ca.pem")]
+        }
+        if let cert = flags.value("--cert") { options.cert = .file(cert) }
+        if let key = flags.value("--key") { options.key = .file(key) }
+        if let pfx = flags.value("--pfx") { options.pfx = .file(pfx) }
+        if let ca = flags.value("--ca") { options.ca = [.file(ca)] }
+        options.passphrase = flags.value("--passphrase")
+        if let address = flags.value("--address") {
+            let (host, port) = Flags.splitSuffix(address)
+            guard let port, !host.isEmpty else { throw UsageError("--address needs HOST:PORT, got \"\(address)\"") }
+            options.address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            options.port = try Flags.integer(port, as: UInt16.self, in: 1...65535, what: "--address port")
+        }
+        let once = flags.switches.contains("--once")
+        if let interval = try flags.integer("--interval", as: Int.self, in: 1...86_400 * 7) {
+            guard !once else { throw UsageError("--interval and --once exclude each other") }
+            options.interval = .seconds(interval)
+        }
+        return (options, once)
+    }
+}

@@ -1,0 +1,30 @@
+import Dispatch
+import Foundation
+
+/// SIGINT and SIGTERM turned into a wait: the signals' default (fatal) action is replaced
+/// at once, so one that arrives while the command starts is not lost.
+final class StopSignals: @unchecked Sendable {
+    // @unchecked Sendable: `sources` is set once in init and only cancelled afterwards;
+    // DispatchSource's cancel is thread-safe.
+    private let requested = DispatchSemaphore(value: 0)
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let queue = DispatchQueue(label: "apn.signals")
+        let requested = requested
+        sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { requested.signal() }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Blocks until SIGINT or SIGTERM, then stops listening for them.
+    func wait() {
+        requested.wait()
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@Suite("apn feedback")
+struct ApnFeedbackTests {
+    @Test("apn feedback --once prints the tuples apn mock-gateway --feedback serves, then nothing")
+    func feedbackOnceAgainstTheMockProcess() throws {
+        let directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("apnTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certs = (directory as NSString).appendingPathComponent("certs")
+        #expect(try ApnProcess(["certs", certs]).waitForExit().status == 0)
+
+        let token = String(repeating: "ab", count: 32)
+        let short = "0102"
+        let gateway = try ApnProcess([
+            "mock-gateway", "--certs", certs, "--feedback", "\(token):1700000000", "--feedback", "\(short):1700000060",
+        ])
+        let started = try jsonObject(try gateway.nextLine())
+        let feedbackAddress = try #require(started["feedback"] as? String)
+
+        let first = try ApnProcess(["feedback", "--once", "--certs", certs, "--address", feedbackAddress])
+        let lines = [try first.nextLine(), try first.nextLine()]
+        let (status, standardError) = try first.waitForExit()
+        #expect(status == 0, "stderr: \(standardError)")
+        let entries = try lines.map(jsonObject)
+        #expect(entries.map { $0["time"] as? Int } == [1_700_000_000, 1_700_000_060])
+        #expect(entries.map { $0["token"] as? String } == [token, short])
+        #expect(entries.first?["date"] as? String == "2023-11-14T22:13:20Z")
+
+        let second = try ApnProcess(["feedback", "--once", "--certs", certs, "--address", feedbackAddress])
+        let (secondStatus, _) = try second.waitForExit()
+        #expect(secondStatus == 0)
+        #expect(try second.remainingLines().isEmpty, "served once, then cleared")
+
+        gateway.send(SIGTERM)
+        #expect(try gateway.waitForExit().status == 0)
+    }
+
+    @Test("apn feedback rejects contradictory options with status 2")
+    func badOptions() throws {
+        let apn = try ApnProcess(["feedback", "--once", "--interval", "60"])
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 2)
+        #expect(standardError.contains("--interval and --once exclude each other"))
+    }
+
+    @Test("apn feedback --once with a missing certificate fails with status 1 and names the file")
+    func missingCertificate() throws {
+        let apn = try ApnProcess(["feedback", "--once", "--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem",
+                                  "--address", "127.0.0.1:9"])
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 1)
+        #expect(standardError.contains("/nonexistent/c.pem"))
+    }
+}
