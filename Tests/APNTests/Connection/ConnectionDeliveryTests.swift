@@ -58,4 +58,37 @@ struct ConnectionDeliveryTests {
         #expect(fixture.mock.records.count == 1)
         await connection.shutdown()
     }
+
+    @Test("command 0 (simple): delivered without identifiers; a flush cannot be confirmed")
+    func simpleFormat() async throws {
+        let fixture = try GatewayFixture()
+        let connection = Connection(options: fixture.options { $0.format = .simple })
+        for n in 1...5 { connection.push(note(n), to: device(n)) }
+        fixture.expectRecords(5)
+        #expect(fixture.mock.records.allSatisfy { $0.command == .simple && $0.identifier == nil })
+        let flushed = await connection.flush(confirm: true)
+        #expect(!flushed.confirmed)
+        let report = await connection.shutdown()
+        #expect(flushed.accepted + report.accepted == 5)
+    }
+
+    @Test("payload limits by format: 256 for command 1, 2048 for command 2, 4096 with voip")
+    func payloadLimits() async throws {
+        // Apple's VoIP gateway took 4096-byte payloads; the mock takes what it is told to.
+        let fixture = try GatewayFixture { $0.limits = GatewayDecoder.Limits(framePayloadLimit: 4096) }
+        let big = APN.Notification().setAlertText(String(repeating: "x", count: 3000))
+        let enhanced = Connection(options: fixture.options())
+        let voip = Connection(options: fixture.options { $0.format = .frame; $0.voip = true })
+        let frame = Connection(options: fixture.options { $0.format = .frame })
+        let log = ConnectionLog()
+        enhanced.push(big, to: device(1), outcome: log.outcome(1))
+        frame.push(big, to: device(2), outcome: log.outcome(2))
+        voip.push(big, to: device(3), outcome: log.outcome(3))
+        #expect(log.wait { $0.outcomes.count == 3 })
+        #expect(failureCode(log.outcomes[1]) == .payloadTooLarge)
+        #expect(failureCode(log.outcomes[2]) == .payloadTooLarge)
+        #expect(log.outcomes[3]?.isAccepted == true)
+        for connection in [enhanced, frame, voip] { await connection.shutdown() }
+        #expect(fixture.mock.records.count == 1)
+    }
 }
