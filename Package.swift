@@ -50,7 +50,7 @@ let package = Package(
         // `apn certs` and `apn mock-gateway`.
         .executableTarget(name: "apn", dependencies: ["APN", "MockGateway", "APNTLS", "APNWire"]),
         // Depends on `apn` so that `swift test` alone builds the executable its tests run.
-        .testTarget(name: "apnTests", dependencies: ["apn", "APNTLS", "APNWire"]),
+        .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNTLS", "APNWire"]),
     ],
     swiftLanguageModes: [.v6]
 )
