@@ -37,8 +37,12 @@ public final class Connection: Sendable {
         self.options = options
         self.payloadLimit = options.payloadLimit
         let queue = DispatchQueue(label: "swift-apn.connection.callbacks", target: options.callbackQueue)
-        let loop = ConnectionLoop(options: options, inbox: inbox, hub: hub, queue: queue)
-        let thread = Thread { loop.run() }
+        // The loop is created on its own thread and never leaves it (ConnectionLoop's
+        // concurrency model); only Sendable parts cross over.
+        let thread = Thread { [inbox, hub] in
+            var loop = ConnectionLoop(options: options, inbox: inbox, hub: hub, queue: queue)
+            loop.run()
+        }
         thread.name = "swift-apn.connection.io"
         thread.start()
     }
@@ -61,8 +65,17 @@ public final class Connection: Sendable {
 
     /// Sends `notification` to each of `devices`, in order. The payload is compiled once.
     public func push(_ notification: Notification, to devices: [Device]) {
+        guard !devices.isEmpty else { return }
         let delivery = notification.delivery()
-        inbox.post(contentsOf: devices.map { command(notification, device: $0, delivery: delivery, completion: nil) })
+        let records = devices.map {
+            PushRecord(notification: notification, device: $0, delivery: delivery, completion: nil)
+        }
+        // The check depends on the notification alone: all are refused or none.
+        if let error = refusal(notification, delivery) {
+            inbox.post(contentsOf: records.map { .refuse($0, error) })
+        } else {
+            inbox.post(.pushes(records))
+        }
     }
 
     /// Sends `notification` to each device token given in hex (spaces and `<>` ignored,
@@ -116,15 +129,19 @@ public final class Connection: Sendable {
         completion: (@Sendable (NotificationOutcome) -> Void)?
     ) -> LoopCommand {
         let record = PushRecord(notification: notification, device: device, delivery: delivery, completion: completion)
-        guard delivery.payload.count <= payloadLimit else {
-            do throws(APNError) {
-                try notification.validate(for: options.format.command, voip: options.voip)
-            } catch {
-                return .refuse(record, error)
-            }
-            return .push(record)
-        }
+        if let error = refusal(notification, delivery) { return .refuse(record, error) }
         return .push(record)
+    }
+
+    /// Why `notification` cannot be sent (its payload is too large), or nil.
+    private func refusal(_ notification: Notification, _ delivery: Notification.Delivery) -> APNError? {
+        guard delivery.payload.count > payloadLimit else { return nil }
+        do throws(APNError) {
+            try notification.validate(for: options.format.command, voip: options.voip)
+        } catch {
+            return error
+        }
+        return nil
     }
 
     // MARK: Events

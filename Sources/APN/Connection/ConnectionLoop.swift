@@ -6,13 +6,16 @@ import Dispatch
 /// eventfd, driving one ``GatewaySession`` per socket and performing its actions.
 ///
 /// ## Concurrency model
-/// Everything here runs on the one thread that calls ``run()``. Other threads reach the
-/// loop only through the ``Inbox`` (a mutex-guarded queue plus an eventfd) and receive
-/// reports through the ``CallbackDispatcher``'s serial callback queue. Sessions, sockets
-/// and counters are therefore never shared.
-final class ConnectionLoop: @unchecked Sendable {
-    // @unchecked Sendable: the loop is handed once to the thread that runs it and is never
-    // touched by another thread afterwards (see the type's documentation).
+/// Everything here runs on the one thread that calls ``run()``: the loop is a noncopyable
+/// value created on that thread and owned by it, so it cannot be shared at all. Other
+/// threads reach the loop only through the ``Inbox`` (a mutex-guarded queue plus a wake
+/// pipe) and receive reports through the ``CallbackDispatcher``'s serial callback queue.
+/// Sessions, sockets and counters are therefore never shared.
+///
+/// Being a value rather than a class also keeps the hot path cheap: every change to the
+/// sessions and counters goes through `inout self`, whose exclusivity the compiler proves,
+/// instead of a runtime check per access of a class's stored property.
+struct ConnectionLoop: ~Copyable {
     let options: Connection.Options
     let inbox: Inbox
     let connector: Connector
@@ -20,7 +23,14 @@ final class ConnectionLoop: @unchecked Sendable {
     var dispatcher: CallbackDispatcher
     let sessionConfiguration: SessionConfiguration
 
-    var slots: [GatewaySlot] = []
+    var slots = SlotTable()
+    /// The time of the input being handled: taken once per turn for commands (and again
+    /// every ``commandsPerClockRead`` commands), and afresh after each socket read or write.
+    var now = Timestamp.zero
+    /// At most this many pushes are handled on one reading of the clock.
+    static let pushesPerClockRead = 1024
+    /// Pushes handled since `now` was last read, this turn.
+    var handledSinceClockRead = 0
     /// The slot new notifications go to while it accepts them at once.
     var fillIndex = 0
     /// Something was pushed: keep `minConnections` open from now on.
@@ -59,14 +69,18 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: The loop
 
-    func run() {
+    mutating func run() {
         let observer = clock.manual?.observe { [inbox] in inbox.post(.clockAdvanced) }
         defer { if let observer { clock.manual?.removeObserver(observer) } }
         var commands: [LoopCommand] = []
         while !finished {
             inbox.take(swapping: &commands)
-            for command in commands { handle(command) }
-            for slot in slots where slot.tls != nil { service(slot) }
+            // After the take: a manual clock advanced before a command was posted is seen.
+            now = clock.now()
+            handledSinceClockRead = 0
+            // By index, so each command is borrowed from the array rather than copied out.
+            for index in commands.indices { handle(commands[index]) }
+            for index in slots.indices where slots[index].tls != nil { service(index) }
             fireTimers()
             maintainMinimum()
             reportCompleted()
@@ -79,28 +93,28 @@ final class ConnectionLoop: @unchecked Sendable {
                 inbox.awake()
             }
         }
-        for slot in slots { slot.tls?.close() }
+        for index in slots.indices { slots[index].tls?.close() }
     }
 
     /// Polls the eventfd and every socket until something is ready or the earliest timer.
-    private func waitForActivity() {
+    private mutating func waitForActivity() {
         var descriptors = [pollfd(fd: inbox.wake.descriptor, events: Int16(POLLIN), revents: 0)]
-        var polled: [GatewaySlot] = []
-        for slot in slots {
-            guard let tls = slot.tls else { continue }
+        var polled: [Int] = []
+        for index in slots.indices {
+            guard let tls = slots[index].tls else { continue }
             var events = Int16(POLLIN)
-            if slot.writeBlocked { events |= Int16(POLLOUT) }
+            if slots[index].writeBlocked { events |= Int16(POLLOUT) }
             descriptors.append(pollfd(fd: tls.fileDescriptor, events: events, revents: 0))
-            polled.append(slot)
+            polled.append(index)
         }
         let result = descriptors.withUnsafeMutableBufferPointer { buffer in
             poll(buffer.baseAddress, nfds_t(buffer.count), pollTimeout())
         }
         guard result > 0 else { return }
-        for (offset, slot) in polled.enumerated() {
+        for (offset, index) in polled.enumerated() {
             let revents = descriptors[offset + 1].revents
-            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { slot.readReady = true }
-            if revents & Int16(POLLOUT | POLLHUP | POLLERR) != 0 { slot.writeBlocked = false }
+            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { slots[index].readReady = true }
+            if revents & Int16(POLLOUT | POLLHUP | POLLERR) != 0 { slots[index].writeBlocked = false }
         }
     }
 
@@ -108,34 +122,34 @@ final class ConnectionLoop: @unchecked Sendable {
     /// clock, time moves only by `advance`, which posts to the inbox: no timeout needed.
     private func pollTimeout() -> Int32 {
         guard clock.manual == nil else { return -1 }
-        guard let earliest = slots.compactMap(\.timer).min() else { return -1 }
+        var earliest: Timestamp?
+        for index in slots.indices {
+            if let timer = slots[index].timer, earliest.map({ timer < $0 }) ?? true { earliest = timer }
+        }
+        guard let earliest else { return -1 }
         let nanoseconds = earliest.nanoseconds &- clock.now().nanoseconds
         if nanoseconds <= 0 { return 0 }
         return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
     }
 
-    private func fireTimers() {
-        let now = clock.now()
-        for slot in slots {
-            guard let timer = slot.timer, timer <= now else { continue }
-            slot.timer = nil
-            slot.session.tick(now: now)
-            drain(slot)
+    private mutating func fireTimers() {
+        now = clock.now()
+        for index in slots.indices {
+            guard let timer = slots[index].timer, timer <= now else { continue }
+            slots[index].timer = nil
+            slots[index].session.tick(now: now)
+            drain(index)
         }
     }
 
     // MARK: Commands
 
-    private func handle(_ command: LoopCommand) {
+    private mutating func handle(_ command: LoopCommand) {
         switch command {
         case .push(let record):
-            if shuttingDown {
-                refuse(record, APNError.shutDown())
-            } else if terminated != nil {
-                refuse(record, APNError.connectionTerminated())
-            } else {
-                route(record)
-            }
+            take(record)
+        case .pushes(let records):
+            for index in records.indices { take(records[index]) }
         case .refuse(let record, let error):
             refuse(record, error)
         case .flush(let confirm, let reply):
@@ -143,7 +157,7 @@ final class ConnectionLoop: @unchecked Sendable {
         case .shutdown(let reply):
             shutdown(reply: reply)
         case .connectResult(let index, let attempt, let result):
-            connectFinished(slots[index], attempt: attempt, result)
+            connectFinished(index, attempt: attempt, result)
         case .release:
             released = true
             if closed {
@@ -152,7 +166,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 shutdown(reply: { _ in })
             }
         case .listenersChanged:
-            for slot in slots { slot.session.emitsTransmitted = dispatcher.wantsEvents }
+            for index in slots.indices { slots[index].session.emitsTransmitted = dispatcher.wantsEvents }
         case .barrier(let reply):
             dispatcher.call(reply)
         case .clockAdvanced:
@@ -160,46 +174,70 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
+    /// A pushed notification: refused once shutting down or terminated, else routed. (Per
+    /// notification, not per command: a batch can terminate the connection midway.)
+    private mutating func take(_ record: PushRecord) {
+        handledSinceClockRead += 1
+        if handledSinceClockRead == Self.pushesPerClockRead {
+            handledSinceClockRead = 0
+            now = clock.now()
+        }
+        if shuttingDown {
+            refuse(record, APNError.shutDown())
+        } else if terminated != nil {
+            refuse(record, APNError.connectionTerminated())
+        } else {
+            route(record)
+        }
+    }
+
     /// Hands a notification to a socket: the current one while it takes notifications at
     /// once, else any that does, else a new socket (up to `maxConnections`), else the one
     /// with the shortest queue.
-    private func route(_ record: PushRecord) {
+    private mutating func route(_ record: PushRecord) {
         started = true
         queuedSinceCompleted = true
         outstanding += 1
-        let slot = chooseSlot()
-        slot.session.push(
+        let index = chooseSlot()
+        slots[index].session.push(
             record, token: record.token, payload: record.payload, expiry: record.expiry, priority: record.priority,
-            retryLimit: record.retryLimit, now: clock.now())
-        drain(slot)
+            retryLimit: record.retryLimit, now: now)
+        drain(index)
     }
 
-    private func chooseSlot() -> GatewaySlot {
+    /// The index of the slot for the next notification (see ``route(_:)``).
+    private mutating func chooseSlot() -> Int {
         if slots.isEmpty { return addSlot() }
-        if slots[fillIndex].session.acceptsImmediately { return slots[fillIndex] }
-        if let ready = slots.firstIndex(where: { $0.session.acceptsImmediately }) {
-            fillIndex = ready
-            return slots[ready]
+        if slots[fillIndex].session.acceptsImmediately { return fillIndex }
+        for index in slots.indices where slots[index].session.acceptsImmediately {
+            fillIndex = index
+            return index
         }
         if slots.count < max(1, options.maxConnections) {
-            let slot = addSlot()
-            fillIndex = slot.index
-            return slot
+            fillIndex = addSlot()
+            return fillIndex
         }
-        return slots.min { $0.session.pendingCount < $1.session.pendingCount }!
+        var shortest = 0
+        for index in slots.indices.dropFirst()
+        where slots[index].session.pendingCount < slots[shortest].session.pendingCount {
+            shortest = index
+        }
+        return shortest
     }
 
+    /// Opens a new slot (its session idle); returns its index.
     @discardableResult
-    private func addSlot() -> GatewaySlot {
-        let slot = GatewaySlot(index: slots.count, configuration: sessionConfiguration)
+    private mutating func addSlot() -> Int {
+        let index = slots.count
+        var slot = GatewaySlot(index: index, configuration: sessionConfiguration)
         slot.session.emitsTransmitted = dispatcher.wantsEvents
         slots.append(slot)
-        return slot
+        return index
     }
 
     /// A local refusal: errorCallback first, then the event (node-apn's order for local
     /// paths), then the outcome.
-    private func refuse(_ record: PushRecord, _ error: APNError) {
+    private mutating func refuse(_ record: PushRecord, _ error: APNError) {
         let status = error.status ?? .unknown
         dispatcher.errorCallback(.status(status), record)
         dispatcher.event(.transmissionError(status, record.notification, record.device))
@@ -207,7 +245,7 @@ final class ConnectionLoop: @unchecked Sendable {
         dispatcher.outcome(record, .failed(error))
     }
 
-    private func flush(confirm: Bool, reply: @escaping @Sendable (DeliveryReport) -> Void) {
+    private mutating func flush(confirm: Bool, reply: @escaping @Sendable (DeliveryReport) -> Void) {
         guard !closed else {
             dispatcher.reply(reply, takeReport())
             return
@@ -224,47 +262,47 @@ final class ConnectionLoop: @unchecked Sendable {
         }
         nextFlushID += 1
         flushes[nextFlushID] = FlushRequest(remaining: slots.count, reply: reply)
-        let now = clock.now()
-        for slot in slots {
-            slot.flushes.append(nextFlushID)
-            slot.session.flush(now: now)
-            drain(slot)
+        now = clock.now()
+        for index in slots.indices {
+            slots[index].flushes.append(nextFlushID)
+            slots[index].session.flush(now: now)
+            drain(index)
         }
     }
 
-    private func shutdown(reply: @escaping @Sendable (DeliveryReport) -> Void) {
+    private mutating func shutdown(reply: @escaping @Sendable (DeliveryReport) -> Void) {
         guard !closed else {
             dispatcher.reply(reply, takeReport())
             return
         }
         shuttingDown = true
         shutdownReplies.append(reply)
-        let now = clock.now()
-        for slot in slots {
-            slot.shutDown = false
-            slot.session.shutdown(now: now)
-            drain(slot)
+        now = clock.now()
+        for index in slots.indices {
+            slots[index].shutDown = false
+            slots[index].session.shutdown(now: now)
+            drain(index)
         }
     }
 
-    private func connectFinished(_ slot: GatewaySlot, attempt: Int, _ result: ConnectResult) {
-        guard slot.connecting, attempt == slot.attempt else {
+    private mutating func connectFinished(_ index: Int, attempt: Int, _ result: ConnectResult) {
+        guard slots[index].connecting, attempt == slots[index].attempt else {
             // Abandoned at the connect timeout: the session already counted it as failed.
             if case .connected(let handoff) = result { handoff.connection.close() }
             return
         }
-        slot.connecting = false
-        let now = clock.now()
+        slots[index].connecting = false
+        now = clock.now()
         switch result {
         case .connected(let handoff):
-            slot.tls = handoff.connection
-            slot.readReady = true
-            slot.writeBlocked = false
-            slot.session.connected(now: now)
+            slots[index].tls = handoff.connection
+            slots[index].readReady = true
+            slots[index].writeBlocked = false
+            slots[index].session.connected(now: now)
         case .failed(let error):
-            slot.session.connectFailed(error, now: now)
+            slots[index].session.connectFailed(error, now: now)
         }
-        drain(slot)
+        drain(index)
     }
 
     // MARK: Sockets
@@ -272,31 +310,34 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Writes and reads until the socket would block. Reads are tried after every write
     /// whether or not `poll()` said so: while writes keep succeeding the loop never polls,
     /// and an error response left unread would be lost when the gateway closes.
-    private func service(_ slot: GatewaySlot) {
+    private mutating func service(_ index: Int) {
         var progress = true
-        while progress, let tls = slot.tls {
+        while progress, let tls = slots[index].tls {
             progress = false
-            if !slot.writeBlocked, !slot.session.outboundBytes.isEmpty { progress = write(slot, tls) }
-            if slot.tls != nil { progress = read(slot, tls) || progress }
+            if !slots[index].writeBlocked, !slots[index].session.outboundBytes.isEmpty {
+                progress = write(index, tls)
+            }
+            if slots[index].tls != nil { progress = read(index, tls) || progress }
         }
     }
 
     /// One write of what the session has encoded; whether anything was written.
-    private func write(_ slot: GatewaySlot, _ tls: TLSConnection) -> Bool {
-        let step = slot.session.outboundBytes.withUnsafeReadableBytes { tls.write($0) }
+    private mutating func write(_ index: Int, _ tls: TLSConnection) -> Bool {
+        let step = slots[index].session.outboundBytes.withUnsafeReadableBytes { tls.write($0) }
         switch step {
         case .done(let count):
-            slot.session.bytesWritten(count, now: clock.now())
-            drain(slot)
+            now = clock.now()
+            slots[index].session.bytesWritten(count, now: now)
+            drain(index)
             return true
         case .wantWrite, .wantRead:
-            slot.writeBlocked = true
+            slots[index].writeBlocked = true
             return false
         case .closed(let clean):
-            writeFailed(slot, tls, APNError.socketEnded(clean: clean))
+            writeFailed(index, tls, APNError.socketEnded(clean: clean))
             return true
         case .failed(let error):
-            writeFailed(slot, tls, APNError.socketFailed("\(error)"))
+            writeFailed(index, tls, APNError.socketFailed("\(error)"))
             return true
         }
     }
@@ -304,30 +345,31 @@ final class ConnectionLoop: @unchecked Sendable {
     /// A write failed (typically EPIPE: the gateway closed after an error response). The
     /// error response may still wait in the receive buffer: read it first, so the failure
     /// is attributed rather than taken for a silent close (node-apn's "EPIPE fix").
-    private func writeFailed(_ slot: GatewaySlot, _ tls: TLSConnection, _ error: APNError?) {
-        _ = read(slot, tls)
-        if slot.tls != nil { socketEnded(slot, error: error) }
+    private mutating func writeFailed(_ index: Int, _ tls: TLSConnection, _ error: APNError?) {
+        _ = read(index, tls)
+        if slots[index].tls != nil { socketEnded(index, error: error) }
     }
 
     /// Reads what the gateway sent (an error response, or the end); whether anything
     /// happened.
-    private func read(_ slot: GatewaySlot, _ tls: TLSConnection) -> Bool {
+    private mutating func read(_ index: Int, _ tls: TLSConnection) -> Bool {
         var happened = false
-        while slot.tls != nil {
+        while slots[index].tls != nil {
             let step = readBuffer.withUnsafeMutableBytes { tls.read(into: $0) }
             switch step {
             case .done(let count):
                 happened = true
-                slot.session.bytesReceived(Array(readBuffer[..<count]), now: clock.now())
-                drain(slot)
+                now = clock.now()
+                slots[index].session.bytesReceived(Array(readBuffer[..<count]), now: now)
+                drain(index)
             case .wantRead, .wantWrite:
-                slot.readReady = false
+                slots[index].readReady = false
                 return happened
             case .closed(let clean):
-                socketEnded(slot, error: APNError.socketEnded(clean: clean))
+                socketEnded(index, error: APNError.socketEnded(clean: clean))
                 return true
             case .failed(let error):
-                socketEnded(slot, error: APNError.socketFailed("\(error)"))
+                socketEnded(index, error: APNError.socketFailed("\(error)"))
                 return true
             }
         }
@@ -335,50 +377,51 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     /// The gateway ended the connection (or it broke).
-    private func socketEnded(_ slot: GatewaySlot, error: APNError?) {
-        guard let tls = slot.tls else { return }
+    private mutating func socketEnded(_ index: Int, error: APNError?) {
+        guard let tls = slots[index].tls else { return }
         tls.close()
-        slot.tls = nil
-        slot.writeBlocked = false
-        slot.readReady = false
-        slot.session.closed(error: error, now: clock.now())
-        drain(slot)
+        slots[index].tls = nil
+        slots[index].writeBlocked = false
+        slots[index].readReady = false
+        now = clock.now()
+        slots[index].session.closed(error: error, now: now)
+        drain(index)
     }
 
     /// We end the connection: close_notify (best effort, never waited for), then close.
-    private func closeSocket(_ slot: GatewaySlot) {
-        if let tls = slot.tls {
+    private mutating func closeSocket(_ index: Int) {
+        if let tls = slots[index].tls {
             _ = tls.shutdown()
             tls.close()
         }
-        slot.tls = nil
-        slot.writeBlocked = false
-        slot.readReady = false
+        slots[index].tls = nil
+        slots[index].writeBlocked = false
+        slots[index].readReady = false
     }
 
     // MARK: Session actions
 
-    /// Performs or reports every action the session asked for.
-    func drain(_ slot: GatewaySlot) {
-        while let action = slot.session.nextAction() {
+    /// Performs or reports every action the session of slot `index` asked for.
+    mutating func drain(_ index: Int) {
+        while let action = slots[index].session.nextAction() {
             switch action {
             case .connect:
-                slot.attempt += 1
-                slot.connecting = true
-                connector.start(slot: slot.index, attempt: slot.attempt)
+                slots[index].attempt += 1
+                slots[index].connecting = true
+                connector.start(slot: index, attempt: slots[index].attempt)
             case .abortConnect:
-                slot.attempt += 1
-                slot.connecting = false
-                slot.session.connectFailed(APNError.abortedConnect(), now: clock.now())
+                slots[index].attempt += 1
+                slots[index].connecting = false
+                slots[index].session.connectFailed(APNError.abortedConnect(), now: now)
             case .write:
                 break  // `service` writes once the inputs are handled
             case .close:
-                closeSocket(slot)
-                slot.session.closed(error: nil, now: clock.now())
+                closeSocket(index)
+                slots[index].session.closed(error: nil, now: now)
             case .scheduleTimer(let deadline):
-                slot.timer = deadline
+                slots[index].timer = deadline
             case .event(let event):
-                handle(event, from: slot)
+                handle(event, from: index)
             case .errorCallback(let code, let tag):
                 dispatcher.errorCallback(code, tag.map { unsafeDowncast($0, to: PushRecord.self) })
             case .outcome(let tag, let outcome):
@@ -396,7 +439,7 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    private func handle(_ event: SessionEvent, from slot: GatewaySlot) {
+    private mutating func handle(_ event: SessionEvent, from index: Int) {
         switch event {
         case .connected:
             dispatcher.event(.connected(openSockets: openSockets))
@@ -420,31 +463,32 @@ final class ConnectionLoop: @unchecked Sendable {
             dispatcher.event(.error(error))
             terminate(error)
         case .flushed(let confirmed):
-            flushAnswered(slot, confirmed: confirmed)
+            flushAnswered(index, confirmed: confirmed)
         case .shutdownComplete:
-            slot.shutDown = true
+            slots[index].shutDown = true
         }
     }
 
     private var openSockets: Int {
-        slots.count { $0.session.isConnected }
+        var open = 0
+        for index in slots.indices where slots[index].session.isConnected { open += 1 }
+        return open
     }
 
     /// One socket gave up (513 or 514): so does the connection. Later pushes fail with 515;
     /// the other sockets finish what they hold and close.
-    private func terminate(_ error: APNError) {
+    private mutating func terminate(_ error: APNError) {
         guard terminated == nil else { return }
         terminated = error
-        let now = clock.now()
-        for slot in slots where !slot.session.isTerminated {
-            slot.session.shutdown(now: now)
-            drain(slot)
+        for index in slots.indices where !slots[index].session.isTerminated {
+            slots[index].session.shutdown(now: now)
+            drain(index)
         }
     }
 
-    private func flushAnswered(_ slot: GatewaySlot, confirmed: Bool) {
-        guard !slot.flushes.isEmpty else { return }
-        let id = slot.flushes.removeFirst()
+    private mutating func flushAnswered(_ index: Int, confirmed: Bool) {
+        guard !slots[index].flushes.isEmpty else { return }
+        let id = slots[index].flushes.removeFirst()
         guard var request = flushes[id] else { return }
         request.remaining -= 1
         request.confirmed = request.confirmed && confirmed
@@ -461,36 +505,35 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: Each turn
 
     /// Keeps `minConnections` sockets open once something was pushed.
-    private func maintainMinimum() {
+    private mutating func maintainMinimum() {
         guard started, !shuttingDown, terminated == nil else { return }
         let minimum = min(options.minConnections, max(1, options.maxConnections))
         guard minimum > 0 else { return }
         while slots.count < minimum { addSlot() }
-        let now = clock.now()
-        for slot in slots[..<minimum] where slot.session.isIdle {
-            slot.session.open(now: now)
-            drain(slot)
+        for index in 0..<minimum where slots[index].session.isIdle {
+            slots[index].session.open(now: now)
+            drain(index)
         }
     }
 
     /// `completed` once nothing pushed is left unwritten on any socket. Checked every turn
     /// rather than on a socket's own `completed`: a socket that completed before another
     /// socket's resends finish would otherwise leave the connection's event unsent.
-    private func reportCompleted() {
+    private mutating func reportCompleted() {
         guard queuedSinceCompleted, !slots.contains(where: { $0.session.hasUnwrittenWork }) else { return }
         queuedSinceCompleted = false
         dispatcher.event(.completed)
     }
 
     /// Unconfirmed flushes answer once no notification is left without an outcome.
-    private func answerSettledFlushes() {
+    private mutating func answerSettledFlushes() {
         guard !settleReplies.isEmpty, outstanding == 0 else { return }
         let report = takeReport()
         for reply in settleReplies { dispatcher.reply(reply, report) }
         settleReplies.removeAll()
     }
 
-    private func finishShutdownIfDone() {
+    private mutating func finishShutdownIfDone() {
         guard shuttingDown, !closed, !slots.contains(where: { !$0.shutDown }) else { return }
         let report = takeReport()
         for reply in shutdownReplies { dispatcher.reply(reply, report) }
@@ -507,9 +550,10 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Resends counted in reports so far, to report only the new ones.
     private var resendsReported = 0
 
-    private func takeReport() -> DeliveryReport {
+    private mutating func takeReport() -> DeliveryReport {
         var taken = report
-        let resends = slots.reduce(0) { $0 + $1.session.resendCount }
+        var resends = 0
+        for index in slots.indices { resends += slots[index].session.resendCount }
         taken.resent = resends - resendsReported
         resendsReported = resends
         report = DeliveryReport()

@@ -2,7 +2,12 @@ import APNTLS
 
 /// One socket of a connection's pool: its gateway session (identifiers, resend cache) and,
 /// while connected, its TLS connection. Touched only by the connection's I/O thread.
-final class GatewaySlot {
+///
+/// A noncopyable struct kept in a ``SlotTable`` inside the loop's own state, rather than a
+/// class: changing a class's stored property (`slot.session.push(…)`) costs a dynamic
+/// exclusivity check per access, while an access through the loop's `inout self` is
+/// checked at compile time.
+struct GatewaySlot: ~Copyable {
     let index: Int
     var session: GatewaySession
     var tls: TLSConnection?

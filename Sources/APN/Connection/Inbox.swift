@@ -5,6 +5,9 @@ import Synchronization
 enum LoopCommand: Sendable {
     /// Send this.
     case push(PushRecord)
+    /// Send these, in order: one command for a whole `push(_:to: [Device])`, so the inbox
+    /// and the I/O thread handle one array rather than an enum value per notification.
+    case pushes([PushRecord])
     /// Refused before queueing (bad token, no device, payload too large): report it.
     case refuse(PushRecord, APNError)
     /// Report once everything pushed before has its outcome.

@@ -3,7 +3,9 @@
 final class PushRecord: Sendable {
     let notification: Notification
     let device: Device?
-    let token: [UInt8]
+    /// The device's token (empty without a device); read from `device` rather than stored
+    /// again, which would cost a reference count per notification for nothing.
+    var token: [UInt8] { device?.token ?? [] }
     let payload: [UInt8]
     let expiry: UInt32
     let priority: UInt8
@@ -17,7 +19,6 @@ final class PushRecord: Sendable {
     ) {
         self.notification = notification
         self.device = device
-        self.token = device?.token ?? []
         self.payload = delivery.payload
         self.expiry = delivery.expiry
         self.priority = delivery.priority

@@ -51,7 +51,7 @@ package struct GatewaySession: ~Copyable {
     /// `sent[0..<evictedCount]` are evicted (payload released); `evictedCount <= takenCount`.
     var evictedCount = 0
     /// Encoded frames the driver should write, front first.
-    package internal(set) var outboundBytes = WireBuffer(capacity: 16 * 1024)
+    package internal(set) var outboundBytes: WireBuffer
     var nextIdentifier: UInt32
     var errorDecoder = ErrorResponseDecoder()
     /// Consecutive failed connection attempts (a connection that ends within the settle
@@ -93,6 +93,10 @@ package struct GatewaySession: ~Copyable {
         precondition(configuration.cacheLength >= 1, "cacheLength must be at least 1")
         precondition(configuration.firstIdentifier != 0, "identifier 0 is reserved")
         self.configuration = configuration
+        // Four batches of room: the buffer is refilled as the socket takes each TLS record,
+        // so it reaches its end with about a batch still unwritten and slides that to the
+        // front. With room for two batches that slide copied every byte once more.
+        self.outboundBytes = WireBuffer(capacity: 4 * configuration.writeBatchBytes)
         self.graceNanos = configuration.graceWindow.nanosecondsSaturated
         self.idleNanos = configuration.idleTimeout?.nanosecondsSaturated
         self.cacheLength = configuration.cacheLength
@@ -156,6 +160,13 @@ package struct GatewaySession: ~Copyable {
         switch phase {
         case .terminated:
             fail(entry(), APNError.connectionTerminated(), status: .connectionTerminated)
+        case _ where !pending.isEmpty:
+            // Behind others that wait: `pump` ran after the input that queued them and left
+            // nothing it could do (nothing to encode, no `completed`, no close, no deadline
+            // change), and one more waiting entry changes none of that. At full speed most
+            // pushes land here while the outbound buffer is full.
+            queuedSinceCompleted = true
+            pending.append(entry())
         case .connected where pending.isEmpty && !awaitingMarker
             && outboundBytes.readableBytes < configuration.writeBatchBytes:
             // The common case at full speed: straight into the outbound buffer. Only the

@@ -1,0 +1,55 @@
+/// The pool's ``GatewaySlot``s, in the order they were opened (a slot's index is its
+/// position). `Array` cannot hold noncopyable elements, so this owns its memory directly
+/// and hands out slots in place through addressors: `slots[i].session.push(…)` changes
+/// the session where it lives, with no copy and no runtime exclusivity check.
+struct SlotTable: ~Copyable {
+    private var elements: UnsafeMutablePointer<GatewaySlot>
+    private var capacity: Int
+    /// The number of slots.
+    private(set) var count = 0
+
+    init() {
+        capacity = 1
+        elements = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        elements.deinitialize(count: count)
+        elements.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The positions of the slots, `0..<count`.
+    var indices: Range<Int> { 0..<count }
+
+    subscript(index: Int) -> GatewaySlot {
+        unsafeAddress {
+            precondition(index >= 0 && index < count, "slot \(index) out of 0..<\(count)")
+            return UnsafePointer(elements + index)
+        }
+        unsafeMutableAddress {
+            precondition(index >= 0 && index < count, "slot \(index) out of 0..<\(count)")
+            return elements + index
+        }
+    }
+
+    /// Adds a slot at position `count`.
+    mutating func append(_ slot: consuming GatewaySlot) {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<GatewaySlot>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: elements, count: count)
+            elements.deallocate()
+            elements = bigger
+            capacity *= 2
+        }
+        (elements + count).initialize(to: slot)
+        count += 1
+    }
+
+    /// Whether any slot satisfies `predicate`.
+    func contains(where predicate: (borrowing GatewaySlot) -> Bool) -> Bool {
+        for index in 0..<count where predicate(elements[index]) { return true }
+        return false
+    }
+}
