@@ -22,6 +22,9 @@ struct GatewayConnection {
             driver.connection.close()
             return
         }
+        // A bulk reader: take what the socket holds in one system call rather than a
+        // record header, then its body.
+        driver.connection.setReadAhead(true)
         let number = shared.update { $0.openConnection() }
         guard let end = serve(connection: number) else {
             driver.connection.close()
