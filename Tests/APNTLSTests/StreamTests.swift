@@ -12,8 +12,10 @@ import Testing
         return pair
     }
 
-    @Test func stalledReaderMakesTheWriterWaitThenEveryByteArrivesInOrder() throws {
+    @Test(arguments: [false, true])
+    func stalledReaderMakesTheWriterWaitThenEveryByteArrivesInOrder(readAhead: Bool) throws {
         let pair = try connectedPair()
+        pair.server.setReadAhead(readAhead)
         let payload = patternBytes(8 << 20, seed: 42)
         let deadline = ContinuousClock.now + .seconds(30)
         var offset = 0
@@ -97,5 +99,26 @@ import Testing
         let bytes = patternBytes(1 << 20, seed: 7)
         let error = #expect(throws: TLSError.self) { try writeAll(pair.client, bytes, deadline: .now + .seconds(10)) }
         #expect(error?.kind == .connectionReset)
+    }
+
+    @Test func withReadAheadSmallReadsDrainOpenSSLsBufferBeforeWaitingOnTheSocket() throws {
+        let pair = try connectedPair()
+        pair.server.setReadAhead(true)
+        let payload = patternBytes(200_000, seed: 7)  // fits the socket buffers: written before reading
+        let deadline = ContinuousClock.now + .seconds(30)
+        try writeAll(pair.client, payload, deadline: deadline)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 100)
+        while received.count < payload.count, ContinuousClock.now < deadline {
+            let step = buffer.withUnsafeMutableBytes { pair.server.read(into: $0) }
+            switch step {
+            case .done(let n): received += buffer[0..<n]
+            case .wantRead:
+                // Must not miss what OpenSSL already holds: the socket may be empty by now.
+                _ = try pair.server.waitUntil(.readable, deadline: deadline)
+            default: Issue.record("read: \(step)"); return
+            }
+        }
+        #expect(received == payload)
     }
 }
