@@ -1,4 +1,5 @@
 public import APNTLS
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// A faithful, scriptable stand-in for Apple's binary push gateway (port 2195 protocol)

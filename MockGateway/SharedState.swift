@@ -1,4 +1,5 @@
 import Foundation
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// The state the gateway's threads share, and the waiting built on it.

@@ -1,6 +1,7 @@
 import APN
 import Dispatch
 import Foundation
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// `apn feedback …`: reads the feedback service once or every interval and prints one JSON

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import Foundation
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// The built `apn` executable, run as a child process with its standard output read line by

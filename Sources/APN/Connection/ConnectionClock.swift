@@ -1,4 +1,5 @@
 import Glibc
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// The clock a ``Connection`` runs its timers on (backoff, grace window, idle timeout,

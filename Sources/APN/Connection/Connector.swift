@@ -1,5 +1,6 @@
 import APNTLS
 import Foundation
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// Opens gateway sockets off the I/O thread: loads the credentials once (node-apn's

@@ -1,4 +1,5 @@
 import Foundation
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// The poller's interval and cancellation: waits on a condition until the clock reaches a

@@ -1,3 +1,4 @@
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// A push notification in node-apn 1.x's vocabulary: the payload (custom keys plus the

@@ -2,6 +2,7 @@ import APN
 import APNTLS
 import Foundation
 import MockGateway
+import APNWire // PThreadMutex in TSan builds
 import Synchronization
 import Testing
 
