@@ -71,7 +71,7 @@ enum SessionBenchmark {
             let batch = min(64, count - pushed)
             for offset in 0..<batch {
                 let index = (pushed + offset) & (tokens.count - 1)
-                session.push(tags[index], token: tokens[index], payload: payload, now: now)
+                session.push(SessionTag(tags[index]), token: tokens[index], payload: payload, now: now)
             }
             pushed += batch
             drain()
@@ -111,14 +111,14 @@ enum SessionBenchmark {
         var configuration = SessionConfiguration()
         configuration.cacheLength = entries
         var session = GatewaySession(configuration: configuration)
-        // One tag object per entry, as the connection keeps one record per push: allocated
-        // before measuring, since it is the caller's memory, not the session's.
+        // One tag object per entry, as the connection keeps one record per single push:
+        // allocated before measuring, since it is the caller's memory, not the session's.
         let entryTags = (0..<entries).map { _ in Tag() }
-        session.push(entryTags[0], token: tokens[0], payload: payload, now: .zero)
+        session.push(SessionTag(entryTags[0]), token: tokens[0], payload: payload, now: .zero)
         session.connected(now: .zero)
         let before = residentBytes()
         for index in 1..<entries {
-            session.push(entryTags[index], token: tokens[index & (tokens.count - 1)], payload: payload, now: .zero)
+            session.push(SessionTag(entryTags[index]), token: tokens[index & (tokens.count - 1)], payload: payload, now: .zero)
             if index % 256 == 0 {
                 session.bytesWritten(session.outboundBytes.readableBytes, now: .zero)
                 while let _ = session.nextAction() {}

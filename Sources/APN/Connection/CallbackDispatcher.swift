@@ -6,7 +6,8 @@ import Dispatch
 struct CallbackDispatcher {
     enum Delivery: Sendable {
         case event(ConnectionEvent)
-        case errorCallback(ErrorCallbackCode, PushRecord?)
+        /// The record and which of its notifications; nil where node-apn passed null.
+        case errorCallback(ErrorCallbackCode, PushRecord?, UInt32)
         case outcome(PushRecord, NotificationOutcome)
         case reply(@Sendable (DeliveryReport) -> Void, DeliveryReport)
         case call(@Sendable () -> Void)
@@ -31,8 +32,10 @@ struct CallbackDispatcher {
         if hub.hasListeners { batch.append(.event(event)) }
     }
 
-    mutating func errorCallback(_ code: ErrorCallbackCode, _ record: PushRecord?) {
-        batch.append(.errorCallback(code, record))
+    /// node-apn's errorCallback for notification `index` of `record` (the notification's
+    /// own callback when it has one); the device is looked up on the callback queue.
+    mutating func errorCallback(_ code: ErrorCallbackCode, _ record: PushRecord?, index: UInt32 = 0) {
+        batch.append(.errorCallback(code, record, index))
     }
 
     mutating func outcome(_ record: PushRecord, _ outcome: NotificationOutcome) {
@@ -66,11 +69,11 @@ struct CallbackDispatcher {
                     let current = listeners ?? hub.snapshot()
                     listeners = current
                     for listener in current { listener(event) }
-                case .errorCallback(let code, let record):
+                case .errorCallback(let code, let record, let index):
                     if let record, let own = record.notification.errorCallback {
-                        own(code, record.device)
+                        own(code, record.device(at: index))
                     } else {
-                        errorCallback?(code, record?.notification, record?.device)
+                        errorCallback?(code, record?.notification, record?.device(at: index))
                     }
                 case .outcome(let record, let outcome):
                     record.completion?(outcome)

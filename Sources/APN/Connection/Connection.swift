@@ -67,14 +67,13 @@ public final class Connection: Sendable {
     public func push(_ notification: Notification, to devices: [Device]) {
         guard !devices.isEmpty else { return }
         let delivery = notification.delivery()
-        let records = devices.map {
-            PushRecord(notification: notification, device: $0, delivery: delivery, completion: nil)
-        }
+        // One record and one command for all of them; the I/O thread takes them one by one.
+        let record = PushRecord(notification: notification, devices: devices, delivery: delivery)
         // The check depends on the notification alone: all are refused or none.
         if let error = refusal(notification, delivery) {
-            inbox.post(contentsOf: records.map { .refuse($0, error) })
+            inbox.post(.refuse(record, error))
         } else {
-            inbox.post(.pushes(records))
+            inbox.post(.push(record))
         }
     }
 

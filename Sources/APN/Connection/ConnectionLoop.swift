@@ -147,11 +147,9 @@ struct ConnectionLoop: ~Copyable {
     private mutating func handle(_ command: LoopCommand) {
         switch command {
         case .push(let record):
-            take(record)
-        case .pushes(let records):
-            for index in records.indices { take(records[index]) }
+            for index in 0..<UInt32(record.count) { take(record, index) }
         case .refuse(let record, let error):
-            refuse(record, error)
+            for index in 0..<UInt32(record.count) { refuse(record, index, error) }
         case .flush(let confirm, let reply):
             flush(confirm: confirm, reply: reply)
         case .shutdown(let reply):
@@ -174,38 +172,39 @@ struct ConnectionLoop: ~Copyable {
         }
     }
 
-    /// A pushed notification: refused once shutting down or terminated, else routed. (Per
-    /// notification, not per command: a batch can terminate the connection midway.)
-    private mutating func take(_ record: PushRecord) {
+    /// Notification `index` of a push: refused once shutting down or terminated, else
+    /// routed. (Per notification, not per command: a batch can terminate the connection
+    /// midway.)
+    private mutating func take(_ record: PushRecord, _ index: UInt32) {
         handledSinceClockRead += 1
         if handledSinceClockRead == Self.pushesPerClockRead {
             handledSinceClockRead = 0
             now = clock.now()
         }
         if shuttingDown {
-            refuse(record, APNError.shutDown())
+            refuse(record, index, APNError.shutDown())
         } else if terminated != nil {
-            refuse(record, APNError.connectionTerminated())
+            refuse(record, index, APNError.connectionTerminated())
         } else {
-            route(record)
+            route(record, index)
         }
     }
 
     /// Hands a notification to a socket: the current one while it takes notifications at
     /// once, else any that does, else a new socket (up to `maxConnections`), else the one
     /// with the shortest queue.
-    private mutating func route(_ record: PushRecord) {
+    private mutating func route(_ record: PushRecord, _ index: UInt32) {
         started = true
         queuedSinceCompleted = true
         outstanding += 1
-        let index = chooseSlot()
-        slots[index].session.push(
-            record, token: record.token, payload: record.payload, expiry: record.expiry, priority: record.priority,
-            retryLimit: record.retryLimit, now: now)
-        drain(index)
+        let slot = chooseSlot()
+        slots[slot].session.push(
+            SessionTag(record, index: index), token: record.token(at: index), payload: record.payload,
+            expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, now: now)
+        drain(slot)
     }
 
-    /// The index of the slot for the next notification (see ``route(_:)``).
+    /// The index of the slot for the next notification (see ``route(_:_:)``).
     private mutating func chooseSlot() -> Int {
         if slots.isEmpty { return addSlot() }
         if slots[fillIndex].session.acceptsImmediately { return fillIndex }
@@ -237,11 +236,11 @@ struct ConnectionLoop: ~Copyable {
 
     /// A local refusal: errorCallback first, then the event (node-apn's order for local
     /// paths), then the outcome.
-    private mutating func refuse(_ record: PushRecord, _ error: APNError) {
+    private mutating func refuse(_ record: PushRecord, _ index: UInt32, _ error: APNError) {
         let status = error.status ?? .unknown
-        dispatcher.errorCallback(.status(status), record)
-        dispatcher.event(.transmissionError(status, record.notification, record.device))
-        report.record(.failed(error), notification: record.notification, device: record.device)
+        dispatcher.errorCallback(.status(status), record, index: index)
+        dispatcher.event(.transmissionError(status, record.notification, record.device(at: index)))
+        report.record(.failed(error), notification: record.notification, device: record.device(at: index))
         dispatcher.outcome(record, .failed(error))
     }
 
@@ -404,7 +403,9 @@ struct ConnectionLoop: ~Copyable {
     /// Performs or reports every action the session of slot `index` asked for.
     mutating func drain(_ index: Int) {
         while let action = slots[index].session.nextAction() {
-            switch action {
+            // Consumed, so the cases' payloads (the tag above all) are moved out rather
+            // than retained, and released again with the action.
+            switch consume action {
             case .connect:
                 slots[index].attempt += 1
                 slots[index].connecting = true
@@ -423,16 +424,19 @@ struct ConnectionLoop: ~Copyable {
             case .event(let event):
                 handle(event, from: index)
             case .errorCallback(let code, let tag):
-                dispatcher.errorCallback(code, tag.map { unsafeDowncast($0, to: PushRecord.self) })
+                dispatcher.errorCallback(
+                    code, tag.map { unsafeDowncast($0.object, to: PushRecord.self) }, index: tag?.index ?? 0)
             case .outcome(let tag, let outcome):
-                let record = unsafeDowncast(tag, to: PushRecord.self)
+                let index = tag.index
+                // The tag's reference moves into `record` rather than being copied.
+                let record = unsafeDowncast((consume tag).object, to: PushRecord.self)
                 outstanding -= 1
                 if case .accepted(let acceptance) = outcome {
                     // The common case, kept cheap: a count, no list entry.
                     report.accepted += 1
                     if acceptance.possiblyDuplicated { report.possiblyDuplicated += 1 }
                 } else {
-                    report.record(outcome, notification: record.notification, device: record.device)
+                    report.record(outcome, notification: record.notification, device: record.device(at: index))
                 }
                 dispatcher.outcome(record, outcome)
             }
@@ -448,13 +452,17 @@ struct ConnectionLoop: ~Copyable {
         case .timeout:
             dispatcher.event(.timeout)
         case .transmitted(let tag):
-            let record = unsafeDowncast(tag, to: PushRecord.self)
-            if let device = record.device { dispatcher.event(.transmitted(record.notification, device)) }
+            let record = unsafeDowncast(tag.object, to: PushRecord.self)
+            if let device = record.device(at: tag.index) { dispatcher.event(.transmitted(record.notification, device)) }
         case .completed:
             break  // per socket; the connection's own is checked each turn (`reportCompleted`)
         case .transmissionError(let status, let tag):
-            let record = tag.map { unsafeDowncast($0, to: PushRecord.self) }
-            dispatcher.event(.transmissionError(status, record?.notification, record?.device))
+            if let tag {
+                let record = unsafeDowncast(tag.object, to: PushRecord.self)
+                dispatcher.event(.transmissionError(status, record.notification, record.device(at: tag.index)))
+            } else {
+                dispatcher.event(.transmissionError(status, nil, nil))
+            }
         case .cacheTooSmall(let shortfall):
             dispatcher.event(.cacheTooSmall(shortfall))
         case .socketError(let error):

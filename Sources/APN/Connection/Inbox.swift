@@ -4,12 +4,12 @@ import Synchronization
 
 /// What other threads ask of a connection's I/O thread, in the order they asked.
 enum LoopCommand: Sendable {
-    /// Send this.
+    /// Send the record's notifications, in order: one command (and one record) for a whole
+    /// `push(_:to: [Device])`, so the inbox and the I/O thread handle one value rather
+    /// than one per notification.
     case push(PushRecord)
-    /// Send these, in order: one command for a whole `push(_:to: [Device])`, so the inbox
-    /// and the I/O thread handle one array rather than an enum value per notification.
-    case pushes([PushRecord])
-    /// Refused before queueing (bad token, no device, payload too large): report it.
+    /// Refused before queueing (bad token, no device, payload too large): report each of
+    /// the record's notifications.
     case refuse(PushRecord, APNError)
     /// Report once everything pushed before has its outcome.
     case flush(confirm: Bool, reply: @Sendable (DeliveryReport) -> Void)

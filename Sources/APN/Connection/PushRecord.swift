@@ -1,28 +1,63 @@
-/// One notification for one device, as handed to a ``Connection``: what the session writes
-/// and what the callbacks report. The session's tag, so every report leads back here.
+/// What one push handed to a ``Connection``: a notification for one device
+/// (`push(_:to:outcome:)`), or for many (`push(_:to: [Device])`). It is the session's tag
+/// object; with the tag's index it names one notification, so every report leads back here.
+///
+/// One record for a whole array of devices, rather than one per device, because the record
+/// is allocated by the caller's thread and freed by the I/O thread: per device that was a
+/// malloc, a free and a reference count for each of its fields on every notification.
 final class PushRecord: Sendable {
     let notification: Notification
-    let device: Device?
-    /// The device's token (empty without a device); read from `device` rather than stored
-    /// again, which would cost a reference count per notification for nothing.
-    var token: [UInt8] { device?.token ?? [] }
+    /// The devices of a batch, in push order; empty for a single push (see `device`).
+    private let devices: [Device]
+    /// The device of a single push: nil for a batch, and for a single push refused for
+    /// having none (no device, a bad token).
+    private let single: Device?
     let payload: [UInt8]
     let expiry: UInt32
     let priority: UInt8
     let retryLimit: Int
-    /// Called with the outcome on the callback queue, when given.
+    /// Called with the outcome on the callback queue, when given (single pushes only).
     let completion: (@Sendable (NotificationOutcome) -> Void)?
 
+    /// One notification for `device`.
     init(
         notification: Notification, device: Device?, delivery: Notification.Delivery,
         completion: (@Sendable (NotificationOutcome) -> Void)?
     ) {
         self.notification = notification
-        self.device = device
+        self.devices = []
+        self.single = device
         self.payload = delivery.payload
         self.expiry = delivery.expiry
         self.priority = delivery.priority
         self.retryLimit = delivery.retryLimit
         self.completion = completion
+    }
+
+    /// One notification for each of `devices` (not empty), at indices `0..<devices.count`.
+    init(notification: Notification, devices: [Device], delivery: Notification.Delivery) {
+        precondition(!devices.isEmpty, "a batch record needs devices")
+        self.notification = notification
+        self.devices = devices
+        self.single = nil
+        self.payload = delivery.payload
+        self.expiry = delivery.expiry
+        self.priority = delivery.priority
+        self.retryLimit = delivery.retryLimit
+        self.completion = nil
+    }
+
+    /// The number of notifications: one per device of a batch, else one.
+    var count: Int { devices.isEmpty ? 1 : devices.count }
+
+    /// The device of notification `index` (nil for a single push without one).
+    func device(at index: UInt32) -> Device? {
+        devices.isEmpty ? single : devices[Int(index)]
+    }
+
+    /// The token of notification `index` (empty without a device); read from the device
+    /// rather than stored again, which would cost a reference count per notification.
+    func token(at index: UInt32) -> [UInt8] {
+        devices.isEmpty ? single?.token ?? [] : devices[Int(index)].token
     }
 }

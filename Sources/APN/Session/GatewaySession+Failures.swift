@@ -176,7 +176,7 @@ extension GatewaySession {
     mutating func accept(_ entry: consuming SessionEntry, _ evidence: Acceptance.Evidence) {
         let duplicated = entry.flags.contains(.possiblyDuplicated)
         guard let tag = entry.tag.take() else { return }
-        emit(.outcome(tag, .accepted(Acceptance(evidence: evidence, possiblyDuplicated: duplicated))))
+        emit(.outcome(consume tag, .accepted(Acceptance(evidence: evidence, possiblyDuplicated: duplicated))))
     }
 
     mutating func reportCacheMiss(shortfall: Int) {

@@ -45,13 +45,21 @@ extension GatewaySession {
     /// encoded after a flush marker until the gateway has answered it.
     mutating func encode(_ entry: consuming SessionEntry) {
         let wasEmpty = outboundBytes.isEmpty
-        entry.identifier = takeIdentifier()
-        outboundBytes.writeNotification(
-            configuration.command, identifier: entry.identifier, expiry: entry.expiry, priority: entry.priority,
-            token: entry.token, payload: entry.payload)
+        let identifier = takeIdentifier()
+        writeFrame(of: entry, identifier: identifier)
+        entry.identifier = identifier
         if entry.isFlushMarker { awaitingMarker = true }
         sent.append(entry)
         if wasEmpty { emit(.write) }
+    }
+
+    /// Appends the entry's frame. Separate, with the entry borrowed, so its token and payload
+    /// are lent to the encoder as they are: read from the consumed (so mutable) entry in
+    /// `encode`, each was retained and released around the call, per notification.
+    mutating func writeFrame(of entry: borrowing SessionEntry, identifier: UInt32) {
+        outboundBytes.writeNotification(
+            configuration.command, identifier: identifier, expiry: entry.expiry, priority: entry.priority,
+            token: entry.token, payload: entry.payload)
     }
 
     mutating func takeIdentifier() -> UInt32 {
@@ -82,13 +90,15 @@ extension GatewaySession {
     /// Accepts every written entry whose grace window has passed on a healthy connection.
     mutating func resolveByGraceWindow(_ now: Timestamp) {
         while takenCount > 0, sent[0].writtenAt.nanoseconds &+ graceNanos <= now.nanoseconds {
-            let entry = removeFirstWritten()
-            if entry.isFlushMarker {
+            if sent[0].isFlushMarker {
                 // The gateway took (or ignored) the marker frame: nothing confirmed it.
+                _ = removeFirstWritten()
                 awaitingMarker = false
                 emit(.event(.flushed(confirmed: false)))
             } else {
-                accept(entry, .graceWindow)
+                // Handed over without a named copy, so the tag moves into the outcome
+                // rather than being retained for it and released with the entry.
+                accept(removeFirstWritten(), .graceWindow)
             }
         }
     }
@@ -168,7 +178,9 @@ extension GatewaySession {
         return min(delay, configuration.maxBackoff)
     }
 
-    mutating func emit(_ action: SessionAction) {
+    /// Queues an action for the driver. Consuming, so a tag moves into the queue rather
+    /// than being retained for it (and released by the caller).
+    mutating func emit(_ action: consuming SessionAction) {
         actions.append(action)
     }
 }

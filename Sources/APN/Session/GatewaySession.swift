@@ -149,35 +149,36 @@ package struct GatewaySession: ~Copyable {
 
     /// A notification to send. Its retry limit: negative = unlimited resends.
     package mutating func push(
-        _ tag: SessionTag, token: [UInt8], payload: [UInt8], expiry: UInt32 = 0, priority: UInt8 = 10,
-        retryLimit: Int = -1, now: Timestamp
+        _ tag: consuming SessionTag, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32 = 0,
+        priority: UInt8 = 10, retryLimit: Int = -1, now: Timestamp
     ) {
         let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
-        // Each branch builds its own entry, so the entry is moved, never copied.
-        func entry() -> SessionEntry {
-            SessionEntry(tag: tag, token: token, payload: payload, expiry: expiry, retriesLeft: retries, priority: priority)
-        }
+        // Taken as consumed and moved into the entry, which each branch moves on: the
+        // caller's references become the entry's, with no retain and release per field.
+        let entry = SessionEntry(
+            token: consume token, payload: consume payload, tag: consume tag, expiry: expiry, retriesLeft: retries,
+            priority: priority)
         switch phase {
         case .terminated:
-            fail(entry(), APNError.connectionTerminated(), status: .connectionTerminated)
+            fail(entry, APNError.connectionTerminated(), status: .connectionTerminated)
         case _ where !pending.isEmpty:
             // Behind others that wait: `pump` ran after the input that queued them and left
             // nothing it could do (nothing to encode, no `completed`, no close, no deadline
             // change), and one more waiting entry changes none of that. At full speed most
             // pushes land here while the outbound buffer is full.
             queuedSinceCompleted = true
-            pending.append(entry())
+            pending.append(consume entry)
         case .connected where pending.isEmpty && !awaitingMarker
             && outboundBytes.readableBytes < configuration.writeBatchBytes:
             // The common case at full speed: straight into the outbound buffer. Only the
             // first entry in flight can change the deadline (it ends the idle wait).
             queuedSinceCompleted = true
             let wasIdle = inFlightCount == 0
-            encode(entry())
+            encode(consume entry)
             if wasIdle { updateTimer(now) }
         default:
             queuedSinceCompleted = true
-            pending.append(entry())
+            pending.append(consume entry)
             pump(now)
         }
     }

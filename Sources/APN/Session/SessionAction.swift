@@ -51,8 +51,23 @@ package enum SessionEvent {
 }
 
 
-/// The caller's handle for one pushed notification, handed back in every report about it.
-/// A class reference (the connection's per-push record), so the session stays
+/// The caller's handle for one pushed notification, handed back in every report about it:
+/// an object of the caller's and which of its notifications this is. A connection's push
+/// record holds every notification of one `push(_:to: [Device])`, so one object serves a
+/// thousand entries, told apart by `index`.
+///
+/// The object is a class reference rather than a generic parameter, so the session stays
 /// non-generic: generic code called across modules runs unspecialized, with a metadata
 /// lookup on every queue operation.
-package typealias SessionTag = AnyObject
+package struct SessionTag {
+    /// The caller's object (a connection's `PushRecord`).
+    package var object: AnyObject
+    /// Which of the object's notifications (0 for an object that holds one).
+    package var index: UInt32
+
+    /// The handle for notification `index` of `object`.
+    package init(_ object: AnyObject, index: UInt32 = 0) {
+        self.object = object
+        self.index = index
+    }
+}

@@ -4,10 +4,12 @@ import APNWire
 /// caller's tag to report about. Payload and token arrays are shared with the caller's
 /// `Notification` and `Device`, never copied.
 struct SessionEntry {
-    /// The caller's handle; nil only for a flush marker.
-    var tag: SessionTag?
+    // Declared in this order so the tag's 4-byte index fills the gap before `expiry`: the
+    // slot stays 56 bytes (it would be 64 with the tag first).
     var token: [UInt8]
     var payload: [UInt8]
+    /// The caller's handle; nil only for a flush marker.
+    var tag: SessionTag?
     var expiry: UInt32
     /// Resends still allowed; negative = unlimited.
     var retriesLeft: Int32
@@ -34,7 +36,7 @@ struct SessionEntry {
     }
 
     static func flushMarker() -> SessionEntry {
-        SessionEntry(tag: nil, token: [], payload: [], expiry: 0, retriesLeft: -1, priority: 10, flags: .flushMarker)
+        SessionEntry(token: [], payload: [], tag: nil, expiry: 0, retriesLeft: -1, priority: 10, flags: .flushMarker)
     }
 
     /// The frame's length on the wire in `command`.

@@ -31,6 +31,42 @@ struct ConnectionErrorTests {
         #expect(log.duplicateOutcomes.isEmpty)
     }
 
+    @Test("an array push: each report names its own device (one record serves the whole array)")
+    func arrayPushReportsEachDevice() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken(device(7).token)
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
+        log.listen(to: connection)
+        connection.push(note(1), to: (1...10).map(device))
+        // Oversized: refused before queueing, every device of the array on its own.
+        connection.push(APN.Notification().setAlertText(String(repeating: "x", count: 300)), to: [device(11), device(12)])
+        let report = await connection.shutdown()
+        #expect(report.accepted == 9)
+        #expect(report.rejected == 1)
+        #expect(report.failed == 2)
+        // The refusals and the rejection come from different places (the I/O thread, the
+        // gateway), so only their order within each is fixed.
+        let refused = [device(11), device(12)]
+        #expect(report.notAccepted.filter { failureCode($0.outcome) == .payloadTooLarge }.map(\.device) == refused)
+        #expect(report.notAccepted.filter { $0.outcome == .rejected(.invalidToken) }.map(\.device) == [device(7)])
+        #expect(log.callbacks.filter { $0.code == .status(.invalidPayloadSize) }.map(\.device) == refused)
+        #expect(log.callbacks.filter { $0.code == .status(.invalidToken) }.map(\.device) == [device(7)])
+        #expect(log.callbacks.count == 3)
+        #expect(fixture.mock.records.map { number(of: $0.token) } == [1, 2, 3, 4, 5, 6, 8, 9, 10])
+        let errors = log.events.compactMap { event -> (StatusCode, Device?)? in
+            if case .transmissionError(let status, _, let device) = event { (status, device) } else { nil }
+        }
+        #expect(errors.filter { $0.0 == .invalidPayloadSize }.map(\.1) == refused)
+        #expect(errors.filter { $0.0 == .invalidToken }.map(\.1) == [device(7)])
+        var firstTransmissions: [Device] = []
+        for case .transmitted(_, let device) in log.events where !firstTransmissions.contains(device) {
+            firstTransmissions.append(device)
+        }
+        #expect(firstTransmissions == (1...10).map(device), "transmitted in push order, each naming its device")
+    }
+
     @Test("a notification's own errorCallback is called instead of the connection's")
     func perNotificationCallback() async throws {
         var faults = MockGateway.Faults()

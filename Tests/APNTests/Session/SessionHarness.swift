@@ -1,8 +1,8 @@
 import APN
 import Testing
 
-/// Drives a `GatewaySession<Int>` by hand for table-style tests: the tag of notification
-/// `n` is `n`, and its token is 32 bytes ending in `n`, so the bytes the session writes can
+/// Drives a `GatewaySession` by hand for table-style tests: the tag of notification
+/// `n` names `n` (see ``handle(_:)``), and its token is 32 bytes ending in `n`, so the bytes the session writes can
 /// be decoded back to tags. Every action is recorded; outcomes are checked to be unique.
 struct SessionHarness: ~Copyable {
     var session: GatewaySession
@@ -34,14 +34,22 @@ struct SessionHarness: ~Copyable {
         Int(token.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
     }
 
-    /// The session's handle for notification `n`.
+    /// The object behind the handles of notifications `first ..< first + 4`, as a
+    /// connection's push record stands for a batch of notifications.
     final class Tag {
-        let number: Int
-        init(_ number: Int) { self.number = number }
+        let first: Int
+        init(first: Int) { self.first = first }
+    }
+
+    /// The session's handle for notification `n`: a batch object and an index into it, so
+    /// a report names `n` only if the session kept both (an index lost on some path turns
+    /// into the wrong number).
+    static func handle(_ n: Int) -> SessionTag {
+        SessionTag(Tag(first: n & ~3), index: UInt32(n & 3))
     }
 
     static func number(_ tag: SessionTag?) -> Int? {
-        tag.map { ($0 as! Tag).number }
+        tag.map { ($0.object as! Tag).first + Int($0.index) }
     }
 
     static func payload(_ tag: Int) -> [UInt8] {
@@ -71,7 +79,7 @@ struct SessionHarness: ~Copyable {
 
     mutating func push(_ tags: ClosedRange<Int>, retryLimit: Int = -1) {
         for tag in tags {
-            session.push(Tag(tag), token: Self.token(tag), payload: Self.payload(tag), retryLimit: retryLimit, now: now)
+            session.push(Self.handle(tag), token: Self.token(tag), payload: Self.payload(tag), retryLimit: retryLimit, now: now)
         }
         drain()
     }

@@ -128,7 +128,7 @@ struct SessionSimulation: ~Copyable {
             if pushed < setup.notifications {
                 for _ in 0..<Int.random(in: 1...4, using: &random) where pushed < setup.notifications {
                     pushed += 1
-                    session.push(SessionHarness.Tag(pushed), token: SessionHarness.token(pushed), payload: SessionHarness.payload(pushed), now: now)
+                    session.push(SessionHarness.handle(pushed), token: SessionHarness.token(pushed), payload: SessionHarness.payload(pushed), now: now)
                 }
                 if chance(15) {
                     flushRequests += 1
