@@ -46,7 +46,7 @@ enum MockGatewayBenchmark {
         let start = clock.now
         try TLSBenchmark.writeRound(connection, chunk: chunk, bytes: count * frameLength)
         guard gateway.waitForRecords(count: count, timeout: .seconds(600)) else {
-            throw BenchUsageError(description: "the gateway recorded \(gateway.records.count) of \(count)")
+            throw BenchUsageError(description: "the gateway recorded \(gateway.recordCount) of \(count)")
         }
         let elapsed = clock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
