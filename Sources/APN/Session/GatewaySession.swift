@@ -25,6 +25,7 @@ package import APNWire
 /// | connected | bytesWritten | whole frames become written (`transmitted` if asked); encode more; `completed` when all is written | connected |
 /// | connected | bytesReceived (error response, status s, id x; reassembled; unknown s → 255) | older entries accepted; x rejected (s) with errorCallback(s, x) — or, for s = 10, x and older accepted; later ones resent first, in order (retry limit → 512; without buffering: failed); x evicted: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate; x = 0 or unknown: errorCallback(255, nil), cache resent as possibly duplicated; in-flight frames requeued without counting a retry; `close` | closing |
 /// | connected | closed without an error response (clean, EOF or reset) | entries past the grace window accepted; in-flight requeued; other written ones: unknown fate or resent as possibly duplicated (``SilentClosePolicy``); errorCallback(error, n) once per waiting n | idle (reconnects at once if work remains) |
+/// | connected | the same, within `settleWindow` of connecting | as above, then `socketError` ("socket unusable after connection") and counted as a failed attempt | backingOff, or terminated (514) past the retry limit |
 /// | connected | tick | entries older than the grace window accepted; idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` | connected / closing |
 /// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
 /// | terminated | push | failed 515 | terminated |
