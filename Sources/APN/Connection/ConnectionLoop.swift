@@ -315,10 +315,20 @@ struct ConnectionLoop: ~Copyable {
             progress = false
             if !slots[index].writeBlocked, !slots[index].session.outboundBytes.isEmpty {
                 progress = write(index, tls)
+                slots[index].writesSinceRead += 1
             }
-            if slots[index].tls != nil { progress = read(index, tls) || progress }
+            // Every 8th write (128 KiB of records) is enough to find an error response
+            // promptly; reading after each would cost a system call per TLS record.
+            guard slots[index].tls != nil,
+                  !progress || slots[index].readReady || slots[index].writesSinceRead >= Self.writesPerRead
+            else { continue }
+            slots[index].writesSinceRead = 0
+            progress = read(index, tls) || progress
         }
     }
+
+    /// How many writes may go by without trying a read.
+    private static let writesPerRead = 8
 
     /// One write of what the session has encoded; whether anything was written.
     private mutating func write(_ index: Int, _ tls: TLSConnection) -> Bool {

@@ -18,6 +18,8 @@ struct GatewaySlot: ~Copyable {
     var writeBlocked = false
     /// The socket may hold bytes to read (poll said so, or it was just connected).
     var readReady = false
+    /// Writes since the socket was last read; see `ConnectionLoop.service`.
+    var writesSinceRead = 0
     /// When the session wants `tick`.
     var timer: Timestamp?
     /// Confirmed flushes waiting on this slot's `flushed` event, oldest first.
