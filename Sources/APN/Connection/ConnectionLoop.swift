@@ -89,15 +89,20 @@ struct ConnectionLoop: ~Copyable {
             dispatcher.flush()
             if finished { break }
             if inbox.prepareToSleep() {
-                waitForActivity()
+                waitForActivity(timeout: pollTimeout())
                 inbox.awake()
+            } else if slots.contains(where: { $0.writeBlocked }) {
+                // Commands keep coming, so the loop does not sleep; a blocked socket's
+                // writability must still be learnt, or nothing more would be written.
+                waitForActivity(timeout: 0)
             }
         }
         for index in slots.indices { slots[index].tls?.close() }
     }
 
-    /// Polls the eventfd and every socket until something is ready or the earliest timer.
-    private mutating func waitForActivity() {
+    /// Polls the eventfd and every socket until something is ready or `timeout` (ms; -1
+    /// for none) passes.
+    private mutating func waitForActivity(timeout: Int32) {
         var descriptors = [pollfd(fd: inbox.wake.descriptor, events: Int16(POLLIN), revents: 0)]
         var polled: [Int] = []
         for index in slots.indices {
@@ -108,7 +113,7 @@ struct ConnectionLoop: ~Copyable {
             polled.append(index)
         }
         let result = descriptors.withUnsafeMutableBufferPointer { buffer in
-            poll(buffer.baseAddress, nfds_t(buffer.count), pollTimeout())
+            poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
         }
         guard result > 0 else { return }
         for (offset, index) in polled.enumerated() {
@@ -118,10 +123,10 @@ struct ConnectionLoop: ~Copyable {
         }
     }
 
-    /// Milliseconds until the earliest timer (rounded up), or -1 for none. With a manual
-    /// clock, time moves only by `advance`, which posts to the inbox: no timeout needed.
+    /// Milliseconds until the earliest timer (rounded up), 0 when one is already due, or -1
+    /// for none. With a manual clock, time moves only by `advance`, which posts to the
+    /// inbox: only an already due timer needs a timeout.
     private func pollTimeout() -> Int32 {
-        guard clock.manual == nil else { return -1 }
         var earliest: Timestamp?
         for index in slots.indices {
             if let timer = slots[index].timer, earliest.map({ timer < $0 }) ?? true { earliest = timer }
@@ -129,6 +134,7 @@ struct ConnectionLoop: ~Copyable {
         guard let earliest else { return -1 }
         let nanoseconds = earliest.nanoseconds &- clock.now().nanoseconds
         if nanoseconds <= 0 { return 0 }
+        if clock.manual != nil { return -1 }
         return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
     }
 

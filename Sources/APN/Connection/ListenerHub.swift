@@ -31,19 +31,20 @@ final class ListenerHub<Event: Sendable>: Sendable {
             state.nextID += 1
             state.listeners.append((state.nextID, listener))
             if let onFinish { state.finishers[state.nextID] = onFinish }
+            // Under the lock, so concurrent adds and removes leave the flag right.
+            listening.store(true, ordering: .relaxed)
             return state.nextID
         }
-        if id == nil { onFinish?() } else { listening.store(true, ordering: .relaxed) }
+        if id == nil { onFinish?() }
         return id
     }
 
     func remove(_ id: Int) {
-        let empty = state.withLock { state in
+        state.withLock { state in
             state.listeners.removeAll { $0.id == id }
             state.finishers[id] = nil
-            return state.listeners.isEmpty
+            listening.store(!state.listeners.isEmpty, ordering: .relaxed)
         }
-        if empty { listening.store(false, ordering: .relaxed) }
     }
 
     /// The listeners now, in the order they were added.
@@ -58,9 +59,9 @@ final class ListenerHub<Event: Sendable>: Sendable {
             state.listeners.removeAll()
             let finishers = Array(state.finishers.values)
             state.finishers.removeAll()
+            listening.store(false, ordering: .relaxed)
             return finishers
         }
-        listening.store(false, ordering: .relaxed)
         for finisher in finishers { finisher() }
     }
 }

@@ -160,6 +160,8 @@ extension GatewaySession {
         }
         emit(.event(.error(error)))
         phase = .terminated(error)
+        // A shutdown asked for earlier completes now: nothing is left to send.
+        if shutdownRequested { finishShutdown() }
     }
 
     /// A local failure with a node-apn code: errorCallback, transmissionError, and the

@@ -21,6 +21,11 @@ extension GatewaySession {
             closeIfShutDown(now)
         case .terminated:
             if shutdownRequested { finishShutdown() }
+        case .backingOff where shutdownRequested && unresolvedCount == 0:
+            // Nothing to send: no reason to wait out the backoff (an idle minConnections
+            // socket retrying a dead gateway would otherwise hold shutdown for minutes).
+            phase = .idle
+            finishShutdown()
         case .connecting, .closing, .backingOff:
             break
         }

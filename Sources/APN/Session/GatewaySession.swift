@@ -60,6 +60,9 @@ package struct GatewaySession: ~Copyable {
     var failureCount = 0
     /// When the current connection was established.
     var connectedAt = Timestamp.zero
+    /// Set when the session closes a connection because it failed (a malformed response):
+    /// the close then counts as a failed attempt.
+    var closingFailure: APNError?
     /// Notifications put back to be written again (after an error response or a silent
     /// close), since the session was created.
     package internal(set) var resendCount = 0
@@ -288,6 +291,9 @@ package struct GatewaySession: ~Copyable {
             let failure = APNError.malformedResponse(error)
             emit(.event(.socketError(failure)))
             connectionLost(failure, now: now)
+            // A peer that is not a gateway (wrong port, a proxy) must back off like a
+            // failed attempt, not be reconnected to at once, forever.
+            closingFailure = failure
             phase = .closing
             emit(.close)
         }
@@ -299,22 +305,33 @@ package struct GatewaySession: ~Copyable {
     package mutating func closed(error: APNError?, now: Timestamp) {
         switch phase {
         case .closing:
-            // We closed (error response, idle, shutdown): the gateway was talking to us.
-            failureCount = 0
             phase = .idle
             emit(.event(.disconnected))
+            if let failure = closingFailure.take() {
+                countFailure(failure, now: now)
+                return
+            }
+            // We closed (error response, idle, shutdown): the gateway was talking to us.
+            failureCount = 0
+        case .connected where settleNanos > 0 && now.nanoseconds &- connectedAt.nanoseconds < settleNanos:
+            // Refused right after the handshake: nothing written here was taken, so it is
+            // all sent again after the backoff, not reported as of unknown fate.
+            let unsent = takeInFlight()
+            var written: [SessionEntry] = []
+            while !sent.isEmpty { written.append(removeFirstWritten()) }
+            awaitingMarker = false
+            pending.prepend(contentsOf: unsent)
+            requeue(written, possiblyDuplicated: false, afterRejection: false)
+            phase = .idle
+            emit(.event(.disconnected))
+            connectionUnusable(error, now: now)
+            return
         case .connected:
             if let error { emit(.event(.socketError(error))) }
             connectionLost(error ?? APNError.connectionClosed(), now: now)
             phase = .idle
             emit(.event(.disconnected))
-            if settleNanos > 0 {
-                if now.nanoseconds &- connectedAt.nanoseconds < settleNanos {
-                    connectionUnusable(error, now: now)
-                    return
-                }
-                failureCount = 0
-            }
+            if settleNanos > 0 { failureCount = 0 }
         default:
             return
         }

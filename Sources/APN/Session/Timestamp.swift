@@ -21,12 +21,15 @@ package struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     package static func + (lhs: Timestamp, rhs: Duration) -> Timestamp {
-        Timestamp(nanoseconds: lhs.nanoseconds &+ rhs.nanosecondsSaturated)
+        lhs.adding(nanoseconds: rhs.nanosecondsSaturated)
     }
 
-    /// This time plus `nanoseconds`, without going through `Duration`.
+    /// This time plus `nanoseconds`, without going through `Duration`; saturating, so a
+    /// huge timeout means "never" rather than wrapping into the past.
     package func adding(nanoseconds: Int64) -> Timestamp {
-        Timestamp(nanoseconds: self.nanoseconds &+ nanoseconds)
+        let (sum, overflow) = self.nanoseconds.addingReportingOverflow(nanoseconds)
+        if overflow { return Timestamp(nanoseconds: nanoseconds > 0 ? .max : .min) }
+        return Timestamp(nanoseconds: sum)
     }
 
     package static func - (lhs: Timestamp, rhs: Timestamp) -> Duration {

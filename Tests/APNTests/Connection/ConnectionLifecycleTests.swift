@@ -156,4 +156,32 @@ struct ConnectionLifecycleTests {
         #expect(log.wait { $0.eventNames.filter { $0 == "connected" }.count == 2 })
         await connection.shutdown()
     }
+
+    @Test("shutdown asked before unusable credentials are found still completes (513 for what waited)")
+    func shutdownBeforeCredentialFailure() async throws {
+        let fixture = try GatewayFixture()
+        let connection = Connection(options: fixture.options {
+            $0.cert = "/nonexistent/swift-apn/cert.pem"
+            $0.connectTimeout = nil
+        })
+        connection.push(note(1), to: device(1))
+        let report = await connection.shutdown()
+        #expect(report.failed == 1)
+        #expect(failureCode(report.notAccepted.first?.outcome) == .initialisationFailed)
+    }
+
+    @Test("shutdown with nothing to send does not wait out a minConnections socket's backoff")
+    func shutdownWhileBackingOff() async throws {
+        let fixture = try GatewayFixture()
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options { $0.initialBackoff = .seconds(3600) })
+        log.listen(to: connection)
+        connection.push(note(1), to: device(1), outcome: log.outcome(1))
+        #expect(log.wait { $0.outcomes[1] != nil })
+        _ = fixture.mock.stop()
+        // The gateway is gone: minConnections reopens, fails, and backs off for an hour.
+        #expect(log.wait { $0.eventNames.contains("socketError") })
+        let report = await connection.shutdown()
+        #expect(report.accepted == 1 && report.total == 1, "the earlier acceptance, and nothing else")
+    }
 }

@@ -62,4 +62,59 @@ struct SessionSettleWindowTests {
         h.closed()
         #expect(h.connectRequests == 2)
     }
+
+    @Test func whatWasWrittenBeforeASettleWindowCloseIsSentAgainNotReportedUnknown() {
+        var h = Self.settling()
+        h.push(1...3)
+        h.connected()
+        _ = h.write()
+        h.advance(0.01)
+        h.closed()
+        #expect(h.outcomes.isEmpty, "nothing settled: the gateway refused the connection")
+        #expect(h.milestones.filter { $0.hasPrefix("socketError") }.count == 1, "one socketError, not two")
+        h.advance(1)
+        h.connected()
+        #expect(h.write().map(\.tag) == [1, 2, 3], "all three sent again, in order")
+        h.advance(3)
+        #expect(h.outcome(3) == .accepted(Acceptance(evidence: .graceWindow)))
+    }
+
+    @Test func aMalformedResponseBacksOffInsteadOfReconnectingAtOnce() {
+        var h = SessionHarness()
+        h.push(1...1)
+        h.connected()
+        _ = h.write()
+        h.receive([0x09, 0, 0, 0, 0, 0])
+        #expect(h.closeRequests == 1)
+        h.closed()
+        #expect(h.connectRequests == 1, "no immediate reconnect to a peer that is not a gateway")
+        #expect(h.timer != nil)
+        h.advance(1)
+        #expect(h.connectRequests == 2)
+    }
+
+    @Test func aShutdownAskedBeforeTheRetryLimitCompletesWhenItIsReached() {
+        var h = SessionHarness { $0.connectionRetryLimit = 1 }
+        h.push(1...1)
+        h.session.shutdown(now: h.now)
+        h.drain()
+        h.connectFailed()
+        h.advance(1)
+        h.connectFailed()
+        #expect(h.failureCode(1) == .connectionRetryLimitExceeded)
+        #expect(h.milestones.last == "shutdownComplete")
+    }
+
+    @Test func aShutdownWhileBackingOffWithNothingToSendCompletesAtOnce() {
+        var h = SessionHarness()
+        h.session.open(now: h.now)
+        h.drain()
+        h.connectFailed()
+        #expect(h.timer != nil, "backing off")
+        h.session.shutdown(now: h.now)
+        h.drain()
+        #expect(h.milestones.last == "shutdownComplete")
+        h.advance(2)
+        #expect(h.connectRequests == 1, "no reconnect after shutdown")
+    }
 }
