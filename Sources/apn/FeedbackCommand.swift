@@ -40,26 +40,31 @@ enum FeedbackCommand {
             return readOnce(feedback)
         }
         let stopSignals = StopSignals()
-        // Ends on a signal (status 0) or when polling stops on unusable credentials (1).
-        let finished = DispatchSemaphore(value: 0)
+        // Entries print from the `entries` sequence, which ends only after the last visit's
+        // entries were delivered: on SIGINT/SIGTERM (status 0) or when polling stops on
+        // unusable credentials (status 1).
+        let entries = feedback.entries
         let status = StatusBox()
         feedback.on { event in
             switch event {
-            case .feedback(let entries): for entry in entries { LineWriter.stdout(line(for: entry)) }
+            case .feedback: break
             case .feedbackError(let error): LineWriter.stderr("apn feedback: \(error) (trying again at the next interval)")
             case .error(let error):
                 LineWriter.stderr("apn feedback: \(error)")
                 status.value = 1
-                finished.signal()
             }
         }
         feedback.start()
         Thread.detachNewThread {
             stopSignals.wait()
+            feedback.cancel()
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            for await entry in entries { LineWriter.stdout(line(for: entry)) }
             finished.signal()
         }
         finished.wait()
-        feedback.cancel()
         return status.value
     }
 

@@ -182,14 +182,14 @@ public final class Connection: Sendable {
 
     // MARK: Flush and shutdown
 
-    /// Waits until everything pushed before has an outcome, then reports the outcomes since
-    /// the previous report.
+    /// Waits for outcomes, then reports the outcomes since the previous report.
     ///
     /// - Parameter confirm: write a deliberately invalid marker frame after the queue on
-    ///   every socket: the gateway's answer to it proves everything before it was accepted
-    ///   (``DeliveryReport/confirmed``), without waiting for the grace window. Without it,
-    ///   waits until no notification is without an outcome (the grace window after the
-    ///   last write). Command 0 cannot be confirmed.
+    ///   every socket: the gateway's answer to it proves everything pushed before was
+    ///   accepted (``DeliveryReport/confirmed``), without waiting for the grace window.
+    ///   Without it, waits until no notification at all is without an outcome — including
+    ///   any pushed meanwhile, so under a steady stream of pushes it may not return; use a
+    ///   confirmed flush there. Command 0 cannot be confirmed.
     public func flush(confirm: Bool = true) async -> DeliveryReport {
         await withCheckedContinuation { continuation in
             inbox.post(.flush(confirm: confirm, reply: { continuation.resume(returning: $0) }))

@@ -16,8 +16,8 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
     /// Everything pushed so far has been written, on every socket.
     case completed
     /// A notification was refused: by the gateway (Apple's status) or locally (2, 7, 8,
-    /// 512–515). Notification and device are `nil` when the gateway named one that is no
-    /// longer cached, or none (status 10).
+    /// 512–515). Notification and device are `nil` when the error response named none the
+    /// connection still tracks (identifier 0, or one already settled) and for status 10.
     case transmissionError(StatusCode, Notification?, Device?)
     /// An error response named a notification this many places older than the oldest one
     /// still cached; raise ``Connection/Options/cacheLength``.

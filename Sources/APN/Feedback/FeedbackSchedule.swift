@@ -43,11 +43,25 @@ final class FeedbackSchedule: Sendable {
         }
     }
 
-    func cancel() {
-        state.withLock { $0.cancelled = true }
+    /// The polling thread is done; returns whether it was cancelled.
+    func end() -> Bool {
+        state.withLock { state in
+            state.running = false
+            return state.cancelled
+        }
+    }
+
+    /// Cancels for good; returns whether polling was running then (its thread will end).
+    @discardableResult
+    func cancel() -> Bool {
+        let running = state.withLock { state in
+            state.cancelled = true
+            return state.running
+        }
         condition.lock()
         condition.broadcast()
         condition.unlock()
+        return running
     }
 
     /// Waits until the clock reaches `deadline`; `false` when cancelled first.

@@ -91,8 +91,12 @@ struct FeedbackTests {
         feedback.on { event in
             if case .feedback(let entries) = event { batches.withLock { $0.append(entries.map(\.unixTime)) } }
         }
+        let log = FeedbackLog()
+        feedback.on(log.listener)
         var stream = feedback.entries.makeAsyncIterator()
         feedback.start()
+        #expect(log.wait { $0.batches.count == 4 })
+        feedback.cancel()  // ends the sequence after what was delivered
         var seen: [UInt32] = []
         while let entry = await stream.next() { seen.append(entry.unixTime) }
         #expect(seen == Array(0..<9))
@@ -106,12 +110,18 @@ struct FeedbackTests {
         let feedback = Feedback(options: Self.options(fixture) { $0.batchFeedback = false; $0.interval = nil })
         let sizes = Mutex<[Int]>([])
         feedback.on { event in if case .feedback(let entries) = event { sizes.withLock { $0.append(entries.count) } } }
+        let log = FeedbackLog()
+        feedback.on(log.listener)
         let stream = feedback.entries
         feedback.start()
+        #expect(log.wait { $0.batches.count == 3 })
+        feedback.cancel()
         var count = 0
         for await _ in stream { count += 1 }
         #expect(count == 3)
         #expect(sizes.withLock { $0 } == [1, 1, 1])
+        feedback.start()  // cancelled for good: nothing happens
+        #expect(fixture.mock.feedbackConnectionCount == 1)
     }
 
     @Test("polling on the injected clock: every interval, each read clearing the list")
@@ -172,6 +182,38 @@ struct FeedbackTests {
         #expect(log.fatal.first?.message.contains("/nonexistent/feedback-cert.pem") == true)
         #expect(fixture.mock.feedbackConnectionCount == 0)
         await #expect(throws: APNError.self) { try await feedback.read() }
+    }
+}
+
+extension FeedbackTests {
+    @Test("without an interval, each start() polls once; the sequence stays open until cancel()")
+    func startPollsOnceEachTime() async throws {
+        let fixture = try GatewayFixture()
+        let feedback = Feedback(options: Self.options(fixture) { $0.interval = nil })
+        let log = FeedbackLog()
+        feedback.on(log.listener)
+        fixture.mock.queueFeedback(time: 1, token: Self.token(1))
+        feedback.start()
+        #expect(log.wait { $0.batches.count == 1 })
+        fixture.mock.queueFeedback(time: 2, token: Self.token(2))
+        feedback.start()
+        #expect(log.wait { $0.batches.count == 2 })
+        #expect(log.batches == [[1], [2]])
+        feedback.cancel()
+    }
+
+    @Test("releasing a polling Feedback stops its thread (no more visits)")
+    func releaseStopsPolling() async throws {
+        let fixture = try GatewayFixture()
+        let clock = ManualClock()
+        let log = FeedbackLog()
+        var feedback: Feedback? = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
+        feedback?.on(log.listener)
+        feedback?.start()
+        #expect(log.wait { $0.batches.count == 1 })
+        feedback = nil
+        clock.advance(by: .seconds(600))
+        #expect(fixture.mock.feedbackConnectionCount == 1)
     }
 }
 
