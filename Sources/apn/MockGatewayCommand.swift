@@ -62,7 +62,7 @@ enum MockGatewayCommand {
             recordDescriptor = descriptor
         }
 
-        // Signals first, so one that arrives while starting is not lost (nor fatal).
+        // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
 
         let gateway = try MockGateway(configuration: options.configuration)

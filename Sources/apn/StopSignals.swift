@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 
-/// SIGINT and SIGTERM turned into a wait: the signals' default (fatal) action is replaced
-/// at once, so one that arrives while the command starts is not lost.
+/// SIGINT and SIGTERM turned into a wait. The signals' default (fatal) action is replaced
+/// at once, so one that arrives while the command starts cannot kill it before it prints
+/// its summary; one that arrives before the dispatch sources are armed may be ignored.
 final class StopSignals: @unchecked Sendable {
     // @unchecked Sendable: `sources` is set once in init and only cancelled afterwards;
     // DispatchSource's cancel is thread-safe.
