@@ -125,6 +125,27 @@ extension GatewaySession {
         return max(idleAt, lastWrite.adding(nanoseconds: graceNanos))
     }
 
+    /// The stall deadline: `idleTimeout` after the last write progress while frames wait
+    /// to be written (node-apn's socket timeout counted a stalled write as inactivity).
+    var stallDeadline: Timestamp? {
+        guard let idle = idleNanos, inFlightCount > 0 else { return nil }
+        return lastActivity.adding(nanoseconds: idle)
+    }
+
+    /// A peer that stopped reading: give up on the connection as lost, so what waits is
+    /// sent on a new one, and flush and shutdown cannot wait forever.
+    mutating func closeIfStalled(_ now: Timestamp) {
+        guard case .connected = phase, let deadline = stallDeadline, deadline <= now else { return }
+        let failure = APNError(
+            code: .connectionFailed,
+            message: "the gateway took no bytes for \(Duration.nanoseconds(idleNanos ?? 0)) with frames waiting to be written")
+        emit(.event(.timeout))
+        emit(.event(.socketError(failure)))
+        connectionLost(failure, now: now)
+        phase = .closing
+        emit(.close)
+    }
+
     mutating func closeIfIdle(_ now: Timestamp) {
         guard case .connected = phase, let deadline = idleDeadline, deadline <= now else { return }
         resolveByGraceWindow(now)
@@ -161,7 +182,7 @@ extension GatewaySession {
             deadline = until
         case .connected:
             let grace = takenCount == 0 ? nil : sent[0].writtenAt.adding(nanoseconds: graceNanos)
-            deadline = earliest(earliest(grace, idleDeadline), shutdownDeadline)
+            deadline = earliest(earliest(earliest(grace, idleDeadline), shutdownDeadline), stallDeadline)
         default:
             deadline = nil
         }

@@ -27,6 +27,7 @@ package import APNWire
 /// | connected | closed without an error response (clean, EOF or reset) | entries past the grace window accepted; in-flight requeued; other written ones: unknown fate or resent as possibly duplicated (``SilentClosePolicy``); errorCallback(error, n) once per waiting n | idle (reconnects at once if work remains) |
 /// | connected | the same, within `settleWindow` of connecting | as above, then `socketError` ("socket unusable after connection") and counted as a failed attempt | backingOff, or terminated (514) past the retry limit |
 /// | connected | tick | entries older than the grace window accepted; idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` | connected / closing |
+/// | connected | tick, frames unwritten and no write progress for `idleTimeout` (a peer that stopped reading) | `timeout`, `socketError`; handled as a lost connection (in-flight requeued, written ones per the silent-close policy); `close` | closing |
 /// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
 /// | terminated | push | failed 515 | terminated |
 /// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window: `flushed(confirmed: false)` | — |
@@ -351,6 +352,7 @@ package struct GatewaySession: ~Copyable {
         case .connected:
             resolveByGraceWindow(now)
             closeIfIdle(now)
+            closeIfStalled(now)
         default:
             break
         }

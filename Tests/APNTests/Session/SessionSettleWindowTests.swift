@@ -117,4 +117,21 @@ struct SessionSettleWindowTests {
         h.advance(2)
         #expect(h.connectRequests == 1, "no reconnect after shutdown")
     }
+
+    @Test func aPeerThatStopsReadingIsGivenUpAfterTheIdleTimeoutAndWhatWaitedIsResent() {
+        var h = SessionHarness { $0.idleTimeout = .seconds(60) }
+        h.push(1...2)
+        h.connected()
+        _ = h.write(10)  // the socket takes 10 bytes, then nothing more
+        h.advance(59)
+        #expect(h.closeRequests == 0)
+        h.advance(1)
+        #expect(h.closeRequests == 1)
+        #expect(h.milestones.contains("timeout"))
+        #expect(h.milestones.contains { $0.hasPrefix("socketError(connectionFailed") })
+        h.closed()
+        #expect(h.connectRequests == 2, "reconnects: the notifications still wait")
+        h.connected()
+        #expect(h.write().map(\.tag) == [1, 2])
+    }
 }
