@@ -48,11 +48,21 @@ final class FeedbackPoller: Sendable {
         var next = options.clock.now()
         var stopped = false
         while !schedule.isCancelled {
-            if case .stop = poll() {
+            let visit = poll()
+            if visit.stop {
+                visit.closing.forEach(deliver)
                 stopped = true
                 break
             }
-            guard let interval = options.interval, interval > .zero else { break }
+            guard let interval = options.interval, interval > .zero else {
+                // One visit only: mark polling as over before its last batch is delivered,
+                // so a listener that sees it can start() again at once.
+                let cancelled = schedule.end()
+                visit.closing.forEach(deliver)
+                if cancelled { finishListeners() }
+                return
+            }
+            visit.closing.forEach(deliver)
             // After a slow visit, the next one waits a whole interval rather than
             // following at once to catch up.
             next = max(next + interval, options.clock.now())
@@ -61,10 +71,16 @@ final class FeedbackPoller: Sendable {
         if schedule.end() || stopped { finishListeners() }
     }
 
-    private enum Continuation { case goOn, stop }
+    /// How a visit ended: whether polling must stop, and the events that close it (the
+    /// final batch, an error), not yet delivered.
+    private struct Visit {
+        var stop: Bool
+        var closing: [FeedbackEvent]
+    }
 
-    /// One visit, delivering entries per node-apn's batching rules.
-    private func poll() -> Continuation {
+    /// One visit, delivering entries per node-apn's batching rules as they arrive; the
+    /// closing events are left to the caller.
+    private func poll() -> Visit {
         var batch: [Feedback.Entry] = []
         let batchSize = options.batchSize
         let batched = options.batchFeedback
@@ -80,20 +96,17 @@ final class FeedbackPoller: Sendable {
                 batch.removeAll(keepingCapacity: true)
             }
         }
+        let rest: [FeedbackEvent] = batched && !batch.isEmpty ? [.feedback(batch)] : []
         switch end {
         case .finished:
-            if batched { deliver(.feedback(batch)) }  // the final batch, even empty
-            return .goOn
+            // The final batch, even empty.
+            return Visit(stop: false, closing: batched ? [.feedback(batch)] : [])
         case .failed(let error):
-            if batched, !batch.isEmpty { deliver(.feedback(batch)) }  // served, so not again
-            deliver(.feedbackError(error))
-            return .goOn
+            return Visit(stop: false, closing: rest + [.feedbackError(error)])  // served, so delivered
         case .credentialsFailed(let error):
-            deliver(.error(error))
-            return .stop
+            return Visit(stop: true, closing: [.error(error)])
         case .cancelled:
-            if batched, !batch.isEmpty { deliver(.feedback(batch)) }
-            return .stop
+            return Visit(stop: true, closing: rest)
         }
     }
 
