@@ -7,7 +7,7 @@ extension MockGateway {
     /// How many notifications were accepted so far: ``records`` `.count`, without building
     /// the records.
     public var recordCount: Int {
-        shared.read { $0.records.count }
+        shared.recordCount
     }
 
     /// The notifications accepted after the first `start`, in the order accepted (a
@@ -49,7 +49,7 @@ extension MockGateway {
     ///
     /// - Returns: whether the count was reached.
     public func waitForRecords(count: Int, timeout: Duration) -> Bool {
-        shared.wait(until: .now + timeout) { $0.records.count >= count }
+        shared.waitForRecords(count: count, until: .now + timeout)
     }
 
     /// Waits until at least `count` handshakes failed, or `timeout` passes, or the gateway stops.

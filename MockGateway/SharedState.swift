@@ -15,6 +15,10 @@ final class SharedState: Sendable {
     private let condition = NSCondition()
     private let waiters = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    private let recordCounter = Atomic<Int>(0)
+    /// The smallest count a ``waitForRecords(count:until:)`` waits for; `Int.max` if none.
+    private let recordTarget = Atomic<Int>(.max)
+    private let recordTargets = Mutex<[Int]>([])
     private let liveThreads = Mutex<Int>(0)
 
     init(faults: MockGateway.Faults) {
@@ -29,9 +33,40 @@ final class SharedState: Sendable {
     /// Changes the ledger and wakes the waiters.
     @discardableResult
     func update<T: Sendable>(_ body: (inout Ledger) -> T) -> T {
-        let result = ledger.withLock { body(&$0) }
-        wakeWaiters()
+        let result = ledger.withLock { ledger in
+            let result = body(&ledger)
+            recordCounter.store(ledger.records.count, ordering: .sequentiallyConsistent)
+            return result
+        }
+        // Record waiters are woken only once their count is reached, not on every read a
+        // connection records: a waiter woken hundreds of times a second costs the
+        // recording thread its core.
+        let reached = recordCount >= recordTarget.load(ordering: .sequentiallyConsistent)
+        wakeWaiters(always: reached)
         return result
+    }
+
+    /// How many notifications were accepted, without taking the ledger's lock: a waiter
+    /// checking it after every wake-up must not contend with the connection recording.
+    var recordCount: Int { recordCounter.load(ordering: .sequentiallyConsistent) }
+
+    /// Waits until `count` notifications were accepted or `deadline` passes (or the
+    /// gateway stops); returns whether they were.
+    func waitForRecords(count: Int, until deadline: ContinuousClock.Instant) -> Bool {
+        // The target is announced before the count is checked, and `update` stores the
+        // count before it reads the target (both sequentially consistent): either this
+        // waiter sees the new count, or the update sees the target and wakes it.
+        recordTargets.withLock { targets in
+            targets.append(count)
+            recordTarget.store(targets.min() ?? .max, ordering: .sequentiallyConsistent)
+        }
+        defer {
+            recordTargets.withLock { targets in
+                if let index = targets.firstIndex(of: count) { targets.remove(at: index) }
+                recordTarget.store(targets.min() ?? .max, ordering: .sequentiallyConsistent)
+            }
+        }
+        return waitForChange(until: deadline, countingAsWaiter: false) { recordCount >= count }
     }
 
     /// Waits until `condition` holds for the ledger or `deadline` passes (or the gateway
@@ -86,11 +121,14 @@ final class SharedState: Sendable {
 
     /// Waits on the condition until `satisfied()` or the deadline; a stop request ends the
     /// wait unless `ignoringStop`. Returns `satisfied()` as last seen.
+    /// `countingAsWaiter: false` for waits whose wake-ups are arranged otherwise (record
+    /// counts), so they do not make every update broadcast.
     private func waitForChange(
-        until deadline: ContinuousClock.Instant, ignoringStop: Bool = false, _ satisfied: () -> Bool
+        until deadline: ContinuousClock.Instant, ignoringStop: Bool = false, countingAsWaiter: Bool = true,
+        _ satisfied: () -> Bool
     ) -> Bool {
-        waiters.add(1, ordering: .sequentiallyConsistent)
-        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
+        if countingAsWaiter { waiters.add(1, ordering: .sequentiallyConsistent) }
+        defer { if countingAsWaiter { waiters.subtract(1, ordering: .sequentiallyConsistent) } }
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -1,5 +1,8 @@
 import APNWire
+import Dispatch
+import Foundation
 import MockGateway
+import Synchronization
 import Testing
 
 /// How records are kept and read back: reading from an index, and every field exact over
@@ -18,6 +21,30 @@ import Testing
         #expect(harness.gateway.records(from: 3) == Array(all[3...]))
         #expect(harness.gateway.records(from: 5) == [])
         #expect(harness.gateway.records(from: 9) == [])
+    }
+
+    /// Record waiters are woken when their own count is reached (not on every read): two
+    /// waiters with different counts, on other threads, both see theirs.
+    @Test func waitersForDifferentCountsAreEachWokenAtTheirs() throws {
+        let harness = try Harness()
+        let gateway = harness.gateway
+        let results = Mutex<[Int: Bool]>([:])
+        let done = DispatchSemaphore(value: 0)
+        for count in [5, 10] {
+            // Threads, not tasks: these waits block.
+            Thread.detachNewThread {
+                let reached = gateway.waitForRecords(count: count, timeout: .seconds(20))
+                results.withLock { $0[count] = reached }
+                done.signal()
+            }
+        }
+        let client = try harness.connect()
+        try client.send(enhancedFrames(1...5))
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(results.withLock { $0 } == [5: true], "the waiter for 10 still waits")
+        try client.send(enhancedFrames(6...10))
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(results.withLock { $0 } == [5: true, 10: true])
     }
 
     @Test func startsEmpty() throws {
