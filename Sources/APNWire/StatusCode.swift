@@ -75,6 +75,7 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, Comparable, Cust
     /// `8 (invalid token)`.
     public var description: String { "\(rawValue) (\(summary))" }
 
+    /// Orders statuses by their numeric value.
     public static func < (lhs: StatusCode, rhs: StatusCode) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
