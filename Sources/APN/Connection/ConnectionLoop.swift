@@ -312,7 +312,7 @@ struct ConnectionLoop: ~Copyable {
 
     // MARK: Sockets
 
-    /// Writes and reads until the socket would block. Reads are tried after every write
+    /// Writes and reads until the socket would block. Reads are tried every few writes
     /// whether or not `poll()` said so: while writes keep succeeding the loop never polls,
     /// and an error response left unread would be lost when the gateway closes.
     private mutating func service(_ index: Int) {
