@@ -90,6 +90,26 @@ extension GatewaySession {
         reportWaiting(.error(error))
     }
 
+    /// The gateway refused the connection right after the handshake: what was written on it
+    /// was not taken, so it goes back to the front of `pending` as it was — no retry
+    /// counted, not marked possibly duplicated — except evicted entries, whose payload is
+    /// gone: their fate is unknown.
+    mutating func takeBackAfterRefusal() {
+        let unsent = takeInFlight()
+        var written: [SessionEntry] = []
+        while !sent.isEmpty {
+            let entry = removeFirstWritten()
+            if entry.flags.contains(.evicted), !entry.isFlushMarker {
+                if let tag = entry.tag { emit(.outcome(tag, .unknownFate(entry.earlierCopyUncertainty ?? .evictedFromCache))) }
+            } else {
+                written.append(entry)
+            }
+        }
+        awaitingMarker = false
+        pending.prepend(contentsOf: unsent)
+        pending.prepend(contentsOf: written)
+    }
+
     /// Puts written entries back at the front of `pending`, in order, applying each one's
     /// retry limit (512 when exhausted) and `buffersNotifications`.
     mutating func requeue(

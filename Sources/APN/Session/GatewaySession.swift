@@ -317,12 +317,7 @@ package struct GatewaySession: ~Copyable {
         case .connected where settleNanos > 0 && now.nanoseconds &- connectedAt.nanoseconds < settleNanos:
             // Refused right after the handshake: nothing written here was taken, so it is
             // all sent again after the backoff, not reported as of unknown fate.
-            let unsent = takeInFlight()
-            var written: [SessionEntry] = []
-            while !sent.isEmpty { written.append(removeFirstWritten()) }
-            awaitingMarker = false
-            pending.prepend(contentsOf: unsent)
-            requeue(written, possiblyDuplicated: false, afterRejection: false)
+            takeBackAfterRefusal()
             phase = .idle
             emit(.event(.disconnected))
             connectionUnusable(error, now: now)

@@ -134,4 +134,24 @@ struct SessionSettleWindowTests {
         h.connected()
         #expect(h.write().map(\.tag) == [1, 2])
     }
+
+    @Test func aSettleWindowCloseCountsNoRetryAndNeverResendsAnEvictedEntry() {
+        var h = SessionHarness {
+            $0.settleWindow = .milliseconds(100)
+            $0.cacheLength = 2
+            $0.autoAdjustCache = false
+        }
+        h.push(1...4, retryLimit: 0)
+        h.connected()
+        _ = h.write()
+        h.closed()
+        #expect(h.outcome(1) == .unknownFate(.evictedFromCache), "payload released: cannot be resent")
+        #expect(h.outcome(2) == .unknownFate(.evictedFromCache))
+        #expect(h.outcome(3) == nil && h.outcome(4) == nil, "retry limit 0, yet not failed: no retry was counted")
+        let resends = h.session.resendCount
+        #expect(resends == 0)
+        h.advance(1)
+        h.connected()
+        #expect(h.write().map(\.tag) == [3, 4])
+    }
 }
