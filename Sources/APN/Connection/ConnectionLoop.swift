@@ -3,7 +3,7 @@ import APNTLS
 import Dispatch
 
 /// A connection's I/O thread: one `poll()` loop over the pool's sockets and the inbox's
-/// eventfd, driving one ``GatewaySession`` per socket and performing its actions.
+/// wake pipe, driving one ``GatewaySession`` per socket and performing its actions.
 ///
 /// ## Concurrency model
 /// Everything here runs on the one thread that calls ``run()``: the loop is a noncopyable
@@ -25,7 +25,7 @@ struct ConnectionLoop: ~Copyable {
 
     var slots = SlotTable()
     /// The time of the input being handled: taken once per turn for commands (and again
-    /// every ``commandsPerClockRead`` commands), and afresh after each socket read or write.
+    /// every ``pushesPerClockRead`` notifications), and afresh after each socket read or write.
     var now = Timestamp.zero
     /// At most this many pushes are handled on one reading of the clock.
     static let pushesPerClockRead = 1024
@@ -100,7 +100,7 @@ struct ConnectionLoop: ~Copyable {
         for index in slots.indices { slots[index].tls?.close() }
     }
 
-    /// Polls the eventfd and every socket until something is ready or `timeout` (ms; -1
+    /// Polls the wake pipe and every socket until something is ready or `timeout` (ms; -1
     /// for none) passes.
     private mutating func waitForActivity(timeout: Int32) {
         var descriptors = [pollfd(fd: inbox.wake.descriptor, events: Int16(POLLIN), revents: 0)]
@@ -234,7 +234,7 @@ struct ConnectionLoop: ~Copyable {
     @discardableResult
     private mutating func addSlot() -> Int {
         let index = slots.count
-        var slot = GatewaySlot(index: index, configuration: sessionConfiguration)
+        var slot = GatewaySlot(configuration: sessionConfiguration)
         slot.session.emitsTransmitted = dispatcher.wantsEvents
         slots.append(slot)
         return index

@@ -8,7 +8,6 @@ import APNTLS
 /// exclusivity check per access, while an access through the loop's `inout self` is
 /// checked at compile time.
 struct GatewaySlot: ~Copyable {
-    let index: Int
     var session: GatewaySession
     var tls: TLSConnection?
     /// The number of the current connection attempt; results of earlier ones are stale.
@@ -27,8 +26,7 @@ struct GatewaySlot: ~Copyable {
     /// The session reported `shutdownComplete` since shutdown was last asked.
     var shutDown = false
 
-    init(index: Int, configuration: SessionConfiguration) {
-        self.index = index
+    init(configuration: SessionConfiguration) {
         self.session = GatewaySession(configuration: configuration)
     }
 }

@@ -42,7 +42,7 @@ final class ConnectionHandoff: @unchecked Sendable {
 }
 
 /// The queue of commands into the I/O thread. Posting wakes the thread only when it is
-/// about to sleep or sleeping, so a burst of pushes costs one eventfd write, not one each.
+/// about to sleep or sleeping, so a burst of pushes costs one pipe write, not one each.
 final class Inbox: Sendable {
     private struct State {
         var commands: [LoopCommand] = []

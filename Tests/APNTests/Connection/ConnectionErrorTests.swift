@@ -103,7 +103,7 @@ struct ConnectionErrorTests {
         #expect(fixture.mock.records.map { number(of: $0.token) } == [4])
         let late = ConnectionLog()
         connection.push(note(5), to: device(5), outcome: late.outcome(5))
-        late.wait { $0.outcomes[5] != nil }
+        #expect(late.wait { $0.outcomes[5] != nil })
         #expect(failureCode(late.outcomes[5]) == .shutDown)
         #expect(late.outcomes[5].flatMap(failureStatus) == .connectionTerminated)
     }

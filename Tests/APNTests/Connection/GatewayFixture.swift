@@ -57,7 +57,7 @@ final class GatewayFixture: Sendable {
     /// Waits (bounded) for the mock to have recorded `count` notifications.
     func expectRecords(_ count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) {
         let reached = mock.waitForRecords(count: count, timeout: timeout)
-        #expect(reached, "the mock recorded \(mock.records.count) of \(count)", sourceLocation: sourceLocation)
+        #expect(reached, "the mock recorded \(mock.recordCount) of \(count)", sourceLocation: sourceLocation)
     }
 }
 

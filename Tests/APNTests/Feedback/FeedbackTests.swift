@@ -79,7 +79,13 @@ struct FeedbackTests {
         bytes.writeFeedbackTuple(time: 7, token: Self.token(1, length: 101))
         let server = try RawTLSServer(sending: bytes.readableBytesArray)
         let feedback = Feedback(options: server.options { _ in })
-        await #expect(throws: APNError.self) { try await feedback.read() }
+        do {
+            _ = try await feedback.read()
+            Issue.record("a 101-byte token length was accepted")
+        } catch {
+            #expect(error.code == .malformedResponse)
+            #expect(error.message.contains("101"))
+        }
     }
 
     @Test("batches of batchSize, then the final batch at close even when empty")
@@ -209,11 +215,14 @@ extension FeedbackTests {
         let log = FeedbackLog()
         var feedback: Feedback? = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
         feedback?.on(log.listener)
+        let entries = feedback?.entries
         feedback?.start()
         #expect(log.wait { $0.batches.count == 1 })
         feedback = nil
+        // The sequence ends only when the polling thread has finished.
+        if let entries { for await _ in entries {} }
         clock.advance(by: .seconds(600))
-        #expect(fixture.mock.feedbackConnectionCount == 1)
+        #expect(fixture.mock.feedbackConnectionCount == 1, "no visit after the poller was released")
     }
 }
 
