@@ -1,4 +1,5 @@
 public import APNWire
+import APNTLS
 
 /// An error raised by swift-apn.
 ///
@@ -228,6 +229,11 @@ extension APNError {
 
     static func socketEnded(clean: Bool) -> APNError? {
         clean ? nil : APNError(code: .connectionClosed, message: "the gateway closed the connection abruptly (no close_notify)")
+    }
+
+    /// A connection attempt (TCP or TLS handshake) that failed.
+    static func connectFailure(_ error: TLSError) -> APNError {
+        APNError(code: error.kind == .timeout ? .connectTimeout : .connectionFailed, message: "\(error)")
     }
 
     static func socketFailed(_ description: String) -> APNError {

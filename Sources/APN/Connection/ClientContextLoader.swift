@@ -18,13 +18,6 @@ struct ClientCredentialOptions: Sendable {
 /// Every failure becomes an ``APNError`` with code ``APNError/Code/credentials`` (513 for the
 /// notifications waiting), with the file path and the reason.
 enum ClientContextLoader {
-    static func load(_ options: Connection.Options) throws(APNError) -> TLSClientContext {
-        try load(ClientCredentialOptions(
-            cert: options.cert, key: options.key, ca: options.ca, pfx: options.pfx, passphrase: options.passphrase,
-            checksPushEnvironment: options.checksPushEnvironment, isProduction: options.isProduction,
-            rejectUnauthorized: options.rejectUnauthorized))
-    }
-
     static func load(_ options: ClientCredentialOptions) throws(APNError) -> TLSClientContext {
         let credentials = try loadCredentials(options)
         if options.checksPushEnvironment, let credentials {

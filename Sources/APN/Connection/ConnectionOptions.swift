@@ -147,6 +147,13 @@ extension Connection {
 
         /// Apple's production gateway host.
         public static let productionHost = "gateway.push.apple.com"
+
+        var credentials: ClientCredentialOptions {
+            ClientCredentialOptions(
+                cert: cert, key: key, ca: ca, pfx: pfx, passphrase: passphrase,
+                checksPushEnvironment: checksPushEnvironment, isProduction: isProduction,
+                rejectUnauthorized: rejectUnauthorized)
+        }
         /// Apple's sandbox gateway host.
         public static let sandboxHost = "gateway.sandbox.push.apple.com"
     }

@@ -60,11 +60,20 @@ extension Feedback {
         /// Apple's sandbox feedback host.
         public static let sandboxHost = "feedback.sandbox.push.apple.com"
 
+        /// Whether the production environment is in use: the host decides when it is one of
+        /// Apple's, else ``production`` (the rule of ``Connection/Options/isProduction``).
+        public var isProduction: Bool {
+            switch host {
+            case Self.productionHost: true
+            case Self.sandboxHost: false
+            default: production
+            }
+        }
+
         var credentials: ClientCredentialOptions {
             ClientCredentialOptions(
                 cert: cert, key: key, ca: ca, pfx: pfx, passphrase: passphrase,
-                checksPushEnvironment: checksPushEnvironment,
-                isProduction: host == Self.productionHost || (host != Self.sandboxHost && production),
+                checksPushEnvironment: checksPushEnvironment, isProduction: isProduction,
                 rejectUnauthorized: rejectUnauthorized)
         }
     }

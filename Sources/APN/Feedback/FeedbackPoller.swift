@@ -7,12 +7,13 @@ import Foundation
 final class FeedbackPoller: Sendable {
     let options: Feedback.Options
     let hub = ListenerHub<FeedbackEvent>()
-    private let context = FeedbackContextCache()
+    private let context: ClientContextCache
     private let queue: DispatchQueue
     private let schedule: FeedbackSchedule
 
     init(options: Feedback.Options) {
         self.options = options
+        self.context = ClientContextCache(options.credentials)
         self.queue = DispatchQueue(label: "swift-apn.feedback.callbacks", target: options.callbackQueue)
         self.schedule = FeedbackSchedule(clock: options.clock)
     }

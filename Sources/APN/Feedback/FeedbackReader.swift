@@ -1,13 +1,12 @@
 import APNTLS
 import APNWire
-import Synchronization
 
 /// One visit to the feedback service: connect, read the (time, token) tuples until the
 /// service closes, decoding them across reads. Blocking, on the caller's thread; every
 /// wait is a `poll()` of at most 100 ms so a cancel is noticed promptly.
 struct FeedbackReader {
     let options: Feedback.Options
-    let context: FeedbackContextCache
+    let context: ClientContextCache
     let isCancelled: @Sendable () -> Bool
 
     /// How a visit ended.
@@ -26,7 +25,7 @@ struct FeedbackReader {
     /// Reads one connection's tuples, handing each entry to `onEntry` as it is decoded.
     func read(onEntry: (Feedback.Entry) -> Void) -> End {
         let tlsContext: TLSClientContext
-        switch context.load(options.credentials) {
+        switch context.load() {
         case .success(let loaded): tlsContext = loaded
         case .failure(let error): return .credentialsFailed(error)
         }
@@ -36,7 +35,7 @@ struct FeedbackReader {
                 host: options.host, port: options.port, context: tlsContext, timeout: options.connectTimeout)
             try connection.handshake(deadline: .now + options.connectTimeout)
         } catch {
-            return .failed(APNError(code: error.kind == .timeout ? .connectTimeout : .connectionFailed, message: "\(error)"))
+            return .failed(APNError.connectFailure(error))
         }
         defer { connection.close() }
         var decoder = FeedbackDecoder(maxTokenLength: options.maxTokenLength)
@@ -84,19 +83,5 @@ struct FeedbackReader {
 extension TLSStep {
     var isWantRead: Bool {
         if case .wantRead = self { true } else { false }
-    }
-}
-
-/// The TLS context, loaded on the first visit and kept: credentials are read once.
-final class FeedbackContextCache: Sendable {
-    private let cached = Mutex<Result<TLSClientContext, APNError>?>(nil)
-
-    func load(_ options: ClientCredentialOptions) -> Result<TLSClientContext, APNError> {
-        cached.withLock { cached in
-            if let cached { return cached }
-            let result = Result { () throws(APNError) in try ClientContextLoader.load(options) }
-            cached = result
-            return result
-        }
     }
 }
