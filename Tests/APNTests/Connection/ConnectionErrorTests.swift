@@ -11,9 +11,7 @@ struct ConnectionErrorTests {
         var faults = MockGateway.Faults()
         faults.rejectToken(device(3).token)
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
-        log.listen(to: connection)
+        let (log, connection) = fixture.loggedConnection()
         for n in 1...10 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         let report = await connection.shutdown()
         #expect(report.rejected == 1)
@@ -36,9 +34,7 @@ struct ConnectionErrorTests {
         var faults = MockGateway.Faults()
         faults.rejectToken(device(7).token)
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
-        log.listen(to: connection)
+        let (log, connection) = fixture.loggedConnection()
         connection.push(note(1), to: (1...10).map(device))
         // Oversized: refused before queueing, every device of the array on its own.
         connection.push(APN.Notification().setAlertText(String(repeating: "x", count: 300)), to: [device(11), device(12)])
@@ -87,9 +83,7 @@ struct ConnectionErrorTests {
     @Test("local refusals: bad token 8, oversized payload 7, no device 2, after shutdown 515")
     func localRefusals() async throws {
         let fixture = try GatewayFixture()
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
-        log.listen(to: connection)
+        let (log, connection) = fixture.loggedConnection()
         connection.push(note(1), toTokens: ["not hex at all"])
         connection.push(APN.Notification().setAlertText(String(repeating: "x", count: 300)), to: device(2))
         connection.push(note(3))
@@ -113,9 +107,7 @@ struct ConnectionErrorTests {
         var faults = MockGateway.Faults()
         faults.shutdownAfter = 3
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options { $0.errorCallback = log.errorCallback })
-        log.listen(to: connection)
+        let (log, connection) = fixture.loggedConnection()
         for n in 1...8 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         let report = await connection.shutdown()
         #expect(report.accepted == 8)
@@ -131,13 +123,10 @@ struct ConnectionErrorTests {
         faults.rejectToken(device(3).token)
         faults.errorResponseDelay = .milliseconds(300)
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options {
-            $0.errorCallback = log.errorCallback
+        let (log, connection) = fixture.loggedConnection {
             $0.cacheLength = 5
             $0.shutdownGraceWindow = .seconds(2)  // longer than the gateway's 300 ms delay
-        })
-        log.listen(to: connection)
+        }
         for n in 1...40 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         // All 40 are written long before the delayed error response names the 3rd.
         let report = await connection.shutdown()
@@ -155,11 +144,7 @@ struct ConnectionErrorTests {
         var faults = MockGateway.Faults()
         faults.closeAfter = 5
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options {
-            $0.errorCallback = log.errorCallback
-            $0.shutdownGraceWindow = .seconds(1)
-        })
+        let (log, connection) = fixture.loggedConnection { $0.shutdownGraceWindow = .seconds(1) }
         for n in 1...20 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         #expect(log.wait { $0.outcomes.count == 20 })
         let unknown = log.outcomes.values.filter { $0 == .unknownFate(.unconfirmedAtClose) }.count
@@ -175,11 +160,10 @@ struct ConnectionErrorTests {
         var faults = MockGateway.Faults()
         faults.closeAfter = 5
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options {
+        let (log, connection) = fixture.loggedConnection {
             $0.silentClosePolicy = .resend
             $0.shutdownGraceWindow = .seconds(1)
-        })
+        }
         for n in 1...20 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         let report = await connection.shutdown()
         #expect(report.accepted == 20)
@@ -195,11 +179,7 @@ struct ConnectionErrorTests {
         faults.rejectToken(device(3).token)
         faults.errorResponseDelay = .milliseconds(300)
         let fixture = try GatewayFixture(faults: faults)
-        let log = ConnectionLog()
-        let connection = Connection(options: fixture.options {
-            $0.errorCallback = log.errorCallback
-            $0.shutdownGraceWindow = .seconds(2)
-        })
+        let (log, connection) = fixture.loggedConnection { $0.shutdownGraceWindow = .seconds(2) }
         for n in 1...5 { connection.push(note(n), to: device(n)) }
         let report = await connection.shutdown()
         #expect(report.rejected == 1)

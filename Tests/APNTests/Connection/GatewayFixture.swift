@@ -54,6 +54,17 @@ final class GatewayFixture: Sendable {
         return (certificate.path, key.path, { try? FileManager.default.removeItem(at: directory) })
     }
 
+    /// A connection to this gateway whose errorCallback and events go to a fresh log.
+    func loggedConnection(_ configure: (inout Connection.Options) -> Void = { _ in }) -> (ConnectionLog, Connection) {
+        let log = ConnectionLog()
+        let connection = Connection(options: options {
+            $0.errorCallback = log.errorCallback
+            configure(&$0)
+        })
+        log.listen(to: connection)
+        return (log, connection)
+    }
+
     /// Waits (bounded) for the mock to have recorded `count` notifications.
     func expectRecords(_ count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) {
         let reached = mock.waitForRecords(count: count, timeout: timeout)
