@@ -1,7 +1,7 @@
 extension MockGateway {
     /// Every accepted notification so far, in the order accepted (a snapshot).
     public var records: [Record] {
-        shared.read { $0.records.records(in: 0..<$0.records.count) }
+        records(from: 0)
     }
 
     /// How many notifications were accepted so far: ``records`` `.count`, without building

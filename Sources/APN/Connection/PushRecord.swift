@@ -20,31 +20,31 @@ final class PushRecord: Sendable {
     let completion: (@Sendable (NotificationOutcome) -> Void)?
 
     /// One notification for `device`.
-    init(
+    convenience init(
         notification: Notification, device: Device?, delivery: Notification.Delivery,
         completion: (@Sendable (NotificationOutcome) -> Void)?
     ) {
+        self.init(notification: notification, single: device, devices: [], delivery: delivery, completion: completion)
+    }
+
+    /// One notification for each of `devices` (not empty), at indices `0..<devices.count`.
+    convenience init(notification: Notification, devices: [Device], delivery: Notification.Delivery) {
+        precondition(!devices.isEmpty, "a batch record needs devices")
+        self.init(notification: notification, single: nil, devices: devices, delivery: delivery, completion: nil)
+    }
+
+    private init(
+        notification: Notification, single: Device?, devices: [Device], delivery: Notification.Delivery,
+        completion: (@Sendable (NotificationOutcome) -> Void)?
+    ) {
         self.notification = notification
-        self.devices = []
-        self.single = device
+        self.devices = devices
+        self.single = single
         self.payload = delivery.payload
         self.expiry = delivery.expiry
         self.priority = delivery.priority
         self.retryLimit = delivery.retryLimit
         self.completion = completion
-    }
-
-    /// One notification for each of `devices` (not empty), at indices `0..<devices.count`.
-    init(notification: Notification, devices: [Device], delivery: Notification.Delivery) {
-        precondition(!devices.isEmpty, "a batch record needs devices")
-        self.notification = notification
-        self.devices = devices
-        self.single = nil
-        self.payload = delivery.payload
-        self.expiry = delivery.expiry
-        self.priority = delivery.priority
-        self.retryLimit = delivery.retryLimit
-        self.completion = nil
     }
 
     /// The number of notifications: one per device of a batch, else one.

@@ -14,22 +14,19 @@ final class FeedbackSchedule: Sendable {
     // NSCondition is thread-safe; it pairs waits with wake-ups and guards nothing itself.
     private let condition = NSCondition()
     private let clock: ConnectionClock
-    private let observer = Mutex<Int?>(nil)
+    private let observer: Int?
 
     init(clock: ConnectionClock) {
         self.clock = clock
-        if let manual = clock.manual {
-            let id = manual.observe { [condition] in
-                condition.lock()
-                condition.broadcast()
-                condition.unlock()
-            }
-            observer.withLock { $0 = id }
+        observer = clock.manual?.observe { [condition] in
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
         }
     }
 
     deinit {
-        if let id = observer.withLock({ $0 }) { clock.manual?.removeObserver(id) }
+        if let observer { clock.manual?.removeObserver(observer) }
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
