@@ -56,6 +56,15 @@ final class Socket {
         try setOption(level: SOL_SOCKET, name: SO_KEEPALIVE, value: on ? 1 : 0, "SO_KEEPALIVE")
     }
 
+    /// Bytes written to the socket and not yet acknowledged by the peer (`SIOCOUTQ`, which
+    /// Linux numbers as `TIOCOUTQ`); nil when closed or when the call fails.
+    func unacknowledgedByteCount() -> Int? {
+        guard descriptor >= 0 else { return nil }
+        var count: Int32 = 0
+        guard ioctl(descriptor, UInt(TIOCOUTQ), &count) == 0 else { return nil }
+        return Int(count)
+    }
+
     /// Closes with a TCP reset instead of a FIN (SO_LINGER with a zero timeout).
     func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

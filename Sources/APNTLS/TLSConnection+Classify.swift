@@ -26,7 +26,12 @@ extension TLSConnection {
                 OpenSSLErrorQueue.clear()
                 return .closed(clean: false)
             }
+            let reason = OpenSSLErrorQueue.peekReason()
             let errors = OpenSSLErrorQueue.drain()
+            if kind != .handshake, reason >= SSL_AD_REASON_OFFSET, reason < SSL_AD_REASON_OFFSET + 256 {
+                // OpenSSL reports a fatal alert from the peer as reason 1000 + the alert.
+                return .failed(TLSError(.alertReceived, describe(), openSSLErrors: errors))
+            }
             let verify = SSL_get_verify_result(ssl)
             if verify != Int(X509_V_OK) {
                 let text = String(cString: X509_verify_cert_error_string(verify))

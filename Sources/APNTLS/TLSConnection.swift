@@ -120,6 +120,21 @@ public final class TLSConnection {
         try socket.setNoDelay(on)
     }
 
+    /// Bytes OpenSSL has handed to the socket so far (handshake, records and alerts):
+    /// the ciphertext position of everything written. Compare with
+    /// ``unacknowledgedByteCount()`` to learn how much of it the peer's TCP has received.
+    public var bytesSentToSocket: UInt64 {
+        UInt64(BIO_number_written(SSL_get_wbio(ssl)))
+    }
+
+    /// Bytes handed to the socket that the peer's TCP has not acknowledged yet (Linux
+    /// `SIOCOUTQ`): what is still in the kernel's send queue. Still answers after the
+    /// connection ended (a reset keeps the count), but not after ``close()``: `nil` then,
+    /// or when the system call fails.
+    public func unacknowledgedByteCount() -> Int? {
+        socket.unacknowledgedByteCount()
+    }
+
     /// Enables or disables TCP keepalive probes.
     public func setKeepAlive(_ on: Bool) throws(TLSError) {
         try socket.setKeepAlive(on)

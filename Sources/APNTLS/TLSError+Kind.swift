@@ -5,6 +5,7 @@ extension TLSError {
         private enum Base: String, Sendable, Hashable {
             case connect, handshake, verify, read, write, shutdown, timeout
             case connectionReset = "connection reset"
+            case alertReceived = "alert received"
             case listen, accept
             case credentials
             case fileNotFound = "file not found"
@@ -30,8 +31,8 @@ extension TLSError {
         public static let handshake = Kind(.handshake)
         /// The peer's certificate was refused; see ``TLSError/verifyResult``.
         public static let verify = Kind(.verify)
-        /// Reading application data failed (including alerts the peer sends after the
-        /// handshake, such as a TLS 1.3 server refusing the client certificate).
+        /// Reading application data failed (for an alert from the peer, see
+        /// ``alertReceived``).
         public static let read = Kind(.read)
         /// Writing application data failed.
         public static let write = Kind(.write)
@@ -41,6 +42,10 @@ extension TLSError {
         public static let timeout = Kind(.timeout)
         /// The peer reset the TCP connection (`ECONNRESET`/`EPIPE`).
         public static let connectionReset = Kind(.connectionReset)
+        /// After the handshake, the peer ended the session with a fatal TLS alert, such as a
+        /// TLS 1.3 server refusing the client certificate ("certificate required"): its TLS
+        /// layer refused the session, so it processed none of the application data.
+        public static let alertReceived = Kind(.alertReceived)
         /// Creating, binding or listening on the server socket failed.
         public static let listen = Kind(.listen)
         /// Accepting a connection failed.
@@ -81,6 +86,8 @@ extension TLSError {
                 "renew the certificate"
             case .fileNotFound:
                 "check the path"
+            case .alertReceived:
+                "the peer refused the TLS session: check that it accepts this client certificate"
             case .wrongEnvironment:
                 "use a certificate Apple issued for this environment, or connect to the environment the certificate was issued for (sandbox or production)"
             default:

@@ -116,7 +116,7 @@ import Testing
             Issue.record("expected a failed read, got \(String(describing: step))")
             return
         }
-        #expect(error.kind == .read)
+        #expect(error.kind == .alertReceived)
         #expect(error.openSSLErrors.joined().contains("certificate required"))
     }
 
