@@ -18,6 +18,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidValue
             case connectionFailed
             case connectionClosed
+            case refusedByGateway
             case connectTimeout
             case credentials
             case malformedResponse
@@ -51,6 +52,9 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let connectionFailed = Code(.connectionFailed)
         /// The gateway closed the connection without an error response.
         public static let connectionClosed = Code(.connectionClosed)
+        /// The gateway's TLS ended the session with an alert after the handshake (e.g. a
+        /// TLS 1.3 gateway refusing the client certificate): it processed nothing sent.
+        public static let refusedByGateway = Code(.refusedByGateway)
         /// A connection attempt took longer than `connectTimeout`.
         public static let connectTimeout = Code(.connectTimeout)
         /// The client certificate or key could not be used. Not retried: see
@@ -84,6 +88,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidValue: "invalidValue"
             case .connectionFailed: "connectionFailed"
             case .connectionClosed: "connectionClosed"
+            case .refusedByGateway: "refusedByGateway"
             case .connectTimeout: "connectTimeout"
             case .credentials: "credentials"
             case .malformedResponse: "malformedResponse"
@@ -236,8 +241,9 @@ extension APNError {
         APNError(code: error.kind == .timeout ? .connectTimeout : .connectionFailed, message: "\(error)")
     }
 
-    static func socketFailed(_ description: String) -> APNError {
-        APNError(code: .connectionFailed, message: description)
+    /// An established socket that broke; a TLS alert from the gateway is its refusal.
+    static func socketFailed(_ error: TLSError) -> APNError {
+        APNError(code: error.kind == .alertReceived ? .refusedByGateway : .connectionFailed, message: "\(error)")
     }
 
     static func notResent() -> APNError {

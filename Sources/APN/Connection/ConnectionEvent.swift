@@ -20,8 +20,12 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
     /// connection still tracks (identifier 0, or one already settled) and for status 10.
     case transmissionError(StatusCode, Notification?, Device?)
     /// An error response named a notification this many places older than the oldest one
-    /// still cached; raise ``Connection/Options/cacheLength``.
+    /// still cached; raise ``Connection/Options/cacheLength``, or leave it `nil`.
     case cacheTooSmall(Int)
+    /// A socket's written notifications reached its share of
+    /// ``Connection/Options/cacheMemoryLimit`` (`limit` bytes): it writes no more until
+    /// outcomes free room (it asks the gateway to confirm). Reported once per connection.
+    case cacheFull(limit: Int)
     /// A connection attempt failed or an established socket broke. Sending continues.
     case socketError(APNError)
     /// The connection gave up: unusable credentials (513) or the connection retry limit
@@ -39,6 +43,7 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
         case .transmissionError(let status, _, let device):
             "transmissionError(\(status.rawValue), \(device.map { "\($0)" } ?? "nil"))"
         case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
+        case .cacheFull(let limit): "cacheFull(limit: \(limit))"
         case .socketError(let error): "socketError(\(error))"
         case .error(let error): "error(\(error))"
         }

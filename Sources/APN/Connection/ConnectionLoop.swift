@@ -47,6 +47,8 @@ struct ConnectionLoop: ~Copyable {
     var settleReplies: [@Sendable (DeliveryReport) -> Void] = []
     /// Shutdown finished: every socket is closed; the loop only answers (515, reports).
     var closed = false
+    /// `cacheFull` was reported: once per connection, whichever socket filled first.
+    var cacheFullReported = false
     /// The ``Connection`` was released: end the thread once closed.
     var released = false
     var finished = false
@@ -82,6 +84,7 @@ struct ConnectionLoop: ~Copyable {
             for index in commands.indices { handle(commands[index]) }
             for index in slots.indices where slots[index].tls != nil { service(index) }
             fireTimers()
+            reportAwaitedAcknowledgements()
             maintainMinimum()
             reportCompleted()
             answerSettledFlushes()
@@ -127,6 +130,17 @@ struct ConnectionLoop: ~Copyable {
     /// for none. With a manual clock, time moves only by `advance`, which posts to the
     /// inbox: only an already due timer needs a timeout.
     private func pollTimeout() -> Int32 {
+        let timers = timerTimeout()
+        // Acknowledgements come in real time, whatever the clock: look again soon.
+        guard slots.contains(where: { $0.session.awaitsAcknowledgement }) else { return timers }
+        return timers < 0 ? Self.acknowledgementPollMilliseconds : min(timers, Self.acknowledgementPollMilliseconds)
+    }
+
+    /// How often a socket whose session waits for the peer's acknowledgement is asked.
+    static let acknowledgementPollMilliseconds: Int32 = 10
+
+    /// The poll timeout the timers alone ask for (see ``pollTimeout()``).
+    private func timerTimeout() -> Int32 {
         var earliest: Timestamp?
         for index in slots.indices {
             if let timer = slots[index].timer, earliest.map({ timer < $0 }) ?? true { earliest = timer }
@@ -138,11 +152,19 @@ struct ConnectionLoop: ~Copyable {
         return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
     }
 
+    /// Asks the sockets whose sessions wait for the peer's acknowledgement.
+    private mutating func reportAwaitedAcknowledgements() {
+        for index in slots.indices where slots[index].session.awaitsAcknowledgement {
+            if let tls = slots[index].tls { reportAcknowledgements(index, tls) }
+        }
+    }
+
     private mutating func fireTimers() {
         now = clock.now()
         for index in slots.indices {
             guard let timer = slots[index].timer, timer <= now else { continue }
             slots[index].timer = nil
+            if let tls = slots[index].tls { reportAcknowledgements(index, tls) }
             slots[index].session.tick(now: now)
             drain(index)
         }
@@ -303,6 +325,7 @@ struct ConnectionLoop: ~Copyable {
             slots[index].tls = handoff.connection
             slots[index].readReady = true
             slots[index].writeBlocked = false
+            slots[index].acknowledgements.reset()
             slots[index].session.connected(now: now)
         case .failed(let error):
             slots[index].session.connectFailed(error, now: now)
@@ -342,8 +365,10 @@ struct ConnectionLoop: ~Copyable {
         switch step {
         case .done(let count):
             now = clock.now()
+            slots[index].acknowledgements.wrote(count, ciphertextTotal: tls.bytesSentToSocket)
             slots[index].session.bytesWritten(count, now: now)
             drain(index)
+            if slots[index].acknowledgements.wantsRefresh { reportAcknowledgements(index, tls) }
             return true
         case .wantWrite, .wantRead:
             slots[index].writeBlocked = true
@@ -352,7 +377,7 @@ struct ConnectionLoop: ~Copyable {
             writeFailed(index, tls, APNError.socketEnded(clean: clean))
             return true
         case .failed(let error):
-            writeFailed(index, tls, APNError.socketFailed("\(error)"))
+            writeFailed(index, tls, APNError.socketFailed(error))
             return true
         }
     }
@@ -384,16 +409,29 @@ struct ConnectionLoop: ~Copyable {
                 socketEnded(index, error: APNError.socketEnded(clean: clean))
                 return true
             case .failed(let error):
-                socketEnded(index, error: APNError.socketFailed("\(error)"))
+                socketEnded(index, error: APNError.socketFailed(error))
                 return true
             }
         }
         return happened
     }
 
+    /// Tells the session how much of what it wrote the peer's TCP has acknowledged (what
+    /// the socket carried, less what its send queue still holds).
+    private mutating func reportAcknowledgements(_ index: Int, _ tls: TLSConnection) {
+        guard let unacknowledged = tls.unacknowledgedByteCount() else { return }
+        let carried = tls.bytesSentToSocket
+        let acknowledged = carried - min(carried, UInt64(unacknowledged))
+        let plaintext = slots[index].acknowledgements.acknowledge(ciphertext: acknowledged)
+        slots[index].session.acknowledged(bytes: plaintext, now: now)
+        drain(index)
+    }
+
     /// The gateway ended the connection (or it broke).
     private mutating func socketEnded(_ index: Int, error: APNError?) {
         guard let tls = slots[index].tls else { return }
+        // Before the socket goes: the session must know what the peer acknowledged.
+        reportAcknowledgements(index, tls)
         tls.close()
         slots[index].tls = nil
         slots[index].writeBlocked = false
@@ -481,6 +519,11 @@ struct ConnectionLoop: ~Copyable {
             }
         case .cacheTooSmall(let shortfall):
             dispatcher.event(.cacheTooSmall(shortfall))
+        case .cacheFull(let limit):
+            if !cacheFullReported {
+                cacheFullReported = true
+                dispatcher.event(.cacheFull(limit: limit))
+            }
         case .socketError(let error):
             dispatcher.event(.socketError(error))
         case .error(let error):
@@ -590,9 +633,14 @@ extension SessionConfiguration {
     init(_ options: Connection.Options) {
         self.init()
         command = options.format.command
-        cacheLength = max(1, options.cacheLength)
+        cacheLength = options.cacheLength.map { max(1, $0) }
         autoAdjustCache = options.autoAdjustCache
-        maxCacheLength = max(cacheLength, options.maxCacheLength)
+        maxCacheLength = max(cacheLength ?? 1, options.maxCacheLength)
+        cacheMemoryLimit = max(1, options.cacheMemoryLimit / max(1, options.maxConnections))
+        confirmationInterval = options.confirmationInterval.map { max(1, $0) }
+        // The I/O thread reports what the peer's TCP acknowledged before every timer and
+        // close, so the grace window never accepts what is still in the send queue.
+        tracksAcknowledgements = true
         connectionRetryLimit = max(0, options.connectionRetryLimit)
         initialBackoff = options.initialBackoff
         maxBackoff = options.maxBackoff

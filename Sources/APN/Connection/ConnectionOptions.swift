@@ -58,13 +58,33 @@ extension Connection {
 
         // MARK: Resend cache
 
-        /// Written notifications kept per socket for resending after an error response.
-        public var cacheLength = 1000
+        /// `nil` (the default): every written notification is kept, ready to be resent,
+        /// until its outcome is known — nothing is evicted, however late an error response
+        /// comes back — within ``cacheMemoryLimit``. A number: node-apn's count-bounded
+        /// FIFO, exactly: that many written notifications are kept per socket, older ones
+        /// are evicted, and an error response naming an evicted one gives `cacheTooSmall`,
+        /// `errorCallback(255, nil)` and unknown fates (``autoAdjustCache`` applies).
+        public var cacheLength: Int?
+        /// With ``cacheLength`` `nil`, the memory written notifications may hold for
+        /// resending, in bytes, shared among the ``maxConnections`` sockets: 96 MiB, about a
+        /// million in flight when a notification's payload is shared among its devices
+        /// (88 bytes each for a 32-byte token), fewer with a payload each. When a socket
+        /// reaches its share it stops writing (``ConnectionEvent/cacheFull(limit:)``, once)
+        /// and writes a confirmation marker, whose answer settles everything before it;
+        /// nothing is ever evicted. Pushing never blocks: what waits stays queued.
+        public var cacheMemoryLimit = 96 << 20
         /// Grow ``cacheLength`` by twice the shortfall when an error names a notification
-        /// older than the cache (node-apn's default: on).
+        /// older than the cache (node-apn's default: on). Only with ``cacheLength`` set.
         public var autoAdjustCache = true
         /// The most ``autoAdjustCache`` may grow the cache to (node-apn had no cap).
         public var maxCacheLength = 100_000
+        /// Rolling confirmation: after every this many notifications a socket writes a
+        /// confirmation marker and, once the gateway has answered it (settling them all),
+        /// reconnects — so at most this many are ever unconfirmed when the gateway drops the
+        /// connection without a word (possibly duplicated when resent, or of unknown fate).
+        /// Costs a round trip and a TLS handshake per marker; `nil` (the default): off.
+        /// Not with ``Format/simple``, which has no identifiers to confirm with.
+        public var confirmationInterval: Int?
 
         // MARK: Sockets
 
@@ -106,8 +126,9 @@ extension Connection {
         /// this long before closing (node-apn: 2.5 s).
         public var shutdownGraceWindow: Duration = .milliseconds(2500)
         /// What happens to notifications written shortly before the gateway closed without
-        /// an error response.
-        public var silentClosePolicy: SilentClosePolicy = .reportUnconfirmed
+        /// an error response: resent and marked possibly duplicated (the default: none is
+        /// lost), or reported of unknown fate (``SilentClosePolicy/reportUnconfirmed``).
+        public var silentClosePolicy: SilentClosePolicy = .resend
 
         // MARK: Callbacks
 

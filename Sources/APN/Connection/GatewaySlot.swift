@@ -10,6 +10,8 @@ import APNTLS
 struct GatewaySlot: ~Copyable {
     var session: GatewaySession
     var tls: TLSConnection?
+    /// What the peer acknowledged of what this socket wrote.
+    var acknowledgements = AcknowledgementMap()
     /// The number of the current connection attempt; results of earlier ones are stale.
     var attempt = 0
     var connecting = false

@@ -63,7 +63,7 @@ struct FeedbackReader {
                 do throws(TLSError) {
                     _ = try connection.waitUntil(readiness, deadline: .now + Self.slice)
                 } catch {
-                    return .failed(APNError.socketFailed("\(error)"))
+                    return .failed(APNError.socketFailed(error))
                 }
             case .closed:
                 // Clean or not, the service is done: a partial tuple is discarded, as
@@ -74,7 +74,7 @@ struct FeedbackReader {
                 }
                 return .finished
             case .failed(let error):
-                return .failed(APNError.socketFailed("\(error)"))
+                return .failed(APNError.socketFailed(error))
             }
         }
     }

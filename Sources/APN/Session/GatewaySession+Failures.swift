@@ -20,7 +20,7 @@ extension GatewaySession {
             if isMarker {
                 // The marker's answer (status 2 for its empty token, or 10 naming it as the
                 // last success) settles everything written before it.
-                emit(.event(.flushed(confirmed: true)))
+                if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: true))) }
             } else if status == .shutdown {
                 // Status 10 names the last notification that succeeded.
                 accept(entry, .shutdownIdentifier)
@@ -38,20 +38,23 @@ extension GatewaySession {
                 emit(.outcome(tag, .rejected(status)))
             }
         } else {
-            // Not among the unresolved written entries: identifier 0 (the gateway could not
-            // tell), one already accepted by the grace window, or one never written here.
-            if let shortfall = shortfallBeforeCache(response.identifier) {
-                reportCacheMiss(shortfall: shortfall)
+            // Not among the unsettled written entries. Written here and settled already
+            // (accepted by a grace window shorter than the gateway's answer took), it came
+            // before everything unsettled, which the gateway then discarded. Identifier 0
+            // (the gateway could not tell) or one never written on this connection cannot
+            // be placed: what is unsettled may as well have been taken.
+            let settledEarlier = wasWrittenHere(response.identifier)
+            if settledEarlier, evictedCount > 0 {
+                reportCacheMiss(shortfall: Int(Self.identifierDistance(from: response.identifier, to: sent[0].identifier)) + evictedCount)
             }
             emit(.event(.transmissionError(status, nil)))
             if status != .shutdown { emit(.errorCallback(.status(.unknown), nil)) }
-            // Only an identifier older than everything written proves the rest was dropped.
-            resendIsPossiblyDuplicated = !isOlderThanWritten(response.identifier)
+            resendIsPossiblyDuplicated = !settledEarlier
         }
         // What is still written came after the named one, so the gateway discarded it;
         // without a usable identifier, it may as well have been taken.
         let lostReason: UnknownFateReason = resendIsPossiblyDuplicated ? .unattributedError : .evictedFromCache
-        while !sent.isEmpty {
+        while takenCount > 0 {
             let entry = removeFirstWritten()
             if entry.flags.contains(.evicted), !entry.isFlushMarker {
                 if let tag = entry.tag { emit(.outcome(tag, .unknownFate(entry.earlierCopyUncertainty ?? lostReason))) }
@@ -69,36 +72,37 @@ extension GatewaySession {
     }
 
     /// The connection ended without an error response: requeue what the socket never
-    /// took, apply the silent-close policy to what it took, tell waiting entries.
+    /// took; apply the silent-close policy to what it took: resent as possibly duplicated,
+    /// or reported of unknown fate with errorCallback(error, n) — the connection error
+    /// decided its outcome.
     mutating func connectionLost(_ error: APNError, now: Timestamp) {
         resolveByGraceWindow(now)
         let unsent = takeInFlight()
         var unconfirmed: [SessionEntry] = []
-        while !sent.isEmpty {
+        while takenCount > 0 {
             let entry = removeFirstWritten()
-            if entry.isFlushMarker {
-                unconfirmed.append(entry)
-            } else if configuration.silentClosePolicy == .resend, !entry.flags.contains(.evicted) {
+            if entry.isFlushMarker || (configuration.silentClosePolicy == .resend && !entry.flags.contains(.evicted)) {
                 unconfirmed.append(entry)
             } else if let tag = entry.tag {
+                emit(.errorCallback(.error(error), tag))
                 emit(.outcome(tag, .unknownFate(.unconfirmedAtClose)))
             }
         }
         awaitingMarker = false
         pending.prepend(contentsOf: unsent)
         requeue(unconfirmed, possiblyDuplicated: true, afterRejection: false, afterClose: true)
-        reportWaiting(.error(error))
     }
 
-    /// The gateway refused the connection right after the handshake: what was written on it
-    /// was not taken, so it goes back to the front of `pending` as it was — no retry
-    /// counted, not marked possibly duplicated — except evicted entries, whose payload is
-    /// gone: their fate is unknown.
+    /// The gateway refused the connection right after the handshake, having processed
+    /// nothing: what was written on it goes back to the front of `pending` as it was — no
+    /// retry counted, not marked possibly duplicated — except evicted entries, whose
+    /// payload is gone: their fate is unknown.
     mutating func takeBackAfterRefusal() {
         let unsent = takeInFlight()
         var written: [SessionEntry] = []
-        while !sent.isEmpty {
+        while takenCount > 0 {
             let entry = removeFirstWritten()
+            if entry.isAutomaticMarker { continue }
             if entry.flags.contains(.evicted), !entry.isFlushMarker {
                 if let tag = entry.tag { emit(.outcome(tag, .unknownFate(entry.earlierCopyUncertainty ?? .evictedFromCache))) }
             } else {
@@ -111,7 +115,8 @@ extension GatewaySession {
     }
 
     /// Puts written entries back at the front of `pending`, in order, applying each one's
-    /// retry limit (512 when exhausted) and `buffersNotifications`.
+    /// retry limit (512 when exhausted) and `buffersNotifications`. Automatic markers are
+    /// dropped: the session writes a new one when one is due.
     mutating func requeue(
         _ entries: [SessionEntry], possiblyDuplicated: Bool, afterRejection: Bool, afterClose: Bool = false
     ) {
@@ -119,14 +124,18 @@ extension GatewaySession {
         kept.reserveCapacity(entries.count)
         for var entry in entries {
             if entry.isFlushMarker {
-                kept.append(entry)
+                if !entry.isAutomaticMarker { kept.append(entry) }
                 continue
             }
             guard let tag = entry.tag else { continue }
+            // Marked first, so that an outcome decided below says the copy written before
+            // may have been delivered.
+            if possiblyDuplicated, !entry.flags.contains(.possiblyDuplicated) {
+                entry.flags.insert(afterClose ? [.possiblyDuplicated, .resentAfterClose] : .possiblyDuplicated)
+            }
             if afterRejection, !configuration.buffersNotifications {
                 // Discarded by the gateway, unless the error did not say what it rejected.
-                let uncertainty = entry.earlierCopyUncertainty ?? (possiblyDuplicated ? .unattributedError : nil)
-                emit(.outcome(tag, uncertainty.map { .unknownFate($0) } ?? .failed(APNError.notResent())))
+                emit(.outcome(tag, entry.earlierCopyUncertainty.map { .unknownFate($0) } ?? .failed(APNError.notResent())))
                 continue
             }
             if entry.retriesLeft == 0 {
@@ -135,36 +144,25 @@ extension GatewaySession {
             }
             if entry.retriesLeft > 0 { entry.retriesLeft -= 1 }
             resendCount += 1
-            if possiblyDuplicated, !entry.flags.contains(.possiblyDuplicated) {
-                entry.flags.insert(afterClose ? [.possiblyDuplicated, .resentAfterClose] : .possiblyDuplicated)
-            }
             kept.append(entry)
         }
         pending.prepend(contentsOf: kept)
     }
 
-    /// Takes every in-flight entry back, in order, and empties the outbound buffer; `sent`
-    /// then holds written entries only.
+    /// Takes every in-flight entry back, in order (automatic markers dropped), and empties
+    /// the outbound buffer; `sent` then holds written entries only.
     mutating func takeInFlight() -> [SessionEntry] {
         var entries: [SessionEntry] = []
         entries.reserveCapacity(inFlightCount)
         while sent.count > takenCount {
             let entry = sent.removeLast()
             if entry.isFlushMarker { awaitingMarker = false }
-            entries.append(entry)
+            if !entry.isAutomaticMarker { entries.append(entry) }
         }
         entries.reverse()
         inFlightTaken = 0
         outboundBytes.clear()
         return entries
-    }
-
-    /// errorCallback(error, n) once for each notification waiting to be sent.
-    mutating func reportWaiting(_ code: ErrorCallbackCode) {
-        for offset in 0..<pending.count where !pending[offset].flags.contains(.connectionErrorReported) {
-            pending[offset].flags.insert(.connectionErrorReported)
-            if let tag = pending[offset].tag { emit(.errorCallback(code, tag)) }
-        }
     }
 
     /// Fails everything queued with `status` (513 or 514) and refuses later pushes (515).
@@ -173,7 +171,7 @@ extension GatewaySession {
         pending.prepend(contentsOf: unsent)
         while let entry = pending.popFirst() {
             if entry.isFlushMarker {
-                emit(.event(.flushed(confirmed: false)))
+                if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: false))) }
             } else {
                 fail(entry, error, status: status)
             }
@@ -203,8 +201,8 @@ extension GatewaySession {
 
     mutating func reportCacheMiss(shortfall: Int) {
         emit(.event(.cacheTooSmall(shortfall)))
-        if configuration.autoAdjustCache {
-            cacheLength = min(max(cacheLength, cacheLength + 2 * shortfall), configuration.maxCacheLength)
+        if configuration.autoAdjustCache, let length = cacheLength {
+            cacheLength = min(max(length, length + 2 * shortfall), configuration.maxCacheLength)
         }
     }
 
@@ -225,17 +223,13 @@ extension GatewaySession {
         return sent[offset].identifier == identifier ? offset : nil
     }
 
-    /// Whether `identifier` was written on this connection before everything in `written`.
-    func isOlderThanWritten(_ identifier: UInt32) -> Bool {
+    /// Whether a frame with `identifier` was taken by the socket on this connection
+    /// (identifiers run from `firstIdentifier`, one per frame; once they have wrapped,
+    /// every one but 0 was).
+    func wasWrittenHere(_ identifier: UInt32) -> Bool {
         guard identifier != 0 else { return false }
-        guard takenCount > 0 else { return true }
-        let distance = Self.identifierDistance(from: identifier, to: sent[0].identifier)
-        return distance > 0 && distance < UInt32(1) << 31
-    }
-
-    /// For an identifier older than the cache: how far the cache fell short.
-    func shortfallBeforeCache(_ identifier: UInt32) -> Int? {
-        guard identifier != 0, evictedCount < takenCount, isOlderThanWritten(identifier) else { return nil }
-        return Int(Self.identifierDistance(from: identifier, to: sent[evictedCount].identifier))
+        if stream.identifiersTaken >= UInt64(UInt32.max) { return true }
+        let distance = Self.identifierDistance(from: configuration.firstIdentifier, to: identifier)
+        return UInt64(distance) < stream.identifiersTaken
     }
 }

@@ -37,12 +37,29 @@ extension GatewaySession {
         emit(.connect)
     }
 
-    /// Encodes pending entries until the outbound buffer holds `writeBatchBytes`.
+    /// Encodes pending entries until the outbound buffer holds `writeBatchBytes`, or the
+    /// cache is full.
     mutating func fillOutbound() {
         guard !awaitingMarker, !pending.isEmpty else { return }
         while !awaitingMarker, outboundBytes.readableBytes < configuration.writeBatchBytes, !pending.isEmpty {
+            if cacheMemory >= cacheMemoryLimit {
+                askForRoom()
+                return
+            }
             encode(pending.removeFirst())
         }
+    }
+
+    /// The cache is full and more waits: stop encoding (backpressure, never eviction) and
+    /// write a marker, whose answer accepts everything written before it — far sooner than
+    /// the grace window would.
+    mutating func askForRoom() {
+        if !cacheFullReported {
+            cacheFullReported = true
+            emit(.event(.cacheFull(limit: cacheMemoryLimit)))
+        }
+        // Command 0 has no identifiers to confirm with: the grace window frees the room.
+        if configuration.command != .simple { encode(.flushMarker(automatic: true)) }
     }
 
     /// Gives the entry the next identifier, appends its frame to the outbound buffer (asking
@@ -51,11 +68,22 @@ extension GatewaySession {
     mutating func encode(_ entry: consuming SessionEntry) {
         let wasEmpty = outboundBytes.isEmpty
         let identifier = takeIdentifier()
+        let start = outboundBytes.readableBytes
         writeFrame(of: entry, identifier: identifier)
         entry.identifier = identifier
-        if entry.isFlushMarker { awaitingMarker = true }
+        entry.frameLength = UInt32(truncatingIfNeeded: outboundBytes.readableBytes &- start)
+        let isMarker = entry.isFlushMarker
         sent.append(entry)
         if wasEmpty { emit(.write) }
+        if isMarker {
+            awaitingMarker = true
+            stream.encodedSinceMarker = 0
+        } else if let interval = configuration.confirmationInterval, configuration.command != .simple {
+            // Rolling confirmation: at most `interval` notifications are ever unconfirmed
+            // when the connection drops without a word.
+            stream.encodedSinceMarker += 1
+            if stream.encodedSinceMarker >= interval { encode(.flushMarker(automatic: true)) }
+        }
     }
 
     /// Appends the entry's frame. Separate, with the entry borrowed, so its token and payload
@@ -74,17 +102,42 @@ extension GatewaySession {
     }
 
     /// The first in-flight frame was taken whole by the socket: its entry joins the resend
-    /// cache, evicting the oldest cached entry beyond `cacheLength`.
+    /// cache — counted against its memory, or evicting the oldest cached entry beyond
+    /// `cacheLength`.
     mutating func markTaken(_ now: Timestamp) {
         sent[takenCount].writtenAt = now
         if emitsTransmitted, let tag = sent[takenCount].tag {
             emit(.event(.transmitted(tag)))
         }
-        takenCount += 1
-        while takenCount - evictedCount > cacheLength {
-            sent[evictedCount].evict()
-            evictedCount += 1
+        if let cacheLength {
+            takenCount += 1
+            while takenCount - evictedCount > cacheLength {
+                sent[evictedCount].evict()
+                evictedCount += 1
+            }
+        } else {
+            chargeCache(for: takenCount)
+            takenCount += 1
         }
+        stream.identifiersTaken &+= 1
+    }
+
+    /// Counts written entry `index` against the cache's memory. Its payload counts unless
+    /// it is the very array of the entry written before it (still held there, so the
+    /// comparison cannot be fooled by a freed and reused buffer).
+    mutating func chargeCache(for index: Int) {
+        let sharesPayload = index > 0 && sent[index].payload.withUnsafeBufferPointer { mine in
+            sent[index - 1].payload.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
+        }
+        if !sharesPayload { sent[index].flags.insert(.payloadCharged) }
+        cacheMemory += charge(of: sent[index])
+    }
+
+    /// What a written entry counts against the cache's memory.
+    func charge(of entry: borrowing SessionEntry) -> Int {
+        Self.cacheCharge(
+            tokenCount: entry.token.count,
+            payloadCount: entry.flags.contains(.payloadCharged) ? entry.payload.count : 0)
     }
 
     /// When the socket took the newest written entry.
@@ -92,14 +145,23 @@ extension GatewaySession {
         takenCount == 0 ? nil : sent[takenCount - 1].writtenAt
     }
 
-    /// Accepts every written entry whose grace window has passed on a healthy connection.
+    /// Accepts every written entry whose grace window has passed on a healthy connection,
+    /// as far as the peer has acknowledged its bytes — and none while an error response
+    /// is arriving: it may name any of them.
     mutating func resolveByGraceWindow(_ now: Timestamp) {
+        awaitingAcknowledgement = false
+        guard errorDecoder.bufferedByteCount == 0 else { return }
         while takenCount > 0, sent[0].writtenAt.nanoseconds &+ graceNanos <= now.nanoseconds {
+            guard frontIsAcknowledged else {
+                awaitingAcknowledgement = true
+                return
+            }
             if sent[0].isFlushMarker {
                 // The gateway took (or ignored) the marker frame: nothing confirmed it.
+                let automatic = sent[0].isAutomaticMarker
                 _ = removeFirstWritten()
                 awaitingMarker = false
-                emit(.event(.flushed(confirmed: false)))
+                if !automatic { emit(.event(.flushed(confirmed: false))) }
             } else {
                 // Handed over without a named copy, so the tag moves into the outcome
                 // rather than being retained for it and released with the entry.
@@ -108,12 +170,22 @@ extension GatewaySession {
         }
     }
 
+    /// Whether the peer's TCP has acknowledged every byte of the oldest written entry
+    /// (always, unless the driver tracks acknowledgements).
+    var frontIsAcknowledged: Bool {
+        !configuration.tracksAcknowledgements
+            || stream.frontOffset &+ Int64(sent[0].frameLength) <= stream.acknowledgedBytes
+    }
+
     /// Removes the oldest written entry, to settle or requeue it.
     mutating func removeFirstWritten() -> SessionEntry {
         precondition(takenCount > 0, "no written entry to remove")
         takenCount -= 1
         if evictedCount > 0 { evictedCount -= 1 }
-        return sent.removeFirst()
+        let entry = sent.removeFirst()
+        stream.frontOffset &+= Int64(entry.frameLength)
+        if cacheLength == nil { cacheMemory -= charge(of: entry) }
+        return entry
     }
 
     /// The idle deadline: `idleTimeout` after the last write, and not before every written
@@ -126,10 +198,12 @@ extension GatewaySession {
     }
 
     /// The stall deadline: `idleTimeout` after the last write progress while frames wait
-    /// to be written (node-apn's socket timeout counted a stalled write as inactivity).
+    /// to be written (node-apn's socket timeout counted a stalled write as inactivity), or
+    /// after acknowledgements stopped progressing while written bytes wait for them.
     var stallDeadline: Timestamp? {
-        guard let idle = idleNanos, inFlightCount > 0 else { return nil }
-        return lastActivity.adding(nanoseconds: idle)
+        guard let idle = idleNanos else { return nil }
+        let writes = inFlightCount > 0 ? lastActivity.adding(nanoseconds: idle) : nil
+        return earliest(writes, stream.unacknowledgedSince?.adding(nanoseconds: idle))
     }
 
     /// A peer that stopped reading: give up on the connection as lost, so what waits is
@@ -138,7 +212,7 @@ extension GatewaySession {
         guard case .connected = phase, let deadline = stallDeadline, deadline <= now else { return }
         let failure = APNError(
             code: .connectionFailed,
-            message: "the gateway took no bytes for \(Duration.nanoseconds(idleNanos ?? 0)) with frames waiting to be written")
+            message: "the gateway took or acknowledged no bytes for \(Duration.nanoseconds(idleNanos ?? 0)) with bytes waiting")
         emit(.event(.timeout))
         emit(.event(.socketError(failure)))
         connectionLost(failure, now: now)
@@ -146,9 +220,28 @@ extension GatewaySession {
         emit(.close)
     }
 
+    /// A part of an error response arrived, then nothing for a whole grace window: the
+    /// gateway cannot be understood. Lost, with nothing accepted by time (the response may
+    /// have named any written notification).
+    mutating func abandonIncompleteResponse(_ now: Timestamp) {
+        let buffered = errorDecoder.bufferedByteCount
+        guard case .connected = phase, buffered > 0, lastReceivedAt.adding(nanoseconds: graceNanos) <= now
+        else { return }
+        let failure = APNError(
+            code: .malformedResponse,
+            message: "the gateway sent \(buffered) of an error response's 6 bytes, then nothing for \(Duration.nanoseconds(graceNanos))")
+        emit(.event(.socketError(failure)))
+        connectionLost(failure, now: now)
+        phase = .closing
+        emit(.close)
+    }
+
+    /// Idle past `idleTimeout`: close, once nothing written is left unsettled (acknowledged
+    /// and past its grace window).
     mutating func closeIfIdle(_ now: Timestamp) {
         guard case .connected = phase, let deadline = idleDeadline, deadline <= now else { return }
         resolveByGraceWindow(now)
+        guard takenCount == 0 else { return }
         emit(.event(.timeout))
         phase = .closing
         emit(.close)
@@ -163,6 +256,9 @@ extension GatewaySession {
     mutating func closeIfShutDown(_ now: Timestamp) {
         guard case .connected = phase, let deadline = shutdownDeadline, deadline <= now else { return }
         resolveByGraceWindow(now)
+        // Still unacknowledged, or an error response is arriving: wait for it (a peer that
+        // never acknowledges is given up as stalled).
+        guard takenCount == 0 else { return }
         phase = .closing
         emit(.close)
     }
@@ -181,14 +277,24 @@ extension GatewaySession {
         case .backingOff(let until):
             deadline = until
         case .connected:
-            let grace = takenCount == 0 ? nil : sent[0].writtenAt.adding(nanoseconds: graceNanos)
-            deadline = earliest(earliest(earliest(grace, idleDeadline), shutdownDeadline), stallDeadline)
+            deadline = earliest(earliest(earliest(graceDeadline(now), idleDeadline), shutdownDeadline), stallDeadline)
         default:
             deadline = nil
         }
         guard deadline != scheduledDeadline else { return }
         scheduledDeadline = deadline
         if let deadline { emit(.scheduleTimer(deadline)) }
+    }
+
+    /// When to look at the oldest written entry again: at the end of its grace window (past
+    /// it, unacknowledged: no timer, the driver reports acknowledgements as they come);
+    /// while an error response is arriving, when it would time out.
+    func graceDeadline(_ now: Timestamp) -> Timestamp? {
+        if errorDecoder.bufferedByteCount > 0 { return lastReceivedAt.adding(nanoseconds: graceNanos) }
+        guard takenCount > 0 else { return nil }
+        let due = sent[0].writtenAt.adding(nanoseconds: graceNanos)
+        if due <= now, !frontIsAcknowledged { return nil }
+        return due
     }
 
     func earliest(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {

@@ -9,39 +9,69 @@ package import APNWire
 /// `pending` (not yet encoded) → `sent` (encoded on this connection, in identifier
 /// order). The first `takenCount` entries of `sent` are *written*: taken whole by the
 /// socket, outcome not yet known; the rest are *in flight*: their frames wait in
-/// ``outboundBytes``. The newest `cacheLength` written entries keep their payload for
-/// resending (node-apn's resend cache); older ones are *evicted*: still awaiting an
-/// outcome, but not resendable.
+/// ``outboundBytes``.
+///
+/// ## The resend cache
+/// By default (`cacheLength` nil) every written entry keeps its payload until its outcome
+/// is known: nothing is evicted, so an error response however late can always be acted
+/// on. The memory they hold is counted (``cacheCharge(tokenCount:payloadCount:)``); at
+/// `cacheMemoryLimit` nothing more is encoded (`cacheFull`, once) and an automatic
+/// confirmation marker is written, whose answer accepts everything before it. With
+/// `cacheLength` set, node-apn's FIFO: the newest `cacheLength` written entries keep
+/// their payload; older ones are *evicted*: still awaiting an outcome, not resendable.
+///
+/// ## What the grace window may accept
+/// Only what the gateway can have processed: with `tracksAcknowledgements`, a written
+/// entry whose bytes the peer's TCP has not acknowledged is never accepted by the grace
+/// window (the driver reports acknowledgements before every `tick` and `closed`); and
+/// while part of an error response has arrived, nothing is accepted by time at all.
 ///
 /// ## Phases and transitions
 /// | phase | input | what happens | next phase |
 /// |---|---|---|---|
 /// | idle | push | queue it; lazy connect: `connect` | connecting |
 /// | connecting | connected | identifiers restart at 1; `connected` event; encode and `write` | connected |
-/// | connecting | connectFailed | `socketError`; errorCallback(error, n) once per waiting n; 513 if credentials | backingOff (1 s, 2 s, 4 s …) or terminated (514 after `connectionRetryLimit` retries) |
+/// | connecting | connectFailed | `socketError`; 513 if credentials | backingOff (1 s, 2 s, 4 s …) or terminated (514 after `connectionRetryLimit` retries; errorCallback(514, n) once per waiting n) |
 /// | connecting | tick past connectTimeout | `abortConnect`, then the driver's connectFailed counts as a timeout | backingOff / terminated |
 /// | backingOff | tick past the delay | `connect` | connecting |
 /// | connected | push (nothing pending) | encoded at once, next identifier (1, 2 … 0xFFFFFFFF, 1 …); `write` when the buffer was empty | connected |
 /// | connected | bytesWritten | whole frames become written (`transmitted` if asked); encode more; `completed` when all is written | connected |
-/// | connected | bytesReceived (error response, status s, id x; reassembled; unknown s → 255) | older entries accepted; x rejected (s) with errorCallback(s, x) — or, for s = 10, x and older accepted; later ones resent first, in order (retry limit → 512; without buffering: failed); x evicted: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate; x = 0 or unknown: errorCallback(255, nil), cache resent as possibly duplicated; in-flight frames requeued without counting a retry; `close` | closing |
-/// | connected | closed without an error response (clean, EOF or reset) | entries past the grace window accepted; in-flight requeued; other written ones: unknown fate or resent as possibly duplicated (``SilentClosePolicy``); errorCallback(error, n) once per waiting n | idle (reconnects at once if work remains) |
-/// | connected | the same, within `settleWindow` of connecting | as above, then `socketError` ("socket unusable after connection") and counted as a failed attempt | backingOff, or terminated (514) past the retry limit |
-/// | connected | tick | entries older than the grace window accepted; idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` | connected / closing |
-/// | connected | tick, frames unwritten and no write progress for `idleTimeout` (a peer that stopped reading) | `timeout`, `socketError`; handled as a lost connection (in-flight requeued, written ones per the silent-close policy); `close` | closing |
+/// | connected | cache memory reaches `cacheMemoryLimit` (`cacheLength` nil) with more to send | `cacheFull` (once); an automatic marker; nothing more encoded until outcomes free room | connected |
+/// | connected | `confirmationInterval` notifications encoded since the last marker | an automatic marker | connected |
+/// | connected | bytesReceived (error response, status s, id x; reassembled; unknown s → 255) | older entries accepted; x rejected (s) with errorCallback(s, x) — or, for s = 10, x and older accepted; later ones resent first, in order (retry limit → 512; without buffering: failed); x evicted: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate; x written here but already settled: errorCallback(255, nil), everything written resent (the gateway discarded it); x = 0 or never written here: errorCallback(255, nil), everything written resent as possibly duplicated; in-flight frames requeued without counting a retry; `close` | closing |
+/// | connected | closed without an error response (clean, EOF or reset) | entries past the grace window (and acknowledged) accepted; in-flight requeued; other written ones: resent as possibly duplicated, or unknown fate with errorCallback(error, n) (``SilentClosePolicy``) | idle (reconnects at once if work remains) |
+/// | connected | the same, within `settleWindow` of connecting, nothing written or a TLS alert from the gateway | what was written requeued as it was; `socketError` ("socket unusable after connection", the certificate hint); counted as a failed attempt | backingOff, or terminated (514) past the retry limit |
+/// | connected | the same, within `settleWindow`, after writing | as any silent close, then counted as a failed attempt | backingOff, or terminated (514) |
+/// | connected | tick | entries past the grace window and acknowledged accepted (none while part of an error response has arrived); idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` (both once nothing written is unsettled) | connected / closing |
+/// | connected | tick, part of an error response arrived and nothing more for a grace window | `socketError`; handled as a lost connection (nothing accepted by time); `close` | closing |
+/// | connected | tick, bytes unwritten or unacknowledged and no progress for `idleTimeout` (a peer that stopped reading) | `timeout`, `socketError`; handled as a lost connection (in-flight requeued, written ones per the silent-close policy); `close` | closing |
 /// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
 /// | terminated | push | failed 515 | terminated |
-/// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window: `flushed(confirmed: false)` | — |
+/// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window: `flushed(confirmed: false)`. Automatic markers work the same way without the events, and are dropped rather than resent | — |
 /// | any | shutdown | finish what is queued, wait the grace window after the last write, close; `shutdownComplete` | — |
 ///
 /// ## Contract with the driver
 /// After every input, drain ``nextAction()``. Every `connect` is answered by exactly one
 /// `connected` or `connectFailed` (also after `abortConnect`); every established
 /// connection by exactly one `closed` (also after `close`). Call `tick` at the time of the
-/// last `scheduleTimer`.
+/// last `scheduleTimer`. With `tracksAcknowledgements`, report ``acknowledged(bytes:now:)``
+/// before each `tick` and each `closed`.
 package struct GatewaySession: ~Copyable {
     package let configuration: SessionConfiguration
-    /// The current resend cache bound; grows on cache misses when `autoAdjustCache` is on.
-    package internal(set) var cacheLength: Int
+    /// The current count bound of the resend cache (nil: bounded by memory); grows on cache
+    /// misses when `autoAdjustCache` is on.
+    package internal(set) var cacheLength: Int?
+    /// Bytes the written entries hold for resending (`cacheLength` nil), and their bound
+    /// (`Int.max` with a count bound).
+    package internal(set) var cacheMemory = 0
+    let cacheMemoryLimit: Int
+    /// `cacheFull` was reported (once per session).
+    var cacheFullReported = false
+    /// What this connection's byte stream has carried; new with each connection.
+    var stream = StreamPosition()
+    /// The oldest written entry is past its grace window but its bytes are not yet
+    /// acknowledged: see ``awaitsAcknowledgement``.
+    var awaitingAcknowledgement = false
 
     var phase = Phase.idle
     var pending = RingBuffer<SessionEntry>()
@@ -50,7 +80,8 @@ package struct GatewaySession: ~Copyable {
     var takenCount = 0
     /// Bytes of the first in-flight frame (`sent[takenCount]`) the socket already took.
     var inFlightTaken = 0
-    /// `sent[0..<evictedCount]` are evicted (payload released); `evictedCount <= takenCount`.
+    /// `sent[0..<evictedCount]` are evicted (payload released; only with `cacheLength`);
+    /// `evictedCount <= takenCount`.
     var evictedCount = 0
     /// Encoded frames the driver should write, front first.
     package internal(set) var outboundBytes: WireBuffer
@@ -71,7 +102,10 @@ package struct GatewaySession: ~Copyable {
     package var emitsTransmitted: Bool
     var actions = RingBuffer<SessionAction>(minimumCapacity: 64)
     var scheduledDeadline: Timestamp?
+    /// The last write progress on the connection.
     var lastActivity = Timestamp.zero
+    /// When bytes last came from the gateway: a partial error response times out from here.
+    var lastReceivedAt = Timestamp.zero
     var shutdownRequested = false
     /// A flush marker is written and nothing may follow it on this connection.
     var awaitingMarker = false
@@ -95,7 +129,8 @@ package struct GatewaySession: ~Copyable {
     let settleNanos: Int64
 
     package init(configuration: SessionConfiguration = SessionConfiguration()) {
-        precondition(configuration.cacheLength >= 1, "cacheLength must be at least 1")
+        precondition((configuration.cacheLength ?? 1) >= 1, "cacheLength must be at least 1")
+        precondition((configuration.confirmationInterval ?? 1) >= 1, "confirmationInterval must be at least 1")
         precondition(configuration.firstIdentifier != 0, "identifier 0 is reserved")
         self.configuration = configuration
         // Four batches of room: the buffer is refilled as the socket takes each TLS record,
@@ -105,6 +140,7 @@ package struct GatewaySession: ~Copyable {
         self.graceNanos = configuration.graceWindow.nanosecondsSaturated
         self.idleNanos = configuration.idleTimeout?.nanosecondsSaturated
         self.cacheLength = configuration.cacheLength
+        self.cacheMemoryLimit = configuration.cacheLength == nil ? max(1, configuration.cacheMemoryLimit) : .max
         self.nextIdentifier = configuration.firstIdentifier
         self.emitsTransmitted = configuration.emitsTransmitted
         self.settleNanos = configuration.settleWindow.nanosecondsSaturated
@@ -127,6 +163,7 @@ package struct GatewaySession: ~Copyable {
     package var acceptsImmediately: Bool {
         guard case .connected = phase else { return false }
         return pending.isEmpty && !awaitingMarker && outboundBytes.readableBytes < configuration.writeBatchBytes
+            && cacheMemory < cacheMemoryLimit
     }
 
     /// Whether anything pushed is not yet written whole (what `completed` waits for).
@@ -134,6 +171,16 @@ package struct GatewaySession: ~Copyable {
 
     /// Notifications queued and not yet encoded.
     package var pendingCount: Int { pending.count }
+
+    /// Whether the session waits for the peer's TCP to acknowledge what it wrote before it
+    /// can settle anything more by time: the driver should then report
+    /// ``acknowledged(bytes:now:)`` every few milliseconds of real time (acknowledgements
+    /// arrive in real time, whatever clock the session runs on), rather than wait for a
+    /// timer.
+    package var awaitsAcknowledgement: Bool {
+        guard case .connected = phase else { return false }
+        return awaitingAcknowledgement
+    }
 
     /// Whether a connection is established (and not being closed).
     package var isConnected: Bool {
@@ -174,7 +221,7 @@ package struct GatewaySession: ~Copyable {
             queuedSinceCompleted = true
             pending.append(consume entry)
         case .connected where pending.isEmpty && !awaitingMarker
-            && outboundBytes.readableBytes < configuration.writeBatchBytes:
+            && outboundBytes.readableBytes < configuration.writeBatchBytes && cacheMemory < cacheMemoryLimit:
             // The common case at full speed: straight into the outbound buffer. Only the
             // first entry in flight can change the deadline (it ends the idle wait).
             queuedSinceCompleted = true
@@ -216,6 +263,7 @@ package struct GatewaySession: ~Copyable {
         if settleNanos == 0 { failureCount = 0 }
         nextIdentifier = configuration.firstIdentifier
         errorDecoder = ErrorResponseDecoder()
+        stream = StreamPosition()
         lastActivity = now
         emit(.event(.connected))
         pump(now)
@@ -250,7 +298,6 @@ package struct GatewaySession: ~Copyable {
             terminate(status: .connectionRetryLimitExceeded, APNError.connectionRetryLimitExceeded(attempts: failureCount, last: reason))
             return
         }
-        reportWaiting(.error(reason))
         phase = .backingOff(until: now + backoff(afterFailures: failureCount))
         pump(now)
     }
@@ -267,9 +314,9 @@ package struct GatewaySession: ~Copyable {
     package mutating func bytesWritten(_ count: Int, now: Timestamp) {
         guard case .connected = phase, count > 0 else { return }
         outboundBytes.consume(count)
+        stream.takenBytes += Int64(count)
         var taken = inFlightTaken + count
-        let command = configuration.command
-        while takenCount < sent.count, case let length = sent[takenCount].frameLength(command), length <= taken {
+        while takenCount < sent.count, case let length = Int(sent[takenCount].frameLength), length <= taken {
             taken -= length
             markTaken(now)
         }
@@ -278,9 +325,36 @@ package struct GatewaySession: ~Copyable {
         pump(now)
     }
 
+    /// The peer's TCP has acknowledged the first `bytes` bytes the socket took on this
+    /// connection (with `tracksAcknowledgements`; the driver maps its socket's counts to
+    /// the bytes of ``outboundBytes``). Report before each `tick` and each `closed`.
+    package mutating func acknowledged(bytes: Int64, now: Timestamp) {
+        guard case .connected = phase else { return }
+        guard bytes > stream.acknowledgedBytes else {
+            // No progress. A stall is counted from the first report that saw bytes waiting,
+            // not from the last write: reports come in real time, and a clock that jumped
+            // (a test's) must not make a healthy peer look stalled.
+            if stream.acknowledgedBytes < stream.takenBytes, stream.unacknowledgedSince == nil {
+                stream.unacknowledgedSince = now
+                updateTimer(now)
+            }
+            return
+        }
+        stream.acknowledgedBytes = min(bytes, stream.takenBytes)
+        stream.unacknowledgedSince = nil
+        if awaitingAcknowledgement {
+            // What waited only for this can be settled now, and an idle or shut-down
+            // connection closed.
+            resolveByGraceWindow(now)
+            closeIfIdle(now)
+        }
+        pump(now)
+    }
+
     /// Bytes arrived from the gateway.
     package mutating func bytesReceived(_ bytes: [UInt8], now: Timestamp) {
         guard case .connected = phase, configuration.command != .simple else { return }
+        lastReceivedAt = now
         errorDecoder.feed(bytes)
         do throws(WireError) {
             if let response = try errorDecoder.next() {
@@ -315,12 +389,24 @@ package struct GatewaySession: ~Copyable {
             // We closed (error response, idle, shutdown): the gateway was talking to us.
             failureCount = 0
         case .connected where settleNanos > 0 && now.nanoseconds &- connectedAt.nanoseconds < settleNanos:
-            // Refused right after the handshake: nothing written here was taken, so it is
-            // all sent again after the backoff, not reported as of unknown fate.
-            takeBackAfterRefusal()
-            phase = .idle
-            emit(.event(.disconnected))
-            connectionUnusable(error, now: now)
+            if stream.identifiersTaken == 0 || error?.code == .refusedByGateway {
+                // Refused right after the handshake, with nothing processed (nothing was
+                // written, or the gateway's TLS refused the session): all sent again
+                // after the backoff as it was, and the certificate is the likely cause.
+                takeBackAfterRefusal()
+                phase = .idle
+                emit(.event(.disconnected))
+                connectionUnusable(error, now: now)
+            } else {
+                // The gateway may have taken what was written: a silent close like any
+                // other, still counted as a failed attempt so that a gateway that drops
+                // every connection at once is not reconnected to in a loop.
+                if let error { emit(.event(.socketError(error))) }
+                connectionLost(error ?? APNError.connectionClosed(), now: now)
+                phase = .idle
+                emit(.event(.disconnected))
+                countFailure(error ?? APNError.connectionClosed(), now: now)
+            }
             return
         case .connected:
             if let error { emit(.event(.socketError(error))) }
@@ -345,6 +431,7 @@ package struct GatewaySession: ~Copyable {
         case .backingOff(let until) where until <= now:
             startConnect(now)
         case .connected:
+            abandonIncompleteResponse(now)
             resolveByGraceWindow(now)
             closeIfIdle(now)
             closeIfStalled(now)
@@ -362,4 +449,30 @@ extension GatewaySession {
     package static var entryFootprint: Int {
         MemoryLayout<SessionEntry?>.stride
     }
+
+    /// What one written notification counts against `cacheMemoryLimit`: its slot, its
+    /// token, and its payload unless that is shared with the notification written just
+    /// before it (`payloadCount` 0 then): a notification pushed to many devices holds one
+    /// payload for all of them.
+    package static func cacheCharge(tokenCount: Int, payloadCount: Int) -> Int {
+        entryFootprint + tokenCount + payloadCount
+    }
+}
+
+/// Where one connection's byte stream stands: what the socket took, what the peer
+/// acknowledged, and which identifiers were written on it.
+struct StreamPosition {
+    /// Bytes the socket took on this connection.
+    var takenBytes: Int64 = 0
+    /// Of those, the bytes the peer's TCP acknowledged (as the driver last reported).
+    var acknowledgedBytes: Int64 = 0
+    /// Where the frame of the oldest unsettled written entry (`sent[0]`) starts.
+    var frontOffset: Int64 = 0
+    /// Entries the socket took on this connection, settled ones included: identifiers
+    /// `firstIdentifier …` up to this many were written here.
+    var identifiersTaken: UInt64 = 0
+    /// Notifications encoded since the last marker (rolling confirmation).
+    var encodedSinceMarker = 0
+    /// When a report first found bytes unacknowledged with no progress since the one before.
+    var unacknowledgedSince: Timestamp?
 }

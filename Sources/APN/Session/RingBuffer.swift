@@ -28,6 +28,9 @@ package struct RingBuffer<Element>: ~Copyable {
 
     package var isEmpty: Bool { count == 0 }
 
+    /// The front element, or nil when empty.
+    package var first: Element? { isEmpty ? nil : self[0] }
+
     /// The element `offset` places from the front.
     package subscript(offset: Int) -> Element {
         // Addressors, not get/set or coroutines: `ring[0].writtenAt` reads one field in
@@ -81,6 +84,12 @@ package struct RingBuffer<Element>: ~Copyable {
 
     package mutating func popFirst() -> Element? {
         isEmpty ? nil : removeFirst()
+    }
+
+    /// Removes every element, keeping the memory.
+    package mutating func removeAll() {
+        while count > 0 { removeLast() }
+        head = 0
     }
 
     /// Doubles the capacity, moving the elements to the front of the new memory.

@@ -40,6 +40,9 @@ package enum SessionEvent {
     case transmissionError(StatusCode, SessionTag?)
     /// An error response named a notification older than the cache holds, by this many.
     case cacheTooSmall(Int)
+    /// The written notifications hold `limit` bytes for resending: nothing more is written
+    /// until outcomes free room. Reported once per session.
+    case cacheFull(limit: Int)
     /// A connection attempt failed or an established connection broke.
     indirect case socketError(APNError)
     /// An unrecoverable error: credentials, or the connection retry limit.

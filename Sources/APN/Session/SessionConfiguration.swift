@@ -4,8 +4,21 @@ package import APNWire
 package struct SessionConfiguration: Sendable {
     /// The format frames are written in (command 1 by default).
     package var command: Command = .enhanced
-    /// How many written notifications are kept for resending (node-apn's `cacheLength`).
-    package var cacheLength = 1000
+    /// How many written notifications are kept for resending, the oldest evicted first
+    /// (node-apn's `cacheLength`). nil: none is evicted; each keeps what it needs to be
+    /// resent until its outcome is known, within `cacheMemoryLimit`.
+    package var cacheLength: Int?
+    /// With `cacheLength` nil, the memory written notifications may hold for resending
+    /// (see ``GatewaySession/cacheCharge(tokenCount:payloadCount:)``). Once it is reached
+    /// nothing more is encoded until outcomes free room, and a confirmation marker is
+    /// written so that they come sooner than the grace window.
+    package var cacheMemoryLimit = 96 << 20
+    /// Write a confirmation marker after every this many notifications on a connection
+    /// (rolling confirmation); nil: only when the cache is full.
+    package var confirmationInterval: Int?
+    /// The driver reports, with `acknowledged(bytes:now:)`, how much of what the socket
+    /// took the peer's TCP acknowledged; the grace window then accepts only that.
+    package var tracksAcknowledgements = false
     /// Grow `cacheLength` by twice the shortfall on a cache miss (node-apn's default).
     package var autoAdjustCache = true
     /// The most `autoAdjustCache` may grow the cache to (node-apn had no cap: #191).
@@ -26,7 +39,7 @@ package struct SessionConfiguration: Sendable {
     /// Resend what follows a rejected notification (node-apn's `buffersNotifications`).
     package var buffersNotifications = true
     /// What happens to notifications written just before a silent close.
-    package var silentClosePolicy: SilentClosePolicy = .reportUnconfirmed
+    package var silentClosePolicy: SilentClosePolicy = .resend
     /// Frames are encoded ahead of the socket up to this many bytes.
     package var writeBatchBytes = 64 * 1024
     /// The first identifier on each connection (1). A test hook for wrap-around.

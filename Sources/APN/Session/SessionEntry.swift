@@ -19,11 +19,18 @@ struct SessionEntry {
     var writtenAt = Timestamp.zero
     var priority: UInt8
     var flags: SessionEntryFlags = []
+    /// The frame's length on the wire, set when encoded (kept when evicted, so the byte
+    /// stream can still be followed).
+    var frameLength: UInt32 = 0
 
     var isFlushMarker: Bool { flags.contains(.flushMarker) }
 
-    /// Leaves the resend cache: the payload is released (so memory stays bounded by
-    /// `cacheLength`), the entry still awaits its outcome.
+    /// A marker the session wrote on its own (rolling confirmation, or a full cache), not
+    /// one a caller's flush asked for: nobody waits for its answer, and it is never resent.
+    var isAutomaticMarker: Bool { flags.contains(.automaticMarker) }
+
+    /// Leaves a count-bounded resend cache: the payload is released (so memory stays
+    /// bounded by `cacheLength`), the entry still awaits its outcome.
     mutating func evict() {
         payload = []
         flags.insert(.evicted)
@@ -35,8 +42,12 @@ struct SessionEntry {
         return flags.contains(.resentAfterClose) ? .unconfirmedAtClose : .unattributedError
     }
 
-    static func flushMarker() -> SessionEntry {
-        SessionEntry(token: [], payload: [], tag: nil, expiry: 0, retriesLeft: -1, priority: 10, flags: .flushMarker)
+    /// The invalid frame (an empty token) whose error response confirms everything
+    /// written before it; `automatic` when the session writes it on its own.
+    static func flushMarker(automatic: Bool = false) -> SessionEntry {
+        SessionEntry(
+            token: [], payload: [], tag: nil, expiry: 0, retriesLeft: -1, priority: 10,
+            flags: automatic ? [.flushMarker, .automaticMarker] : .flushMarker)
     }
 
     /// The frame's length on the wire in `command`.
@@ -54,8 +65,8 @@ struct SessionEntryFlags: OptionSet {
     let rawValue: UInt8
     /// Written before and resent without proof that the first copy was dropped.
     static let possiblyDuplicated = SessionEntryFlags(rawValue: 1)
-    /// Already told (through errorCallback) that a connection failed while it waited.
-    static let connectionErrorReported = SessionEntryFlags(rawValue: 2)
+    /// With `flushMarker`: written by the session itself (see `isAutomaticMarker`).
+    static let automaticMarker = SessionEntryFlags(rawValue: 2)
     /// Not a notification: the invalid frame of a confirmed flush.
     static let flushMarker = SessionEntryFlags(rawValue: 4)
     /// Evicted from the resend cache: payload released, cannot be resent.
@@ -63,4 +74,7 @@ struct SessionEntryFlags: OptionSet {
     /// With `possiblyDuplicated`: the earlier copy was written before a silent close
     /// (without it: before an error response that named no usable identifier).
     static let resentAfterClose = SessionEntryFlags(rawValue: 16)
+    /// Its payload counts towards the cache's memory (not shared with the entry written
+    /// just before it).
+    static let payloadCharged = SessionEntryFlags(rawValue: 32)
 }

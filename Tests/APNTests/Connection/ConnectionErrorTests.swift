@@ -139,31 +139,33 @@ struct ConnectionErrorTests {
         #expect(report.unknownFate == 32)
     }
 
-    @Test("silent close, default policy: what was written is reported unconfirmed, not resent")
+    @Test("silent close, report policy: what was written is reported unconfirmed, not resent")
     func silentCloseReports() async throws {
         var faults = MockGateway.Faults()
         faults.closeAfter = 5
         let fixture = try GatewayFixture(faults: faults)
-        let (log, connection) = fixture.loggedConnection { $0.shutdownGraceWindow = .seconds(1) }
+        let (log, connection) = fixture.loggedConnection {
+            $0.shutdownGraceWindow = .seconds(1)
+            $0.silentClosePolicy = .reportUnconfirmed
+        }
         for n in 1...20 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         #expect(log.wait { $0.outcomes.count == 20 })
         let unknown = log.outcomes.values.filter { $0 == .unknownFate(.unconfirmedAtClose) }.count
         let accepted = log.outcomes.values.filter(\.isAccepted).count
         #expect(unknown + accepted == 20)
         #expect(unknown >= 15, "the gateway took 5 and dropped the rest with the connection")
+        #expect(log.callbacks.count == unknown, "errorCallback(error, n) once for each the close left unknown")
+        #expect(log.callbacks.allSatisfy { if case .error = $0.code { true } else { false } })
         #expect(fixture.mock.records.count == 5 + accepted, "what the socket never took was sent on a new connection")
         await connection.shutdown()
     }
 
-    @Test("silent close, resend policy: every notification arrives, resent ones marked possibly duplicated")
+    @Test("silent close, default (resend) policy: every notification arrives, resent ones marked possibly duplicated")
     func silentCloseResends() async throws {
         var faults = MockGateway.Faults()
         faults.closeAfter = 5
         let fixture = try GatewayFixture(faults: faults)
-        let (log, connection) = fixture.loggedConnection {
-            $0.silentClosePolicy = .resend
-            $0.shutdownGraceWindow = .seconds(1)
-        }
+        let (log, connection) = fixture.loggedConnection { $0.shutdownGraceWindow = .seconds(1) }
         for n in 1...20 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         let report = await connection.shutdown()
         #expect(report.accepted == 20)

@@ -5,8 +5,8 @@ import Testing
 struct SessionConnectionTests {
     static let refused = APNError(code: .connectionFailed, message: "connection refused")
 
-    @Test func silentCloseReportsUnconfirmedByDefaultAndResendsWhatTheSocketNeverTook() {
-        var h = SessionHarness()
+    @Test func silentCloseUnderTheReportPolicyReportsUnconfirmedAndResendsWhatTheSocketNeverTook() {
+        var h = SessionHarness { $0.silentClosePolicy = .reportUnconfirmed }
         h.push(1...2)
         h.connected()
         h.write()
@@ -17,6 +17,8 @@ struct SessionConnectionTests {
         h.closed()
         #expect(h.outcome(1) == accepted(.graceWindow))
         #expect(h.outcome(3) == .unknownFate(.unconfirmedAtClose))
+        #expect(h.callbacks.map(\.tag) == [3], "errorCallback(error, n): the close decided its outcome")
+        #expect(h.callbacks.contains { if case .error(let error) = $0.code { error.code == .connectionClosed } else { false } })
         #expect(h.outcome(4) == nil && h.outcome(5) == nil)
         #expect(h.milestones.suffix(1) == ["disconnected"])
         #expect(h.connectRequests == 2, "reconnects for 4 and 5")
@@ -24,8 +26,8 @@ struct SessionConnectionTests {
         #expect(h.write().map(\.tag) == [4, 5])
     }
 
-    @Test func silentCloseUnderTheResendPolicyResendsMarkedPossiblyDuplicated() {
-        var h = SessionHarness { $0.silentClosePolicy = .resend }
+    @Test func silentCloseByDefaultResendsMarkedPossiblyDuplicated() {
+        var h = SessionHarness()
         h.push(1...3)
         h.connected()
         h.write()
@@ -34,31 +36,37 @@ struct SessionConnectionTests {
         #expect(h.write().map(\.tag) == [1, 2, 3])
         h.advance(3)
         #expect((1...3).allSatisfy { h.outcome($0) == acceptedTwice(.graceWindow) })
+        #expect(h.callbacks.isEmpty, "resent and then accepted: nothing failed")
     }
 
-    @Test func connectionErrorTellsEachWaitingNotificationOnce() {
+    @Test func aFailedConnectCallsNoErrorCallbackForNotificationsThatStillWait() {
         var h = SessionHarness()
         h.push(1...2)
         h.connectFailed(Self.refused)
-        #expect(h.callbacks.map(\.tag) == [1, 2])
-        #expect(h.callbacks.allSatisfy { $0.code == .error(Self.refused) })
-        #expect(h.milestones == ["socketError(connectionFailed)"])
-        h.push(3...3)
+        #expect(h.callbacks.isEmpty, "1 and 2 will be sent on a later attempt")
+        #expect(h.milestones == ["socketError(connectionFailed)"], "the error itself is reported once")
         h.advance(1)
-        h.connectFailed(Self.refused)
-        #expect(h.callbacks.map(\.tag) == [1, 2, 3], "1 and 2 are not told twice")
+        h.connected()
+        h.write()
+        h.advance(3)
+        #expect(h.outcome(1) == accepted(.graceWindow) && h.outcome(2) == accepted(.graceWindow))
+        #expect(h.callbacks.isEmpty, "never told of an error that did not decide their outcome")
     }
 
-    @Test func aResetWithNotificationsWaitingReportsTheError() {
-        var h = SessionHarness { $0.writeBatchBytes = 1 }
+    @Test func aResetCallsErrorCallbackOnlyForWhatItLeftOfUnknownFate() {
+        var h = SessionHarness {
+            $0.writeBatchBytes = 1
+            $0.silentClosePolicy = .reportUnconfirmed
+        }
         h.push(1...3)
         h.connected()
         h.write() // only 1 was encoded
         let reset = APNError(code: .connectionFailed, message: "connection reset by peer")
         h.closed(reset)
-        #expect(h.milestones.contains("socketError(connectionFailed)"))
-        #expect(h.callbacks.map(\.tag) == [2, 3])
+        #expect(h.milestones.filter { $0.hasPrefix("socketError") } == ["socketError(connectionFailed)"])
         #expect(h.outcome(1) == .unknownFate(.unconfirmedAtClose))
+        #expect(h.callbacks.map(\.tag) == [1], "2 and 3 were never written: they wait for the next connection")
+        #expect(h.callbacks.first?.code == .error(reset))
     }
 
     @Test func connectFailuresBackOffExponentiallyThenFailEverythingWith514() {
@@ -157,6 +165,12 @@ struct SessionConnectionTests {
         h.receive([0x42])
         #expect(h.milestones.contains("socketError(malformedResponse)"))
         #expect(h.closeRequests == 1)
-        #expect(h.outcome(1) == .unknownFate(.unconfirmedAtClose))
+        #expect(h.outcome(1) == nil, "the gateway may have taken them: resent, marked")
+        h.closed()
+        h.advance(1) // a peer that is not a gateway is backed off from
+        h.connected()
+        #expect(h.write().map(\.tag) == [1, 2])
+        h.advance(3)
+        #expect(h.outcome(1) == acceptedTwice(.graceWindow))
     }
 }

@@ -163,6 +163,7 @@ struct SessionHarness: ~Copyable {
         case .transmissionError(let status, let tag):
             "transmissionError(\(status.rawValue),\(number(tag).map(String.init) ?? "nil"))"
         case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
+        case .cacheFull(let limit): "cacheFull(\(limit))"
         case .socketError(let error): "socketError(\(error.code))"
         case .error(let error): "error(\(error.code))"
         case .flushed(let confirmed): "flushed(\(confirmed))"

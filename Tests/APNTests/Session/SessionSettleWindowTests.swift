@@ -22,7 +22,7 @@ struct SessionSettleWindowTests {
         #expect(h.connectRequests == 1, "no immediate reconnect")
         #expect(h.milestones.contains { $0.hasPrefix("socketError(connectionFailed") })
         #expect(h.timer == .seconds(1.05), "backs off 1 s like a failed attempt")
-        #expect(h.callbacks.count == 1, "errorCallback(error, n) once for the waiting notification")
+        #expect(h.callbacks.isEmpty, "the notification still waits: nothing decided its outcome")
         h.advance(1)
         #expect(h.connectRequests == 2)
     }
@@ -63,20 +63,60 @@ struct SessionSettleWindowTests {
         #expect(h.connectRequests == 2)
     }
 
-    @Test func whatWasWrittenBeforeASettleWindowCloseIsSentAgainNotReportedUnknown() {
+    static let tlsRefusal = APNError(code: .refusedByGateway, message: "TLS alert: certificate required")
+
+    @Test func whatWasWrittenBeforeATLSRefusalIsSentAgainAsItWas() {
         var h = Self.settling()
         h.push(1...3)
         h.connected()
         _ = h.write()
         h.advance(0.01)
-        h.closed()
-        #expect(h.outcomes.isEmpty, "nothing settled: the gateway refused the connection")
-        #expect(h.milestones.filter { $0.hasPrefix("socketError") }.count == 1, "one socketError, not two")
+        h.closed(Self.tlsRefusal)
+        #expect(h.outcomes.isEmpty, "nothing settled: the gateway's TLS refused the session")
+        let socketErrors = h.milestones.filter { $0.hasPrefix("socketError") }
+        #expect(socketErrors == ["socketError(connectionFailed)"], "one socketError (the certificate hint), not two")
+        #expect(h.timer == .seconds(1.01), "backs off like a failed attempt")
         h.advance(1)
         h.connected()
         #expect(h.write().map(\.tag) == [1, 2, 3], "all three sent again, in order")
         h.advance(3)
-        #expect(h.outcome(3) == .accepted(Acceptance(evidence: .graceWindow)))
+        #expect(h.outcome(3) == .accepted(Acceptance(evidence: .graceWindow)), "not marked: none was processed")
+    }
+
+    @Test func aSilentCloseSoonAfterWritingIsASilentCloseThatStillBacksOff() {
+        var h = Self.settling()
+        h.push(1...3)
+        h.connected()
+        _ = h.write()
+        h.advance(0.05)
+        h.closed()
+        // The gateway may have taken them (it accepted some, then closed): resent as
+        // possibly duplicated, never as if nothing had been processed.
+        #expect(h.outcomes.isEmpty)
+        #expect(!h.milestones.contains { $0.hasPrefix("socketError") }, "no certificate hint: something was written")
+        #expect(h.callbacks.isEmpty)
+        #expect(h.timer == .seconds(1.05), "still counted as a failed attempt: backs off 1 s")
+        #expect(h.connectRequests == 1)
+        h.advance(1)
+        h.connected()
+        #expect(h.write().map(\.tag) == [1, 2, 3])
+        h.advance(3)
+        #expect((1...3).allSatisfy { h.outcome($0) == acceptedTwice(.graceWindow) })
+    }
+
+    @Test func underTheReportPolicyASilentCloseSoonAfterWritingLeavesThemOfUnknownFate() {
+        var h = SessionHarness {
+            $0.settleWindow = .milliseconds(100)
+            $0.silentClosePolicy = .reportUnconfirmed
+        }
+        h.push(1...2)
+        h.connected()
+        _ = h.write()
+        h.closed()
+        #expect(h.outcome(1) == .unknownFate(.unconfirmedAtClose))
+        #expect(h.outcome(2) == .unknownFate(.unconfirmedAtClose))
+        #expect(h.callbacks.map(\.tag) == [1, 2], "errorCallback(error, n) once each: the close decided them")
+        #expect(h.timer == .seconds(1))
     }
 
     @Test func aMalformedResponseBacksOffInsteadOfReconnectingAtOnce() {
@@ -144,7 +184,7 @@ struct SessionSettleWindowTests {
         h.push(1...4, retryLimit: 0)
         h.connected()
         _ = h.write()
-        h.closed()
+        h.closed(Self.tlsRefusal)
         #expect(h.outcome(1) == .unknownFate(.evictedFromCache), "payload released: cannot be resent")
         #expect(h.outcome(2) == .unknownFate(.evictedFromCache))
         #expect(h.outcome(3) == nil && h.outcome(4) == nil, "retry limit 0, yet not failed: no retry was counted")
