@@ -215,6 +215,16 @@ public final class Connection: Sendable {
         }
     }
 
+    /// Returns once the gateway's TCP has acknowledged every byte written so far (at once
+    /// when nothing waits for an acknowledgement). Acknowledgements arrive in real time: a
+    /// test driving a ``ManualClock`` waits here before advancing past a grace window,
+    /// since each notification's window starts when its acknowledgement is seen.
+    package func acknowledgementBarrier() async {
+        await withCheckedContinuation { continuation in
+            inbox.post(.acknowledgementBarrier(reply: { continuation.resume() }))
+        }
+    }
+
     /// ``shutdown()`` with a completion handler, called on the callback queue.
     public func shutdown(completion: @escaping @Sendable (DeliveryReport) -> Void) {
         inbox.post(.shutdown(reply: completion))

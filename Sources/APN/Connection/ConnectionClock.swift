@@ -37,7 +37,10 @@ public struct ConnectionClock: Sendable {
 
 /// A clock for tests: time stands still until ``advance(by:)``, which wakes every
 /// connection using it so their timers fire at once. Connection attempts still give up
-/// after the real ``Connection/Options/connectTimeout``.
+/// after the real ``Connection/Options/connectTimeout``, and the gateway's TCP
+/// acknowledgements arrive in real time: a notification's grace window starts when its
+/// acknowledgement is seen (at the clock's time then), so let the gateway receive what was
+/// sent before advancing past the window.
 public final class ManualClock: Sendable {
     private struct State {
         var now: Duration = .zero

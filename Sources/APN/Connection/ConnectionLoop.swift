@@ -49,6 +49,8 @@ struct ConnectionLoop: ~Copyable {
     var closed = false
     /// `cacheFull` was reported: once per connection, whichever socket filled first.
     var cacheFullReported = false
+    /// Callers of ``Connection/acknowledgementBarrier()`` waiting.
+    var acknowledgementWaiters: [@Sendable () -> Void] = []
     /// The ``Connection`` was released: end the thread once closed.
     var released = false
     var finished = false
@@ -85,6 +87,7 @@ struct ConnectionLoop: ~Copyable {
             for index in slots.indices where slots[index].tls != nil { service(index) }
             fireTimers()
             reportAwaitedAcknowledgements()
+            answerAcknowledgementWaiters()
             maintainMinimum()
             reportCompleted()
             answerSettledFlushes()
@@ -152,6 +155,13 @@ struct ConnectionLoop: ~Copyable {
         return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
     }
 
+    /// Answers ``Connection/acknowledgementBarrier()`` once no socket waits for one.
+    private mutating func answerAcknowledgementWaiters() {
+        guard !acknowledgementWaiters.isEmpty, !slots.contains(where: { $0.session.awaitsAcknowledgement }) else { return }
+        for reply in acknowledgementWaiters { dispatcher.call(reply) }
+        acknowledgementWaiters.removeAll()
+    }
+
     /// Asks the sockets whose sessions wait for the peer's acknowledgement.
     private mutating func reportAwaitedAcknowledgements() {
         for index in slots.indices where slots[index].session.awaitsAcknowledgement {
@@ -195,6 +205,8 @@ struct ConnectionLoop: ~Copyable {
             for index in slots.indices { slots[index].session.emitsTransmitted = dispatcher.wantsEvents }
         case .barrier(let reply):
             dispatcher.call(reply)
+        case .acknowledgementBarrier(let reply):
+            acknowledgementWaiters.append(reply)
         case .clockAdvanced:
             break
         }

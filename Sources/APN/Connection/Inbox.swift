@@ -21,6 +21,8 @@ enum LoopCommand: Sendable {
     case release
     /// Answers once every command posted before it has been handled.
     case barrier(reply: @Sendable () -> Void)
+    /// Answers once nothing written waits for the peer's acknowledgement.
+    case acknowledgementBarrier(reply: @Sendable () -> Void)
     /// Listeners were added or removed (`transmitted` is produced only when someone listens).
     case listenersChanged
     /// The clock moved (``ManualClock``): check timers.

@@ -149,13 +149,8 @@ extension GatewaySession {
     /// as far as the peer has acknowledged its bytes — and none while an error response
     /// is arriving: it may name any of them.
     mutating func resolveByGraceWindow(_ now: Timestamp) {
-        awaitingAcknowledgement = false
         guard errorDecoder.bufferedByteCount == 0 else { return }
-        while takenCount > 0, sent[0].writtenAt.nanoseconds &+ graceNanos <= now.nanoseconds {
-            guard frontIsAcknowledged else {
-                awaitingAcknowledgement = true
-                return
-            }
+        while takenCount > 0, let due = frontGraceDeadline, due <= now {
             if sent[0].isFlushMarker {
                 // The gateway took (or ignored) the marker frame: nothing confirmed it.
                 let automatic = sent[0].isAutomaticMarker
@@ -170,11 +165,18 @@ extension GatewaySession {
         }
     }
 
-    /// Whether the peer's TCP has acknowledged every byte of the oldest written entry
-    /// (always, unless the driver tracks acknowledgements).
-    var frontIsAcknowledged: Bool {
-        !configuration.tracksAcknowledgements
-            || stream.frontOffset &+ Int64(sent[0].frameLength) <= stream.acknowledgedBytes
+    /// When the oldest written entry's grace window ends: `graceWindow` after it was
+    /// written — or, when acknowledgements are tracked, after the peer's TCP was reported
+    /// to have acknowledged its bytes, if that was later; nil until it has (the gateway
+    /// cannot have processed what it has not received).
+    var frontGraceDeadline: Timestamp? {
+        var start = sent[0].writtenAt
+        if configuration.tracksAcknowledgements {
+            let end = stream.frontOffset &+ Int64(sent[0].frameLength)
+            guard end <= stream.acknowledgedBytes, let acknowledged = stream.acknowledgedAt(end) else { return nil }
+            start = max(start, acknowledged)
+        }
+        return start.adding(nanoseconds: graceNanos)
     }
 
     /// Removes the oldest written entry, to settle or requeue it.
@@ -184,6 +186,7 @@ extension GatewaySession {
         if evictedCount > 0 { evictedCount -= 1 }
         let entry = sent.removeFirst()
         stream.frontOffset &+= Int64(entry.frameLength)
+        if configuration.tracksAcknowledgements { stream.forgetAcknowledgements(through: stream.frontOffset) }
         if cacheLength == nil { cacheMemory -= charge(of: entry) }
         return entry
     }
@@ -277,7 +280,7 @@ extension GatewaySession {
         case .backingOff(let until):
             deadline = until
         case .connected:
-            deadline = earliest(earliest(earliest(graceDeadline(now), idleDeadline), shutdownDeadline), stallDeadline)
+            deadline = earliest(earliest(earliest(graceDeadline, idleDeadline), shutdownDeadline), stallDeadline)
         default:
             deadline = nil
         }
@@ -286,15 +289,12 @@ extension GatewaySession {
         if let deadline { emit(.scheduleTimer(deadline)) }
     }
 
-    /// When to look at the oldest written entry again: at the end of its grace window (past
-    /// it, unacknowledged: no timer, the driver reports acknowledgements as they come);
-    /// while an error response is arriving, when it would time out.
-    func graceDeadline(_ now: Timestamp) -> Timestamp? {
+    /// When to look at the oldest written entry again: at the end of its grace window (none
+    /// while it is unacknowledged: the driver reports acknowledgements as they come); while
+    /// an error response is arriving, when it would time out.
+    var graceDeadline: Timestamp? {
         if errorDecoder.bufferedByteCount > 0 { return lastReceivedAt.adding(nanoseconds: graceNanos) }
-        guard takenCount > 0 else { return nil }
-        let due = sent[0].writtenAt.adding(nanoseconds: graceNanos)
-        if due <= now, !frontIsAcknowledged { return nil }
-        return due
+        return takenCount > 0 ? frontGraceDeadline : nil
     }
 
     func earliest(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {

@@ -22,9 +22,11 @@ package import APNWire
 ///
 /// ## What the grace window may accept
 /// Only what the gateway can have processed: with `tracksAcknowledgements`, a written
-/// entry whose bytes the peer's TCP has not acknowledged is never accepted by the grace
-/// window (the driver reports acknowledgements before every `tick` and `closed`); and
-/// while part of an error response has arrived, nothing is accepted by time at all.
+/// entry is accepted a grace window after the peer's TCP acknowledged its bytes (or after
+/// it was written, if that was later), never while they are still in the kernel's send
+/// queue; the driver reports acknowledgements as it sees them (``awaitsAcknowledgement``)
+/// and before every `tick` and `closed`. While part of an error response has arrived,
+/// nothing is accepted by time at all.
 ///
 /// ## Phases and transitions
 /// | phase | input | what happens | next phase |
@@ -55,7 +57,8 @@ package import APNWire
 /// `connected` or `connectFailed` (also after `abortConnect`); every established
 /// connection by exactly one `closed` (also after `close`). Call `tick` at the time of the
 /// last `scheduleTimer`. With `tracksAcknowledgements`, report ``acknowledged(bytes:now:)``
-/// before each `tick` and each `closed`.
+/// before each `tick` and each `closed`, and every few milliseconds of real time while
+/// ``awaitsAcknowledgement``.
 package struct GatewaySession: ~Copyable {
     package let configuration: SessionConfiguration
     /// The current count bound of the resend cache (nil: bounded by memory); grows on cache
@@ -69,9 +72,6 @@ package struct GatewaySession: ~Copyable {
     var cacheFullReported = false
     /// What this connection's byte stream has carried; new with each connection.
     var stream = StreamPosition()
-    /// The oldest written entry is past its grace window but its bytes are not yet
-    /// acknowledged: see ``awaitsAcknowledgement``.
-    var awaitingAcknowledgement = false
 
     var phase = Phase.idle
     var pending = RingBuffer<SessionEntry>()
@@ -172,14 +172,14 @@ package struct GatewaySession: ~Copyable {
     /// Notifications queued and not yet encoded.
     package var pendingCount: Int { pending.count }
 
-    /// Whether the session waits for the peer's TCP to acknowledge what it wrote before it
-    /// can settle anything more by time: the driver should then report
-    /// ``acknowledged(bytes:now:)`` every few milliseconds of real time (acknowledgements
-    /// arrive in real time, whatever clock the session runs on), rather than wait for a
-    /// timer.
+    /// Whether bytes the socket took wait for the peer's acknowledgement (with
+    /// `tracksAcknowledgements`): the driver should then report ``acknowledged(bytes:now:)``
+    /// every few milliseconds of real time — acknowledgements arrive in real time, whatever
+    /// clock the session runs on, and each entry's grace window starts when its
+    /// acknowledgement is reported.
     package var awaitsAcknowledgement: Bool {
         guard case .connected = phase else { return false }
-        return awaitingAcknowledgement
+        return configuration.tracksAcknowledgements && stream.acknowledgedBytes < stream.takenBytes
     }
 
     /// Whether a connection is established (and not being closed).
@@ -341,13 +341,12 @@ package struct GatewaySession: ~Copyable {
             return
         }
         stream.acknowledgedBytes = min(bytes, stream.takenBytes)
+        stream.acknowledgementTimes.append(AcknowledgementTime(offset: stream.acknowledgedBytes, at: now))
         stream.unacknowledgedSince = nil
-        if awaitingAcknowledgement {
-            // What waited only for this can be settled now, and an idle or shut-down
-            // connection closed.
-            resolveByGraceWindow(now)
-            closeIfIdle(now)
-        }
+        // What waited only for this can be settled now (its window started long enough
+        // ago), and an idle or shut-down connection closed.
+        resolveByGraceWindow(now)
+        closeIfIdle(now)
         pump(now)
     }
 
@@ -460,8 +459,8 @@ extension GatewaySession {
 }
 
 /// Where one connection's byte stream stands: what the socket took, what the peer
-/// acknowledged, and which identifiers were written on it.
-struct StreamPosition {
+/// acknowledged and when, and which identifiers were written on it.
+struct StreamPosition: ~Copyable {
     /// Bytes the socket took on this connection.
     var takenBytes: Int64 = 0
     /// Of those, the bytes the peer's TCP acknowledged (as the driver last reported).
@@ -475,4 +474,27 @@ struct StreamPosition {
     var encodedSinceMarker = 0
     /// When a report first found bytes unacknowledged with no progress since the one before.
     var unacknowledgedSince: Timestamp?
+    /// When each reported acknowledgement came, oldest first; those that only cover
+    /// settled entries are dropped.
+    var acknowledgementTimes = RingBuffer<AcknowledgementTime>(minimumCapacity: 16)
+
+    /// When the peer was first reported to have acknowledged the first `offset` bytes (nil
+    /// if it has not).
+    func acknowledgedAt(_ offset: Int64) -> Timestamp? {
+        for index in 0..<acknowledgementTimes.count where acknowledgementTimes[index].offset >= offset {
+            return acknowledgementTimes[index].at
+        }
+        return nil
+    }
+
+    /// Forgets the acknowledgements that cover nothing past `offset`.
+    mutating func forgetAcknowledgements(through offset: Int64) {
+        while let first = acknowledgementTimes.first, first.offset <= offset { acknowledgementTimes.removeFirst() }
+    }
+}
+
+/// The peer had acknowledged `offset` bytes of the connection's stream when reported `at`.
+struct AcknowledgementTime {
+    var offset: Int64
+    var at: Timestamp
 }

@@ -55,6 +55,7 @@ struct ConnectionLifecycleTests {
         let second = try GatewayFixture { $0.gatewayPort = port; $0.certificateAuthority = fixture.mock.certificateAuthority }
         clock.advance(by: .seconds(1))
         second.expectRecords(1)
+        await connection.acknowledgementBarrier()  // the window starts once the gateway has it
         clock.advance(by: .seconds(1))  // the grace window (200 ms) on the injected clock
         #expect(log.wait { $0.outcomes[1] != nil })
         #expect(log.outcomes[1] == .accepted(Acceptance(evidence: .graceWindow)))
@@ -137,6 +138,7 @@ struct ConnectionLifecycleTests {
         connection.push(note(1), to: device(1))
         fixture.expectRecords(1)
         #expect(log.wait { $0.eventNames.contains("completed") })
+        await connection.acknowledgementBarrier()
         clock.advance(by: .seconds(61))
         #expect(log.wait { $0.eventNames.contains("disconnected") })
         #expect(log.eventNames.filter { $0 != "transmitted" } == ["connected", "completed", "timeout", "disconnected"])

@@ -19,6 +19,8 @@ struct SessionHarness: ~Copyable {
     var duplicateOutcomes: [Int] = []
     /// The gateway's view of the current connection's byte stream.
     var gateway = GatewayDecoder()
+    /// Bytes the socket took on the current connection.
+    var takenBytes: Int64 = 0
 
     init(_ configure: (inout SessionConfiguration) -> Void = { _ in }) {
         var configuration = SessionConfiguration()
@@ -86,6 +88,7 @@ struct SessionHarness: ~Copyable {
 
     mutating func connected() {
         gateway = GatewayDecoder()
+        takenBytes = 0
         session.connected(now: now)
         drain()
     }
@@ -101,6 +104,7 @@ struct SessionHarness: ~Copyable {
     mutating func write(_ count: Int? = nil) -> [(tag: Int, identifier: UInt32)] {
         let bytes = session.outboundBytes.readableBytesArray
         let taken = Array(bytes.prefix(count ?? bytes.count))
+        takenBytes += Int64(taken.count)
         session.bytesWritten(taken.count, now: now)
         drain()
         gateway.feed(taken)
@@ -127,6 +131,12 @@ struct SessionHarness: ~Copyable {
         var buffer = WireBuffer()
         buffer.writeErrorResponse(status: status, identifier: identifier)
         receive(buffer.readableBytesArray)
+    }
+
+    /// The peer's TCP acknowledged the first `bytes` bytes taken (all of them by default).
+    mutating func acknowledge(_ bytes: Int64? = nil) {
+        session.acknowledged(bytes: bytes ?? takenBytes, now: now)
+        drain()
     }
 
     mutating func closed(_ error: APNError? = nil) {

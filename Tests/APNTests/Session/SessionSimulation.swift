@@ -3,28 +3,44 @@ import TestSupport
 
 /// A seeded, randomized run of a `GatewaySession` against an in-memory gateway built on
 /// APNWire's gateway-side decoder. The gateway rejects a fixed set of "bad" notifications
-/// (each with its own status), and at random: answers with identifier 0, holds its answer
-/// back while it discards more frames (so the cache falls short), sends status 10, splits
-/// its answer, closes silently, resets; connection attempts fail at random. The driver
-/// writes partially and advances a virtual clock. `violations` lists every broken
-/// invariant (empty when the session behaved).
+/// (each with its own status), and at random: answers with identifier 0 or one never
+/// written, holds its answer back while it discards more frames (so a count-bounded cache
+/// falls short), sends status 10, trickles its answer in parts, closes silently, resets;
+/// connection attempts fail at random. Between the socket and the gateway a network holds
+/// bytes until it delivers them (then the peer acknowledges them, which the driver reports
+/// when the session tracks acknowledgements), and with tracking it may hold them for
+/// seconds, longer than the grace window, and lose them when the gateway goes. The cache
+/// is count-bounded (node-apn) or kept by fate within a memory limit small enough to fill;
+/// rolling confirmation is sometimes on. The driver writes partially and advances a virtual
+/// clock. `violations` lists every broken invariant (empty when the session behaved).
 struct SessionSimulation: ~Copyable {
     struct Setup: CustomStringConvertible {
         var notifications = 150
         var command = Command.enhanced
-        var cacheLength = 1000
+        /// nil: kept by fate within `cacheMemoryLimit`.
+        var cacheLength: Int? = 1000
+        var cacheMemoryLimit = 96 << 20
+        var confirmationInterval: Int?
+        var tracksAcknowledgements = false
         var policy = SilentClosePolicy.resend
         var buffersNotifications = true
 
         var description: String {
-            "\(notifications) notifications, command \(command.rawValue), cacheLength \(cacheLength), "
-                + "\(policy), buffers \(buffersNotifications)"
+            "\(notifications) notifications, command \(command.rawValue), "
+                + (cacheLength.map { "cacheLength \($0)" } ?? "cache by fate within \(cacheMemoryLimit) bytes")
+                + (confirmationInterval.map { ", confirming every \($0)" } ?? "")
+                + (tracksAcknowledgements ? ", acknowledgements tracked" : "")
+                + ", \(policy), buffers \(buffersNotifications)"
         }
 
         static func random(using random: inout SplitMix64) -> Setup {
             var setup = Setup()
             setup.command = Bool.random(using: &random) ? .enhanced : .frame
-            setup.cacheLength = [2, 5, 20, 1000].randomElement(using: &random)!
+            setup.cacheLength = [2, 5, 20, 1000, nil, nil].randomElement(using: &random)!
+            let entry = GatewaySession.cacheCharge(tokenCount: 32, payloadCount: 25)
+            setup.cacheMemoryLimit = [3 * entry, 20 * entry, 96 << 20].randomElement(using: &random)!
+            setup.confirmationInterval = Int.random(in: 0..<5, using: &random) == 0 ? Int.random(in: 1...12, using: &random) : nil
+            setup.tracksAcknowledgements = Bool.random(using: &random)
             setup.policy = Int.random(in: 0..<4, using: &random) == 0 ? .reportUnconfirmed : .resend
             setup.buffersNotifications = Int.random(in: 0..<6, using: &random) != 0
             return setup
@@ -34,6 +50,13 @@ struct SessionSimulation: ~Copyable {
     /// The gateway's side of one connection.
     struct ModelConnection {
         var decoder: GatewayDecoder
+        /// Bytes the socket took that the network has not delivered yet.
+        var network: [UInt8] = []
+        /// The network delivers nothing before this (a congested or stalled path).
+        var networkHeldUntil = Timestamp.zero
+        /// Bytes delivered to the gateway's side: what its TCP acknowledged.
+        var delivered: Int64 = 0
+        /// Delivered bytes the gateway has not read yet.
         var unread: [UInt8] = []
         var lastGood: UInt32 = 0
         /// The answer decided on, not yet sent, and how many more frames to discard first.
@@ -67,6 +90,12 @@ struct SessionSimulation: ~Copyable {
     var acceptedCount: [Int: Int] = [:]
     var firstAcceptance: [Int] = []
     var outcomes: [Int: NotificationOutcome] = [:]
+    /// errorCallback calls naming each tag.
+    var callbacks: [Int: [ErrorCallbackCode]] = [:]
+    /// How often the cache filled, and the session waited for an acknowledgement (so a
+    /// test can check these paths are exercised).
+    var cacheFullEvents = 0
+    var acknowledgementWaits = 0
     var violations: [String] = []
     /// What happened, step by step, when `tracing` is on (for a failing seed).
     var tracing = false
@@ -85,6 +114,9 @@ struct SessionSimulation: ~Copyable {
         var configuration = SessionConfiguration()
         configuration.command = setup.command
         configuration.cacheLength = setup.cacheLength
+        configuration.cacheMemoryLimit = setup.cacheMemoryLimit
+        configuration.confirmationInterval = setup.confirmationInterval
+        configuration.tracksAcknowledgements = setup.tracksAcknowledgements
         configuration.silentClosePolicy = setup.policy
         configuration.buffersNotifications = setup.buffersNotifications
         configuration.connectionRetryLimit = 0
@@ -144,7 +176,9 @@ struct SessionSimulation: ~Copyable {
             resolveConnect()
         case 3, 4:
             socketTakesBytes()
-        case 5, 6:
+        case 5:
+            networkDelivers()
+        case 6:
             gatewayReads()
         case 7:
             gatewaySends()
@@ -152,6 +186,12 @@ struct SessionSimulation: ~Copyable {
             advanceTime()
         }
         drive()
+        if session.awaitsAcknowledgement {
+            // A driver asks the socket on every turn while bytes wait for acknowledgement.
+            acknowledgementWaits += 1
+            reportAcknowledgements()
+            drive()
+        }
     }
 
     /// Drains the session's actions, answering `close` and `abortConnect` as a driver does.
@@ -188,10 +228,12 @@ struct SessionSimulation: ~Copyable {
             flushedEvents += 1
         case .event(.shutdownComplete):
             shutdownComplete = true
+        case .event(.cacheFull):
+            cacheFullEvents += 1
         case .event(let event):
             note("event \(SessionHarness.name(of: event))")
-        case .errorCallback:
-            break
+        case .errorCallback(let code, let handle):
+            if let tag = SessionHarness.number(handle) { callbacks[tag, default: []].append(code) }
         case .outcome(let handle, let outcome):
             let tag = SessionHarness.number(handle)!
             note("outcome \(tag): \(outcome)")
@@ -218,13 +260,47 @@ struct SessionSimulation: ~Copyable {
         let available = session.outboundBytes.readableBytes
         guard available > 0 else { return advanceTime() }
         let count = chance(2) ? available : Int.random(in: 1...available, using: &random)
-        connection.unread += session.outboundBytes.readableBytesArray.prefix(count)
+        let taken = session.outboundBytes.readableBytesArray.prefix(count)
+        if setup.tracksAcknowledgements {
+            connection.network += taken
+        } else {
+            // Untracked, the session cannot tell a slow path from a quick one: the bytes
+            // reach the gateway at once, as they did on the loopback the grace window was
+            // sized for.
+            connection.unread += taken
+            connection.delivered += Int64(count)
+        }
         socket = .open(connection)
         note("socket takes \(count) bytes")
         session.bytesWritten(count, now: now)
     }
 
-    /// The gateway reads everything it was sent and decides on each frame.
+    /// The network hands some of what it holds to the gateway's side, which acknowledges
+    /// it. With acknowledgements tracked it sometimes holds everything for seconds, past
+    /// the grace window (without them the session cannot know, so the path stays quick).
+    mutating func networkDelivers() {
+        guard case .open(var connection) = socket else { return advanceTime() }
+        if setup.tracksAcknowledgements, chance(40) {
+            connection.networkHeldUntil = now + .milliseconds(Int.random(in: 1_000...6_000, using: &random))
+            note("the network holds everything until \(connection.networkHeldUntil)")
+        }
+        if !connection.network.isEmpty, connection.networkHeldUntil <= now {
+            let count = chance(2) ? connection.network.count : Int.random(in: 1...connection.network.count, using: &random)
+            connection.unread += connection.network.prefix(count)
+            connection.network.removeFirst(count)
+            connection.delivered += Int64(count)
+        }
+        socket = .open(connection)
+        reportAcknowledgements()
+    }
+
+    /// What a driver does before each tick and close, and while the session waits for it.
+    mutating func reportAcknowledgements() {
+        guard setup.tracksAcknowledgements, case .open(let connection) = socket else { return }
+        session.acknowledged(bytes: connection.delivered, now: now)
+    }
+
+    /// The gateway reads everything delivered to it and decides on each frame.
     mutating func gatewayReads() {
         guard case .open(var connection) = socket, !connection.unread.isEmpty else { return advanceTime() }
         connection.decoder.feed(connection.unread)
@@ -262,7 +338,7 @@ struct SessionSimulation: ~Copyable {
         let tag = SessionHarness.tag(of: note.token)
         let identifier = note.identifier ?? 0
         if let status = badStatus(tag) {
-            let named = chance(4) ? 0 : identifier
+            let named = chance(4) ? (chance(2) ? 0 : 0xDEAD_BEEF) : identifier
             self.note("gateway rejects \(tag) (id \(identifier)) with \(status.rawValue), naming \(named)")
             answer(status, named, on: &connection)
         } else if chance(150) {
@@ -290,8 +366,14 @@ struct SessionSimulation: ~Copyable {
     mutating func send(_ bytes: [UInt8], on connection: inout ModelConnection) {
         connection.answer = nil
         if chance(3) {
-            let cut = Int.random(in: 1..<bytes.count, using: &random)
-            connection.sending = [Array(bytes[..<cut]), Array(bytes[cut...])]
+            // Trickled: in two to six parts, each a step (and some time) apart.
+            var cuts = Set((0..<Int.random(in: 1...5, using: &random)).map { _ in Int.random(in: 1..<bytes.count, using: &random) })
+            cuts.insert(bytes.count)
+            var start = 0
+            connection.sending = cuts.sorted().map { end in
+                defer { start = end }
+                return Array(bytes[start..<end])
+            }
         } else {
             connection.sending = [bytes]
         }
@@ -311,6 +393,8 @@ struct SessionSimulation: ~Copyable {
 
     mutating func silentlyClose() {
         guard case .open = socket else { return }
+        // What the network still held dies with the connection, never acknowledged.
+        reportAcknowledgements()
         socket = .none
         closeRequested = false
         let error = chance(2) ? nil : APNError(code: .connectionFailed, message: "connection reset by peer")
@@ -321,7 +405,7 @@ struct SessionSimulation: ~Copyable {
         let busy: Bool = switch socket {
         case .connecting: true
         case .open(let connection): !connection.unread.isEmpty || !connection.sending.isEmpty
-            || !session.outboundBytes.isEmpty
+            || !session.outboundBytes.isEmpty || !connection.network.isEmpty
         case .none: false
         }
         let idle = !busy && (pushed == setup.notifications)
@@ -332,6 +416,7 @@ struct SessionSimulation: ~Copyable {
         }
         if let due = timer, due <= now {
             timer = nil
+            reportAcknowledgements()
             session.tick(now: now)
         }
     }
@@ -366,6 +451,16 @@ struct SessionSimulation: ~Copyable {
                outcome != .unknownFate(.unattributedError) {
                 violations.append("tag \(tag): the gateway took it but the outcome is \(outcome)")
             }
+        }
+        for (tag, codes) in callbacks {
+            if codes.count > 1 { violations.append("tag \(tag): errorCallback \(codes.count) times: \(codes)") }
+            if outcomes[tag]?.isAccepted == true { violations.append("tag \(tag): errorCallback \(codes) but accepted") }
+            if case .error? = codes.first, case .unknownFate? = outcomes[tag] {} else if case .error? = codes.first {
+                violations.append("tag \(tag): errorCallback with a connection error, outcome \(String(describing: outcomes[tag]))")
+            }
+        }
+        if session.cacheMemory != 0 {
+            violations.append("the cache still counts \(session.cacheMemory) bytes with everything settled")
         }
         if firstAcceptance != firstAcceptance.sorted() {
             violations.append("order not kept: the gateway first took \(firstAcceptance.prefix(40))…")

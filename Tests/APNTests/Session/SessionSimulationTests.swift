@@ -35,9 +35,13 @@ struct SessionSimulationTests {
     @Test func theSimulationExercisesEveryPath() {
         // Guards against a simulation that passes because nothing happens in it.
         var outcomes: Set<String> = []
+        var cacheFull = 0
+        var acknowledgementWaits = 0
         for seed in 0..<200 as Range<UInt64> {
             var simulation = SessionSimulation(seed: seed)
             simulation.run()
+            cacheFull += simulation.cacheFullEvents
+            acknowledgementWaits += simulation.acknowledgementWaits
             for outcome in simulation.outcomes.values {
                 let name = switch outcome {
                 case .accepted(let a): "accepted \(a)"
@@ -53,5 +57,7 @@ struct SessionSimulationTests {
                        "failed notResent", "unknown evicted from the resend cache", "unknown unconfirmed at a silent close"] {
             #expect(outcomes.contains(wanted), "no \(wanted) in 200 seeds: \(outcomes.sorted())")
         }
+        #expect(cacheFull > 0, "no cache filled in 200 seeds")
+        #expect(acknowledgementWaits > 0, "no grace window waited for an acknowledgement in 200 seeds")
     }
 }
