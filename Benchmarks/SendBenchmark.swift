@@ -14,8 +14,17 @@ enum SendBenchmark {
         print("send: Connection → in-process MockGateway, TLS loopback, command 2, one socket, fastMode, "
             + "\(count) notifications a round, \(options.rounds) rounds (+1 warm-up)")
         let shared = precompiled()
-        if options.only == "memory" {
-            try memory(count: min(count, 1_000_000))
+        // The memory scenarios run in a child process each (see `runInChildProcess`).
+        if options.only == "memory-queued" {
+            try memoryQueued(count: min(count, 1_000_000))
+            return
+        }
+        if options.only == "gateway-process" {
+            try GatewayProcess.serve(announcingAfter: count)
+            return
+        }
+        if options.only == "memory-in-flight" {
+            try memoryInFlight(count: min(count, 1_000_000))
             return
         }
         let devices = (0..<count).map { makeDevice($0) }
@@ -42,9 +51,10 @@ enum SendBenchmark {
                 + "every accepted notification recorded, nothing after a rejection lost")
         }
         if options.includes("memory") {
-            // In a process of its own, so neither the other scenarios' memory is in the
-            // figure nor its million freed records in their heap.
-            try runMemoryInChildProcess(count: min(count, 1_000_000))
+            // Each in a process of its own, so neither the other scenarios' memory is in
+            // the figure nor its million freed records in their heap.
+            try runInChildProcess("memory-queued", count: min(count, 1_000_000))
+            try runInChildProcess("memory-in-flight", count: min(count, 1_000_000))
         }
     }
 
@@ -104,9 +114,45 @@ enum SendBenchmark {
             resent: report.resent)
     }
 
+    /// Resident memory with `count` notifications written, received by the gateway and not
+    /// yet settled (a grace window of an hour): what the resend cache holds for them by
+    /// default (`cacheLength` nil), beside their records. The gateway runs in a process of
+    /// its own, so its records of them are not counted.
+    static func memoryInFlight(count: Int) throws {
+        let gateway = try GatewayProcess(recordsBeforeAnnouncing: count)
+        defer { gateway.stop() }
+        var settings = gateway.options()
+        settings.format = .frame
+        settings.fastMode = true
+        settings.minConnections = 0
+        settings.shutdownGraceWindow = .seconds(3600)
+        let shared = precompiled()
+        let devices = (0..<count).map { makeDevice($0) }
+        let batches = stride(from: 0, to: count, by: 1_000).map { Array(devices[$0..<min($0 + 1_000, count)]) }
+        let before = SessionBenchmark.residentBytes()
+        let connection = Connection(options: settings)
+        for batch in batches { connection.push(shared, to: batch) }
+        guard try gateway.nextLine() == "recorded" else { throw BenchUsageError(description: "memory in flight: no record") }
+        let after = SessionBenchmark.residentBytes()
+        print("resident memory, \(count) in flight".padding(toLength: 34, withPad: " ", startingAt: 0)
+            + " \(format(Double(after))) bytes in all, \(format(Double(after - before))) bytes for them "
+            + "(\((after - before) / count) bytes each: record and session entry, kept for resending until settled; "
+            + "payload shared; devices made before)")
+        // A confirmed flush settles them all at once; the connection then has nothing open.
+        let confirmed = ReportBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            confirmed.report = await connection.flush()
+            done.signal()
+        }
+        done.wait()
+        guard confirmed.report.accepted == count else { throw BenchUsageError(description: "memory in flight: \(confirmed.report)") }
+        _ = blockingShutdown(connection)
+    }
+
     /// Resident memory with `count` notifications queued on a connection that cannot send
     /// (its gateway refuses connections; the backoff clock is held still).
-    static func memory(count: Int) throws {
+    static func memoryQueued(count: Int) throws {
         let gateway = try MockGateway()
         try gateway.start()
         var settings = try options(for: gateway)
@@ -143,17 +189,17 @@ enum SendBenchmark {
 
     }
 
-    static func runMemoryInChildProcess(count: Int) throws {
+    static func runInChildProcess(_ scenario: String, count: Int) throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["send", "--only", "memory", "--operations", "\(count)", "--rounds", "1"]
+        child.arguments = ["send", "--only", scenario, "--operations", "\(count)", "--rounds", "1"]
         let output = Pipe()
         child.standardOutput = output
         try child.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         guard child.terminationStatus == 0, let line = text.split(separator: "\n").last else {
-            throw BenchUsageError(description: "the memory scenario failed (status \(child.terminationStatus))")
+            throw BenchUsageError(description: "the \(scenario) scenario failed (status \(child.terminationStatus))")
         }
         print(line)
     }
@@ -168,7 +214,6 @@ enum SendBenchmark {
         options.ca = credentials.ca
         options.format = .frame
         options.fastMode = true
-        options.cacheLength = 100_000
         options.minConnections = 0
         return options
     }
