@@ -8,7 +8,7 @@ struct CallbackDispatcher {
         case event(ConnectionEvent)
         /// The record and which of its notifications; nil where node-apn passed null.
         case errorCallback(ErrorCallbackCode, PushRecord?, UInt32)
-        case outcome(PushRecord, NotificationOutcome)
+        case outcome(PushRecord, UInt32, NotificationOutcome)
         case reply(@Sendable (DeliveryReport) -> Void, DeliveryReport)
         case call(@Sendable () -> Void)
         case finish
@@ -38,8 +38,10 @@ struct CallbackDispatcher {
         batch.append(.errorCallback(code, record, index))
     }
 
-    mutating func outcome(_ record: PushRecord, _ outcome: NotificationOutcome) {
-        if record.completion != nil { batch.append(.outcome(record, outcome)) }
+    /// The outcome of notification `index` of `record`, for its completion handler if it
+    /// has one.
+    mutating func outcome(_ record: PushRecord, index: UInt32, _ outcome: NotificationOutcome) {
+        if record.completion != nil { batch.append(.outcome(record, index, outcome)) }
     }
 
     mutating func reply(_ reply: @escaping @Sendable (DeliveryReport) -> Void, _ report: DeliveryReport) {
@@ -75,8 +77,8 @@ struct CallbackDispatcher {
                     } else {
                         errorCallback?(code, record?.notification, record?.device(at: index))
                     }
-                case .outcome(let record, let outcome):
-                    record.completion?(outcome)
+                case .outcome(let record, let index, let outcome):
+                    record.completion?(Int(index), outcome)
                 case .reply(let reply, let report):
                     reply(report)
                 case .call(let body):

@@ -65,10 +65,24 @@ public final class Connection: Sendable {
 
     /// Sends `notification` to each of `devices`, in order. The payload is compiled once.
     public func push(_ notification: Notification, to devices: [Device]) {
+        push(notification, to: devices, completion: nil)
+    }
+
+    /// Sends `notification` to each of `devices`, in order, and calls `outcomes` with each
+    /// one's index in `devices` and its outcome, on the callback queue, as they are known.
+    /// The payload is compiled once.
+    public func push(
+        _ notification: Notification, to devices: [Device],
+        outcomes: @escaping @Sendable (_ index: Int, _ outcome: NotificationOutcome) -> Void
+    ) {
+        push(notification, to: devices, completion: outcomes)
+    }
+
+    private func push(_ notification: Notification, to devices: [Device], completion: PushRecord.Completion?) {
         guard !devices.isEmpty else { return }
         let delivery = notification.delivery()
         // One record and one command for all of them; the I/O thread takes them one by one.
-        let record = PushRecord(notification: notification, devices: devices, delivery: delivery)
+        let record = PushRecord(notification: notification, devices: devices, delivery: delivery, completion: completion)
         // The check depends on the notification alone: all are refused or none.
         if let error = refusal(notification, delivery) {
             inbox.post(.refuse(record, error))

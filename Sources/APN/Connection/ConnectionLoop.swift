@@ -281,7 +281,7 @@ struct ConnectionLoop: ~Copyable {
         dispatcher.errorCallback(.status(status), record, index: index)
         dispatcher.event(.transmissionError(status, record.notification, record.device(at: index)))
         report.record(.failed(error), notification: record.notification, device: record.device(at: index))
-        dispatcher.outcome(record, .failed(error))
+        dispatcher.outcome(record, index: index, .failed(error))
     }
 
     private mutating func flush(confirm: Bool, reply: @escaping @Sendable (DeliveryReport) -> Void) {
@@ -504,7 +504,7 @@ struct ConnectionLoop: ~Copyable {
                 } else {
                     report.record(outcome, notification: record.notification, device: record.device(at: index))
                 }
-                dispatcher.outcome(record, outcome)
+                dispatcher.outcome(record, index: index, outcome)
             }
         }
     }

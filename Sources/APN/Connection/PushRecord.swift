@@ -16,26 +16,33 @@ final class PushRecord: Sendable {
     let expiry: UInt32
     let priority: UInt8
     let retryLimit: Int
-    /// Called with the outcome on the callback queue, when given (single pushes only).
-    let completion: (@Sendable (NotificationOutcome) -> Void)?
+    /// Called with each notification's index and outcome on the callback queue, when given.
+    let completion: Completion?
+
+    /// What is told each outcome: the notification's index in the record, and the outcome.
+    typealias Completion = @Sendable (Int, NotificationOutcome) -> Void
 
     /// One notification for `device`.
     convenience init(
         notification: Notification, device: Device?, delivery: Notification.Delivery,
         completion: (@Sendable (NotificationOutcome) -> Void)?
     ) {
-        self.init(notification: notification, single: device, devices: [], delivery: delivery, completion: completion)
+        var each: Completion?
+        if let completion { each = { _, outcome in completion(outcome) } }
+        self.init(notification: notification, single: device, devices: [], delivery: delivery, completion: each)
     }
 
     /// One notification for each of `devices` (not empty), at indices `0..<devices.count`.
-    convenience init(notification: Notification, devices: [Device], delivery: Notification.Delivery) {
+    convenience init(
+        notification: Notification, devices: [Device], delivery: Notification.Delivery, completion: Completion? = nil
+    ) {
         precondition(!devices.isEmpty, "a batch record needs devices")
-        self.init(notification: notification, single: nil, devices: devices, delivery: delivery, completion: nil)
+        self.init(notification: notification, single: nil, devices: devices, delivery: delivery, completion: completion)
     }
 
     private init(
         notification: Notification, single: Device?, devices: [Device], delivery: Notification.Delivery,
-        completion: (@Sendable (NotificationOutcome) -> Void)?
+        completion: Completion?
     ) {
         self.notification = notification
         self.devices = devices

@@ -63,6 +63,22 @@ struct ConnectionErrorTests {
         #expect(firstTransmissions == (1...10).map(device), "transmitted in push order, each naming its device")
     }
 
+    @Test("an array push with an outcome handler: each index told its own outcome, once")
+    func arrayPushOutcomes() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken(device(4).token)
+        let fixture = try GatewayFixture(faults: faults)
+        let log = ConnectionLog()
+        let connection = Connection(options: fixture.options())
+        let devices = (1...6).map(device)
+        connection.push(note(1), to: devices) { index, outcome in log.outcome(index + 1)(outcome) }
+        await connection.shutdown()
+        #expect(log.outcomes.count == 6)
+        #expect(log.duplicateOutcomes.isEmpty)
+        #expect(log.outcomes[4] == .rejected(.invalidToken), "index 3 is device(4)")
+        #expect([1, 2, 3, 5, 6].allSatisfy { log.outcomes[$0]?.isAccepted == true })
+    }
+
     @Test("a notification's own errorCallback is called instead of the connection's")
     func perNotificationCallback() async throws {
         var faults = MockGateway.Faults()
