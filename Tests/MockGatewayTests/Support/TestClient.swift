@@ -40,9 +40,40 @@ final class TestClient {
         }
     }
 
+    /// Writes `bytes` without waiting for the socket, unless `patience` is given: then a
+    /// write that would block may wait that long for the socket to take more. Returns how
+    /// many bytes were written before a write would block (all of them if none did); the
+    /// rest may be finished with ``send(_:timeout:)``, which repeats a partly written record.
+    func writeWithoutBlocking(_ bytes: [UInt8], patience: Duration = .zero) throws -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            switch step {
+            case .done(let count): offset += count
+            case .wantRead: guard try connection.waitUntil(.readable, deadline: .now + patience) else { return offset }
+            case .wantWrite: guard try connection.waitUntil(.writable, deadline: .now + patience) else { return offset }
+            case .closed(let clean): throw TLSError(.write, "gateway closed (clean: \(clean)) after \(offset) bytes")
+            case .failed(let error): throw error
+            }
+        }
+        return offset
+    }
+
     /// Sends each chunk as its own write (so its own TLS record).
     func send(chunks: [[UInt8]]) throws {
         for chunk in chunks { try send(chunk) }
+    }
+
+    /// How the gateway ended the connection if it has (reading without waiting, and
+    /// expecting nothing but the end); `nil` while it is open.
+    func endIfAny() throws -> End? {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        switch buffer.withUnsafeMutableBytes({ connection.read(into: $0) }) {
+        case .done(let count): throw TLSError(.read, "the gateway sent \(count) bytes")
+        case .wantRead, .wantWrite: return nil
+        case .closed(let clean): return .closed(clean: clean)
+        case .failed(let error): return .failed(error.kind)
+        }
     }
 
     /// Reads until the gateway closes or fails the connection, or `timeout` passes.
