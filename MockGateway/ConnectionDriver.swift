@@ -16,8 +16,11 @@ struct ConnectionDriver {
     enum ReadResult {
         /// This many bytes were read into the buffer.
         case bytes(Int)
-        /// The peer closed or reset, the connection failed, or the gateway is stopping.
+        /// The peer closed or reset, the connection failed, or the gateway is stopping
+        /// (tell them apart with ``SharedState/isStopping``).
         case ended
+        /// Nothing came before the deadline.
+        case timedOut
     }
 
     /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline`.
@@ -32,14 +35,22 @@ struct ConnectionDriver {
         }
     }
 
-    /// Reads what is available into `buffer`, waiting as long as it takes (until a stop).
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+    /// Reads what is available into `buffer`, waiting until `deadline` (`nil`: as long as
+    /// it takes, until a stop).
+    func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant? = nil) -> ReadResult {
         while true {
+            let readiness: Readiness
             switch connection.read(into: buffer) {
             case .done(let count): return .bytes(count)
-            case .wantRead: guard wait(.readable, deadline: .now + .seconds(3600)) else { return .ended }
-            case .wantWrite: guard wait(.writable, deadline: .now + .seconds(3600)) else { return .ended }
+            case .wantRead: readiness = .readable
+            case .wantWrite: readiness = .writable
             case .closed, .failed: return .ended
+            }
+            guard wait(readiness, deadline: deadline ?? .now + .seconds(3600)) else {
+                // `wait` also gives up on a stop or a failed poll: only a passed deadline
+                // the caller set is a time-out.
+                guard let deadline, !shared.isStopping, ContinuousClock.now >= deadline else { return .ended }
+                return .timedOut
             }
         }
     }

@@ -111,6 +111,8 @@ import Testing
         #expect(ContinuousClock.now - sent >= .milliseconds(300))
         #expect(transcript.bytes == hex("08 08 00000001"))
         #expect(harness.gateway.records.isEmpty)
+        // It kept reading during the delay: the 2nd was decoded and thrown away.
+        #expect(harness.gateway.rejections == [.init(status: .invalidToken, identifier: 1, connection: 1, discardedAfter: 1)])
     }
 
     @Test func splitsTheErrorResponseInTwoRecords() throws {
