@@ -1,5 +1,6 @@
 import APNTLS
 import MockGateway
+import TestSupport
 import Testing
 
 /// Starting, configuration and prompt stopping.

@@ -1,5 +1,6 @@
 import APNTLS
 import MockGateway
+import TestSupport
 import Testing
 
 /// ``MockGateway/Faults/readRate``: a slow gateway, seen from a real TLS client.

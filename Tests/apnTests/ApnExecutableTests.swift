@@ -1,6 +1,7 @@
 import APNTLS
 import APNWire
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("apn executable")
@@ -68,7 +69,7 @@ struct ApnExecutableTests {
         let payload = #"{"aps":{"alert":"hello"}}"#
         var frame = WireBuffer()
         frame.writeEnhancedNotification(identifier: 7, expiry: 0, token: token, payload: Array(payload.utf8))
-        try connection.sendAll(frame.readableBytesArray)
+        try TestClient(connection).send(frame.readableBytesArray, timeout: .seconds(5))
 
         // The gateway writes each record line with one write(2) as soon as it is accepted.
         // Between reads of the file, wait (at most 100 ms) on the connection: the gateway

@@ -2,6 +2,7 @@ import APN
 import APNTLS
 import APNWire
 import Foundation
+import TestSupport
 import Testing
 
 /// `apn mock-gateway`'s fault and TLS flags, exercised as a process by clients built from
@@ -23,14 +24,14 @@ struct ApnMockGatewayFlagTests {
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 
         /// A raw client connected to the gateway at `port` with the client certificate, handshake done.
-        func connect(port: UInt16) throws -> TLSConnection {
+        func connect(port: UInt16) throws -> TestClient {
             let context = try TLSClientContext(
                 trustedCertificates: TLSCertificate.certificates(
                     fromPEM: Array(try Data(contentsOf: URL(fileURLWithPath: path("ca.pem"))))),
                 credentials: TLSCredentials(certificateFile: path("client.pem"), keyFile: path("client.key")))
             let connection = try TLSConnection.connect(host: "127.0.0.1", port: port, context: context, timeout: .seconds(5))
             try connection.handshake(deadline: .now + .seconds(5))
-            return connection
+            return TestClient(connection)
         }
     }
 
@@ -117,16 +118,16 @@ struct ApnMockGatewayFlagTests {
             "mock-gateway", "--certs", certificates.directory, "--reject-id", "3", "--latency-ms", "150",
             "--error-lag", "2", "--error-trickle-ms", "20", "--error-id", "0xDEADBEEF",
         ])
-        let connection = try certificates.connect(port: try Self.port(of: gateway))
-        defer { connection.close() }
+        let client = try certificates.connect(port: try Self.port(of: gateway))
+        defer { client.connection.close() }
         let sent = ContinuousClock.now
-        try connection.sendAll(Self.frames(1...10))
+        try client.send(Self.frames(1...10))
 
-        let ending = try connection.readToEnd()
-        #expect(hexString(ending.bytes) == "0808deadbeef", "status 8 with the overriding identifier")
-        #expect(ending.reads == [1, 1, 1, 1, 1, 1], "trickled a byte a record")
+        let transcript = try client.readToEnd()
+        #expect(hexString(transcript.bytes) == "0808deadbeef", "status 8 with the overriding identifier")
+        #expect(transcript.reads == [1, 1, 1, 1, 1, 1], "trickled a byte a record")
         #expect(ContinuousClock.now - sent >= .milliseconds(300 + 100), "latency both ways, then 5 gaps")
-        if case .closed(let clean)? = ending.end { #expect(clean) } else { Issue.record("ended \(String(describing: ending.end))") }
+        #expect(transcript.end == .closed(clean: true))
 
         gateway.send(SIGTERM)
         let summary = try jsonObject(try gateway.nextLine())
@@ -142,18 +143,14 @@ struct ApnMockGatewayFlagTests {
             "mock-gateway", "--certs", certificates.directory, "--read-rate", "20", "--stall-after", "1:300",
             "--reset-after", "3",
         ])
-        let connection = try certificates.connect(port: try Self.port(of: gateway))
-        defer { connection.close() }
+        let client = try certificates.connect(port: try Self.port(of: gateway))
+        defer { client.connection.close() }
         let sent = ContinuousClock.now
-        try connection.sendAll(Self.frames(1...5))
+        try client.send(Self.frames(1...5))
 
-        let ending = try connection.readToEnd()
-        #expect(ending.bytes.isEmpty)
-        if case .failed(let error)? = ending.end {
-            #expect(error.kind == .connectionReset)
-        } else {
-            Issue.record("ended \(String(describing: ending.end))")
-        }
+        let transcript = try client.readToEnd()
+        #expect(transcript.bytes.isEmpty)
+        #expect(transcript.end == .failed(.connectionReset))
         // The 1st at once, a 300 ms stall, the 2nd on a saved token, the 3rd 50 ms later.
         #expect(ContinuousClock.now - sent >= .milliseconds(350))
 

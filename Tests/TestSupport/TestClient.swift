@@ -1,31 +1,37 @@
-import APNTLS
+public import APNTLS
 
 /// A provider-side TLS connection for tests: writes bytes whole, reads until the gateway
 /// closes, with deadlines instead of sleeps.
-final class TestClient {
-    let connection: TLSConnection
+public final class TestClient {
+    public let connection: TLSConnection
 
-    init(_ connection: TLSConnection) {
+    /// Wraps a connected client whose handshake is done.
+    public init(_ connection: TLSConnection) {
         self.connection = connection
     }
 
     /// How the gateway ended the connection, as the client saw it.
-    enum End: Equatable {
+    public enum End: Equatable, Sendable {
+        /// It closed, with close_notify (`clean`) or without.
         case closed(clean: Bool)
+        /// The connection failed (a reset is `.connectionReset`).
         case failed(TLSError.Kind)
+        /// Still open at the deadline.
         case timedOut
     }
 
     /// What the client read before the end.
-    struct Transcript {
-        var bytes: [UInt8] = []
+    public struct Transcript {
+        /// Everything read, in order.
+        public var bytes: [UInt8] = []
         /// The size of each successful read (one TLS record at most each).
-        var reads: [Int] = []
-        var end: End = .timedOut
+        public var reads: [Int] = []
+        /// How it ended; `.timedOut` when it had not by the deadline.
+        public var end: End = .timedOut
     }
 
     /// Writes every byte (one TLS record per write call up to 16 KiB).
-    func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws {
+    public func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         var offset = 0
         while offset < bytes.count {
@@ -44,7 +50,7 @@ final class TestClient {
     /// write that would block may wait that long for the socket to take more. Returns how
     /// many bytes were written before a write would block (all of them if none did); the
     /// rest may be finished with ``send(_:timeout:)``, which repeats a partly written record.
-    func writeWithoutBlocking(_ bytes: [UInt8], patience: Duration = .zero) throws -> Int {
+    public func writeWithoutBlocking(_ bytes: [UInt8], patience: Duration = .zero) throws -> Int {
         var offset = 0
         while offset < bytes.count {
             let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
@@ -60,13 +66,13 @@ final class TestClient {
     }
 
     /// Sends each chunk as its own write (so its own TLS record).
-    func send(chunks: [[UInt8]]) throws {
+    public func send(chunks: [[UInt8]]) throws {
         for chunk in chunks { try send(chunk) }
     }
 
     /// How the gateway ended the connection if it has (reading without waiting, and
     /// expecting nothing but the end); `nil` while it is open.
-    func endIfAny() throws -> End? {
+    public func endIfAny() throws -> End? {
         var buffer = [UInt8](repeating: 0, count: 64)
         switch buffer.withUnsafeMutableBytes({ connection.read(into: $0) }) {
         case .done(let count): throw TLSError(.read, "the gateway sent \(count) bytes")
@@ -77,7 +83,7 @@ final class TestClient {
     }
 
     /// Reads until the gateway closes or fails the connection, or `timeout` passes.
-    func readToEnd(timeout: Duration = .seconds(10)) throws -> Transcript {
+    public func readToEnd(timeout: Duration = .seconds(10)) throws -> Transcript {
         let deadline = ContinuousClock.now + timeout
         var transcript = Transcript()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
