@@ -84,8 +84,8 @@ extension MockGateway {
         /// unlimited. A token bucket holding up to 10 ms worth of notifications (at least
         /// one): when it is empty the connection stops reading its socket until a token
         /// comes, so the kernel's buffers fill and the client's writes block (a slow
-        /// gateway). Values below 1 count as 1. What is read and thrown away after a
-        /// refusal is not rate-limited.
+        /// gateway). Values below 1 count as 1, above 10⁹ as 10⁹. What is read and thrown
+        /// away after a refusal is not rate-limited.
         public var readRate: Int?
         /// Write feedback tuples in TLS records of at most this many bytes; `nil` writes
         /// them all at once.

@@ -34,7 +34,9 @@ import Testing
 
         let transcript = try client.readToEnd()
         #expect(transcript.bytes == hex("08 08 00000002"))
+        #expect(transcript.end == .closed(clean: true))
         #expect(ContinuousClock.now - sent >= MockGateway.Faults.errorResponseLagIdleTimeout)
+        #expect(harness.gateway.records == [enhancedRecord(1, connection: 1, sequence: 1)])
         #expect(harness.gateway.rejections == [.init(status: .invalidToken, identifier: 2, connection: 1, discardedAfter: 1)])
     }
 
@@ -64,6 +66,7 @@ import Testing
         try client.send(bulkFrames(2..<102))
         let transcript = try client.readToEnd()
         #expect(transcript.bytes == hex("08 08 00000001"))
+        #expect(transcript.end == .closed(clean: true))
         #expect(harness.gateway.records.isEmpty)
         #expect(harness.gateway.rejections == [.init(status: .invalidToken, identifier: 1, connection: 1, discardedAfter: 100)])
     }

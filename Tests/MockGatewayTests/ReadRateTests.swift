@@ -42,6 +42,7 @@ import Testing
         #expect(records.map(\.identifier) == (1...UInt32(total)).map { $0 })
         #expect(records.last == bulkRecord(UInt32(total), sequence: total))
         #expect(harness.gateway.rejections.isEmpty)
+        #expect(try client.endIfAny() == nil, "slow, not broken: nothing sent back, still open")
     }
 
     @Test func appliesARateSetWhileTheConnectionIsOpen() throws {
