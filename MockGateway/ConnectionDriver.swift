@@ -23,14 +23,27 @@ struct ConnectionDriver {
         case timedOut
     }
 
-    /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline`.
+    /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline` — the
+    /// connection is then closed and counted in ``Ledger/handshakeFailureCount``, unless
+    /// it was the gateway stopping that cut the wait short. A handshake the client failed
+    /// counts even if the stop comes before this thread sees it: a loaded machine must not
+    /// make a failure vanish.
     func handshake(deadline: ContinuousClock.Instant) -> Bool {
         while true {
+            let readiness: Readiness
             switch connection.handshake() {
             case .done: return true
-            case .wantRead: guard wait(.readable, deadline: deadline) else { return false }
-            case .wantWrite: guard wait(.writable, deadline: deadline) else { return false }
-            case .closed, .failed: return false
+            case .wantRead: readiness = .readable
+            case .wantWrite: readiness = .writable
+            case .closed, .failed:
+                shared.update { $0.handshakeFailureCount += 1 }
+                connection.close()
+                return false
+            }
+            guard wait(readiness, deadline: deadline) else {
+                if !shared.isStopping { shared.update { $0.handshakeFailureCount += 1 } }
+                connection.close()
+                return false
             }
         }
     }

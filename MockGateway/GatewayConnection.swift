@@ -20,11 +20,7 @@ struct GatewayConnection {
     var shared: SharedState { driver.shared }
 
     func run() {
-        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else {
-            if !shared.isStopping { shared.update { $0.handshakeFailureCount += 1 } }
-            driver.connection.close()
-            return
-        }
+        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
         // A bulk reader: take what the socket holds in one system call rather than a
         // record header, then its body.
         driver.connection.setReadAhead(true)
