@@ -55,7 +55,7 @@ final class SharedState: Sendable {
     }
 
     /// Counts the changes made by ``updateFaults(_:)``: a connection re-reads the faults
-    /// that shape its reading (``Pacing``) only when this moved, one atomic load a read
+    /// that shape its reading (``Pacer``) only when this moved, one atomic load a read
     /// instead of a lock.
     var faultsRevision: Int { faultsRevisionCounter.load(ordering: .acquiring) }
 

@@ -86,8 +86,8 @@ struct Flags {
     static func integer<T: FixedWidthInteger>(
         _ text: String, as type: T.Type = T.self, in range: ClosedRange<T>, what: String, hex: Bool = false
     ) throws(UsageError) -> T {
-        let hexDigits = hex && (text.hasPrefix("0x") || text.hasPrefix("0X")) ? text.dropFirst(2) : nil
-        guard let number = hexDigits.map({ T($0, radix: 16) }) ?? T(text), range.contains(number) else {
+        let hexText = hex && (text.hasPrefix("0x") || text.hasPrefix("0X")) ? text.dropFirst(2) : nil
+        guard let number = hexText.map({ T($0, radix: 16) }) ?? T(text), range.contains(number) else {
             let form = hex ? "a whole number (decimal or 0x hex)" : "a whole number"
             throw UsageError("\(what): \"\(text)\" is not \(form) in \(range.lowerBound)...\(range.upperBound)")
         }
