@@ -36,8 +36,8 @@ let package = Package(
             dependencies: ["APN", "APNWire", "APNTLS", "MockGateway"],
             path: "Benchmarks"
         ),
-        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, a raw TLS client.
+        .target(name: "TestSupport", dependencies: ["APNTLS"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         .testTarget(name: "APNTests", dependencies: ["APN", "APNWire", "APNTLS", "MockGateway", "TestSupport"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
@@ -50,7 +50,7 @@ let package = Package(
         // `apn certs` and `apn mock-gateway`.
         .executableTarget(name: "apn", dependencies: ["APN", "MockGateway", "APNTLS", "APNWire"]),
         // Depends on `apn` so that `swift test` alone builds the executable its tests run.
-        .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNTLS", "APNWire"]),
+        .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNTLS", "APNWire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,30 +16,54 @@ struct ConnectionDriver {
     enum ReadResult {
         /// This many bytes were read into the buffer.
         case bytes(Int)
-        /// The peer closed or reset, the connection failed, or the gateway is stopping.
+        /// The peer closed or reset, the connection failed, or the gateway is stopping
+        /// (tell them apart with ``SharedState/isStopping``).
         case ended
+        /// Nothing came before the deadline.
+        case timedOut
     }
 
-    /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline`.
+    /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline` — the
+    /// connection is then closed and counted in ``Ledger/handshakeFailureCount``, unless
+    /// it was the gateway stopping that cut the wait short. A handshake the client failed
+    /// counts even if the stop comes before this thread sees it: a loaded machine must not
+    /// make a failure vanish.
     func handshake(deadline: ContinuousClock.Instant) -> Bool {
         while true {
+            let readiness: Readiness
             switch connection.handshake() {
             case .done: return true
-            case .wantRead: guard wait(.readable, deadline: deadline) else { return false }
-            case .wantWrite: guard wait(.writable, deadline: deadline) else { return false }
-            case .closed, .failed: return false
+            case .wantRead: readiness = .readable
+            case .wantWrite: readiness = .writable
+            case .closed, .failed:
+                shared.update { $0.handshakeFailureCount += 1 }
+                connection.close()
+                return false
+            }
+            guard wait(readiness, deadline: deadline) else {
+                if !shared.isStopping { shared.update { $0.handshakeFailureCount += 1 } }
+                connection.close()
+                return false
             }
         }
     }
 
-    /// Reads what is available into `buffer`, waiting as long as it takes (until a stop).
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+    /// Reads what is available into `buffer`, waiting until `deadline` (`nil`: as long as
+    /// it takes, until a stop).
+    func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant? = nil) -> ReadResult {
         while true {
+            let readiness: Readiness
             switch connection.read(into: buffer) {
             case .done(let count): return .bytes(count)
-            case .wantRead: guard wait(.readable, deadline: .now + .seconds(3600)) else { return .ended }
-            case .wantWrite: guard wait(.writable, deadline: .now + .seconds(3600)) else { return .ended }
+            case .wantRead: readiness = .readable
+            case .wantWrite: readiness = .writable
             case .closed, .failed: return .ended
+            }
+            guard wait(readiness, deadline: deadline ?? .now + .seconds(3600)) else {
+                // `wait` also gives up on a stop or a failed poll: only a passed deadline
+                // the caller set is a time-out.
+                guard let deadline, !shared.isStopping, ContinuousClock.now >= deadline else { return .ended }
+                return .timedOut
             }
         }
     }

@@ -13,6 +13,15 @@ extension MockGateway {
     /// through. Rejections by token, identifier or number apply whenever they match.
     ///
     /// Statuses above 255 cannot be sent in the one status byte: they go out as 255.
+    ///
+    /// A remote gateway: ``latency``, ``readRate`` and ``errorResponseLag`` make each
+    /// connection behave like Apple's gateway seen across a network, so a fast client
+    /// writes many notifications after a bad one before its error response arrives (the
+    /// in-flight window), or finds its writes blocked by a slow reader. Notifications are
+    /// then *processed* — judged, recorded, counted for the "after N" faults — when the
+    /// latency and the rate let the gateway get to them, not when they were read.
+    /// Everything after a refused notification is still read and thrown away, never
+    /// recorded (``RejectionRecord/discardedAfter`` counts it), as Apple did.
     public struct Faults: Sendable, Hashable {
         /// Tokens to refuse, with the status to answer (8, invalid token, by default).
         public var rejectedTokens: [[UInt8]: StatusCode]
@@ -26,8 +35,11 @@ extension MockGateway {
         /// carrying that notification's identifier — the last good one — and close.
         public var shutdownAfter: Int?
         /// After the N-th accepted notification overall, close without an error response.
+        /// Under ``latency`` the close comes when the N-th is processed, so the client has
+        /// written more by then.
         public var closeAfter: Int?
-        /// After the N-th accepted notification overall, close with a TCP reset.
+        /// After the N-th accepted notification overall, close with a TCP reset (when the
+        /// N-th is processed, like ``closeAfter``).
         public var resetAfter: Int?
         /// After the N-th accepted notification overall, stop reading that connection's
         /// socket for ``stallDuration``, then go on reading, decoding and recording as
@@ -37,14 +49,44 @@ extension MockGateway {
         public var stallReadsAfter: Int?
         /// How long a ``stallReadsAfter`` stall lasts; 1 second by default.
         public var stallDuration: Duration
-        /// Send identifier 0 in every error response, as Apple did when it could not tell
-        /// which notification was bad.
-        public var zeroIdentifierInErrors: Bool
-        /// Wait this long before writing an error response (the connection reads and
-        /// records nothing meanwhile).
+        /// Send this identifier in every error response instead of the refused
+        /// notification's (e.g. `0xDEADBEEF`, one the client never wrote); `nil` (the
+        /// default) sends the real one. ``RejectionRecord/identifier`` keeps the real one.
+        public var errorIdentifierOverride: UInt32?
+        /// Wait this long before writing an error response, after ``errorResponseLag``
+        /// and before ``latency``. The connection keeps reading meanwhile, and throws away
+        /// what it reads: nothing after the refused notification is recorded.
         public var errorResponseDelay: Duration
-        /// Write each error response in two TLS records (2 bytes, then 4).
+        /// Write each error response in two TLS records (2 bytes, then 4). Ignored when
+        /// ``errorResponseByteInterval`` is set.
         public var splitsErrorResponse: Bool
+        /// Write each error response one byte per TLS record, this long apart (a trickling
+        /// answer: the client sees it in 6 reads). Reading and discarding go on between
+        /// the bytes. `nil` (the default) writes it at once.
+        public var errorResponseByteInterval: Duration?
+        /// After deciding to refuse a notification (or to answer status 10), read and throw
+        /// away this many more notifications before answering — or answer once the client
+        /// has sent nothing for ``errorResponseLagIdleTimeout``, so a client that stopped
+        /// writing still gets its answer. 0 (the default) answers at once. After a
+        /// refusal by validation the stream cannot be split into notifications any more,
+        /// so only the idle timeout ends the lag.
+        public var errorResponseLag: Int
+        /// One-way network latency on every connection (`.zero` by default): bytes read
+        /// are decoded and judged only this long after they arrived, and an error response
+        /// is written this long after the decision. Meanwhile the connection keeps reading
+        /// the socket, as the network keeps carrying the client's bytes, and holds what it
+        /// read — up to ``latencyBufferLimit`` bytes, beyond which it stops reading until
+        /// it has processed some (TCP backpressure then reaches the client). After a
+        /// decision to refuse (or status 10), what arrives while the answer is on its way
+        /// is read and thrown away.
+        public var latency: Duration
+        /// Notifications per second one connection processes; `nil` (the default) is
+        /// unlimited. A token bucket holding up to 10 ms worth of notifications (at least
+        /// one): when it is empty the connection stops reading its socket until a token
+        /// comes, so the kernel's buffers fill and the client's writes block (a slow
+        /// gateway). Values below 1 count as 1, above 10⁹ as 10⁹. What is read and thrown
+        /// away after a refusal is not rate-limited.
+        public var readRate: Int?
         /// Write feedback tuples in TLS records of at most this many bytes; `nil` writes
         /// them all at once.
         public var feedbackWriteSize: Int?
@@ -60,10 +102,38 @@ extension MockGateway {
             resetAfter = nil
             stallReadsAfter = nil
             stallDuration = .seconds(1)
-            zeroIdentifierInErrors = false
+            errorIdentifierOverride = nil
             errorResponseDelay = .zero
             splitsErrorResponse = false
+            errorResponseByteInterval = nil
+            errorResponseLag = 0
+            latency = .zero
+            readRate = nil
             feedbackWriteSize = nil
+        }
+
+        /// The most bytes a connection holds while they wait out the ``latency``: 16 MiB.
+        /// It stops reading its socket at this, so a client cannot make the gateway grow
+        /// without bound, and a fast client meets backpressure as across a real network.
+        public static let latencyBufferLimit = 16 << 20
+
+        /// How long a client must send nothing for an ``errorResponseLag`` to end early:
+        /// 100 ms.
+        public static let errorResponseLagIdleTimeout: Duration = .milliseconds(100)
+
+        /// Send identifier 0 in every error response, as Apple did when it could not tell
+        /// which notification was bad: ``errorIdentifierOverride`` `== 0`. Setting it
+        /// `true` sets the override to 0; setting it `false` removes an override of 0 (and
+        /// leaves any other).
+        public var zeroIdentifierInErrors: Bool {
+            get { errorIdentifierOverride == 0 }
+            set {
+                if newValue {
+                    errorIdentifierOverride = 0
+                } else if errorIdentifierOverride == 0 {
+                    errorIdentifierOverride = nil
+                }
+            }
         }
 
         /// Stops reading the connection that brings the `count`-th accepted notification

@@ -9,11 +9,7 @@ struct FeedbackConnection {
     let settings: ConnectionSettings
 
     func run() {
-        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else {
-            if !driver.shared.isStopping { driver.shared.update { $0.handshakeFailureCount += 1 } }
-            driver.connection.close()
-            return
-        }
+        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
         let batch = driver.shared.update { $0.takeFeedback() }
         let deadline = ContinuousClock.now + .seconds(10)
         var start = 0

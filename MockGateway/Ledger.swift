@@ -55,6 +55,12 @@ struct Ledger: ~Copyable {
                connection: connection)
     }
 
+    /// Notes how many notifications were thrown away after the `index`-th rejection
+    /// before its error response (``MockGateway/RejectionRecord/discardedAfter``).
+    mutating func noteDiscarded(_ count: Int, afterRejection index: Int) {
+        rejections[index].discardedAfter = count
+    }
+
     /// Takes every queued feedback tuple, encoded: a feedback connection serves them once.
     mutating func takeFeedback() -> FeedbackBatch {
         feedbackConnectionCount += 1
@@ -116,11 +122,13 @@ struct Ledger: ~Copyable {
         rejections.append(MockGateway.RejectionRecord(status: status, identifier: identifier, connection: connection))
         guard command != .simple else { return .close }
         let wireStatus = status.isAppleStatus ? status : .unknown
-        let wireIdentifier = faults.zeroIdentifierInErrors ? 0 : identifier ?? 0
+        let wireIdentifier = faults.errorIdentifierOverride ?? identifier ?? 0
         var bytes = WireBuffer(capacity: Command.errorResponseLength)
         bytes.writeErrorResponse(status: wireStatus, identifier: wireIdentifier)
         return .errorResponse(ErrorReply(
-            bytes: bytes.readableBytesArray, delay: faults.errorResponseDelay, split: faults.splitsErrorResponse))
+            bytes: bytes.readableBytesArray, rejection: rejections.count - 1, lag: max(0, faults.errorResponseLag),
+            delay: max(.zero, faults.errorResponseDelay) + max(.zero, faults.latency), split: faults.splitsErrorResponse,
+            byteInterval: faults.errorResponseByteInterval))
     }
 }
 
@@ -144,8 +152,11 @@ struct FeedbackBatch: Sendable {
 /// The gateway's decision on one notification, or on all that one read brought: what the
 /// connection does next.
 enum Verdict: Sendable {
-    /// Go on decoding and reading.
+    /// Everything decodable was judged: read more.
     case goOn
+    /// As many notifications as allowed were judged; more may be decodable, judged when
+    /// allowed again (``MockGateway/Faults/readRate``).
+    case limitReached
     /// Stop reading for this long, then go on with what is left in the decoder.
     case stall(Duration)
     /// End the connection so.
@@ -154,20 +165,33 @@ enum Verdict: Sendable {
 
 /// How the gateway ends a connection.
 enum ConnectionEnd: Sendable {
-    /// Write the error response, then close.
-    case errorResponse(ErrorReply)
+    /// Write the error response, then close. Indirect so that ``Verdict``, made and
+    /// dropped once per notification, stays a couple of words: a large enum is copied and
+    /// destroyed through value witnesses, which cost the recording path 7% of its
+    /// instructions when ``ErrorReply`` grew.
+    indirect case errorResponse(ErrorReply)
     /// Close without a word.
     case close
     /// Close with a TCP reset.
     case reset
 }
 
-/// An error response as the faults shape it.
+/// An error response as the faults shape it, and how the connection gets to writing it.
 struct ErrorReply: Sendable {
     /// The 6 bytes `08 | status | identifier`.
     var bytes: [UInt8]
-    /// How long to wait before writing them.
+    /// The index of its record in ``Ledger/rejections``.
+    var rejection: Int
+    /// How many more notifications to read and throw away first (or until the client is idle).
+    var lag: Int
+    /// How long to wait after the lag, reading and throwing away: the error-response delay
+    /// plus the latency the answer travels.
     var delay: Duration
     /// Write them as two TLS records.
     var split: Bool
+    /// Write them one byte per TLS record, this long apart (wins over `split`).
+    var byteInterval: Duration?
+
+    /// Whether the connection reads and decodes (to count) before answering.
+    var waits: Bool { lag > 0 || delay > .zero }
 }

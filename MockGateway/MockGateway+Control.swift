@@ -6,13 +6,13 @@ extension MockGateway {
 
     /// Replaces the faults; notifications decoded from now on are judged against them.
     public func setFaults(_ faults: Faults) {
-        shared.update { $0.faults = faults }
+        shared.updateFaults { $0 = faults }
     }
 
     /// Changes the faults in place, atomically with respect to the connections judging
     /// notifications (e.g. `gateway.updateFaults { $0.rejectIdentifier(5) }`).
     public func updateFaults(_ change: (inout Faults) -> Void) {
-        shared.update { change(&$0.faults) }
+        shared.updateFaults(change)
     }
 
     /// Queues a feedback tuple: the next feedback connection serves it, then forgets it.

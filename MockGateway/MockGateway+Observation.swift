@@ -52,6 +52,15 @@ extension MockGateway {
         shared.waitForRecords(count: count, until: .now + timeout)
     }
 
+    /// Waits until the gateway has answered (or decided to answer) at least `count` errors,
+    /// or `timeout` passes, or the gateway stops: a rejection is recorded when it is
+    /// decided, before any delay, lag or latency the faults put before its error response.
+    ///
+    /// - Returns: whether the count was reached.
+    public func waitForRejections(count: Int, timeout: Duration) -> Bool {
+        shared.wait(until: .now + timeout) { $0.rejections.count >= count }
+    }
+
     /// Waits until at least `count` handshakes failed, or `timeout` passes, or the gateway stops.
     ///
     /// - Returns: whether the count was reached.

@@ -44,16 +44,23 @@ extension MockGateway {
         public var status: StatusCode
         /// The identifier of the notification concerned — for status 10 the last accepted
         /// one — as it arrived; `nil` when it had none. The error response carries 0 then,
-        /// or when ``Faults/zeroIdentifierInErrors`` is set.
+        /// or ``Faults/errorIdentifierOverride`` when that is set.
         public var identifier: UInt32?
         /// The gateway connection it happened on.
         public var connection: Int
+        /// How many notifications after this one the gateway read, decoded and threw away
+        /// before it wrote the error response, while the faults made it wait
+        /// (``Faults/errorResponseLag``, ``Faults/errorResponseDelay``, ``Faults/latency``).
+        /// 0 when it answered at once: what follows is then thrown away undecoded. Set when
+        /// the response is about to be written, so read it once the client has it.
+        public var discardedAfter: Int
 
         /// Creates a rejection record.
-        public init(status: StatusCode, identifier: UInt32?, connection: Int) {
+        public init(status: StatusCode, identifier: UInt32?, connection: Int, discardedAfter: Int = 0) {
             self.status = status
             self.identifier = identifier
             self.connection = connection
+            self.discardedAfter = discardedAfter
         }
     }
 }

@@ -20,6 +20,7 @@ final class SharedState: Sendable {
     private let recordTarget = Atomic<Int>(.max)
     private let recordTargets = Mutex<[Int]>([])
     private let liveThreads = Mutex<Int>(0)
+    private let faultsRevisionCounter = Atomic<Int>(0)
 
     init(faults: MockGateway.Faults) {
         ledger = Mutex(Ledger(faults: faults))
@@ -45,6 +46,18 @@ final class SharedState: Sendable {
         wakeWaiters(always: reached)
         return result
     }
+
+    /// Changes the faults from outside the connections and announces it through
+    /// ``faultsRevision``.
+    func updateFaults(_ change: (inout MockGateway.Faults) -> Void) {
+        update { change(&$0.faults) }
+        faultsRevisionCounter.add(1, ordering: .releasing)
+    }
+
+    /// Counts the changes made by ``updateFaults(_:)``: a connection re-reads the faults
+    /// that shape its reading (``Pacer``) only when this moved, one atomic load a read
+    /// instead of a lock.
+    var faultsRevision: Int { faultsRevisionCounter.load(ordering: .acquiring) }
 
     /// How many notifications were accepted, without taking the ledger's lock: a waiter
     /// checking it after every wake-up must not contend with the connection recording.

@@ -72,20 +72,24 @@ struct Flags {
         values[name] ?? []
     }
 
-    /// The last value of `name` as an integer within `range`, if given.
-    func integer<T: FixedWidthInteger>(_ name: String, as type: T.Type = T.self, in range: ClosedRange<T>)
-        throws(UsageError) -> T?
-    {
+    /// The last value of `name` as an integer within `range`, if given (in hex too, with
+    /// a `0x` prefix, when `hex`).
+    func integer<T: FixedWidthInteger>(
+        _ name: String, as type: T.Type = T.self, in range: ClosedRange<T>, hex: Bool = false
+    ) throws(UsageError) -> T? {
         guard let text = value(name) else { return nil }
-        return try Self.integer(text, as: type, in: range, what: name)
+        return try Self.integer(text, as: type, in: range, what: name, hex: hex)
     }
 
-    /// Parses `text` as an integer within `range`; `what` names it in the error.
-    static func integer<T: FixedWidthInteger>(_ text: String, as type: T.Type = T.self, in range: ClosedRange<T>, what: String)
-        throws(UsageError) -> T
-    {
-        guard let number = T(text), range.contains(number) else {
-            throw UsageError("\(what): \"\(text)\" is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+    /// Parses `text` as an integer within `range`; `what` names it in the error. With
+    /// `hex`, a `0x` (or `0X`) prefix reads the rest as hexadecimal.
+    static func integer<T: FixedWidthInteger>(
+        _ text: String, as type: T.Type = T.self, in range: ClosedRange<T>, what: String, hex: Bool = false
+    ) throws(UsageError) -> T {
+        let hexText = hex && (text.hasPrefix("0x") || text.hasPrefix("0X")) ? text.dropFirst(2) : nil
+        guard let number = hexText.map({ T($0, radix: 16) }) ?? T(text), range.contains(number) else {
+            let form = hex ? "a whole number (decimal or 0x hex)" : "a whole number"
+            throw UsageError("\(what): \"\(text)\" is not \(form) in \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }

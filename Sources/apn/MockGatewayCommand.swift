@@ -21,7 +21,20 @@ enum MockGatewayCommand {
           --reject-nth N[:STATUS]     refuse the N-th notification overall; repeatable
           --shutdown-after N          answer status 10 after the N-th accepted notification
           --drop-after N              close silently after the N-th accepted notification
-          --error-delay-ms MS         wait MS milliseconds before each error response
+          --reset-after N             close with a TCP reset after the N-th accepted notification
+          --stall-after N[:MS]        stop reading for MS milliseconds (default 1000) after the N-th
+                                      accepted notification, so the client's writes block
+          --error-delay-ms MS         wait MS milliseconds before each error response, reading and
+                                      discarding what arrives meanwhile
+          --error-lag N               read and discard N more notifications before an error response
+                                      (or until the client has sent nothing for 100 ms)
+          --error-trickle-ms MS       write each error response one byte per TLS record, MS ms apart
+          --error-id ID               send identifier ID (decimal or 0x hex) in every error response
+          --latency-ms MS             one-way network latency on every connection: judge bytes MS ms
+                                      after they arrive and answer MS ms after deciding, reading on
+                                      meanwhile (holding up to 16 MiB)
+          --read-rate N               process at most N notifications a second on each connection;
+                                      beyond that stop reading, so the client's writes block
           --feedback TOKEN:UNIXTIME   queue a feedback tuple; repeatable
           --feedback-file FILE        queue tuples from FILE, one TOKEN:UNIXTIME (or TOKEN UNIXTIME)
                                       per line; blank lines and lines starting with # are skipped
@@ -35,6 +48,8 @@ enum MockGatewayCommand {
     private static let valued: Set<String> = [
         "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
         "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
+        "--reset-after", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
+        "--read-rate",
     ]
     private static let switches: Set<String> = ["--no-session-tickets", "--no-client-cert"]
 
@@ -150,6 +165,7 @@ enum MockGatewayCommand {
         if let delay = try flags.integer("--error-delay-ms", in: 0...3_600_000) {
             faults.errorResponseDelay = .milliseconds(delay)
         }
+        try parseRemoteFaults(flags, into: &faults)
         configuration.faults = faults
 
         for text in flags.all("--feedback") {
@@ -179,6 +195,30 @@ enum MockGatewayCommand {
         }
         options.configuration = configuration
         return options
+    }
+
+    /// The faults of a remote gateway and the other "after N" ends: `--reset-after`,
+    /// `--stall-after`, `--error-lag`, `--error-trickle-ms`, `--error-id`, `--latency-ms`,
+    /// `--read-rate`.
+    private static func parseRemoteFaults(_ flags: Flags, into faults: inout MockGateway.Faults) throws(UsageError) {
+        faults.resetAfter = try flags.integer("--reset-after", in: 1...Int.max)
+        if let text = flags.value("--stall-after") {
+            let (count, suffix) = Flags.splitSuffix(text)
+            var milliseconds = 1_000
+            if let suffix { milliseconds = try Flags.integer(suffix, in: 0...3_600_000, what: "--stall-after milliseconds") }
+            faults.stallReads(
+                afterAccepting: try Flags.integer(count, in: 1...Int.max, what: "--stall-after"),
+                for: .milliseconds(milliseconds))
+        }
+        faults.errorResponseLag = try flags.integer("--error-lag", in: 0...Int.max) ?? 0
+        faults.errorResponseByteInterval = try flags.integer("--error-trickle-ms", in: 0...3_600_000).map {
+            .milliseconds($0)
+        }
+        faults.errorIdentifierOverride = try flags.integer("--error-id", in: 0...UInt32.max, hex: true)
+        if let latency = try flags.integer("--latency-ms", in: 0...3_600_000) {
+            faults.latency = .milliseconds(latency)
+        }
+        faults.readRate = try flags.integer("--read-rate", in: 1...TokenBucket.maximumRate)
     }
 
     /// Splits `VALUE[:STATUS]`; STATUS defaults to 8 (invalid token).

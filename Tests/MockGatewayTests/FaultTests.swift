@@ -111,6 +111,8 @@ import Testing
         #expect(ContinuousClock.now - sent >= .milliseconds(300))
         #expect(transcript.bytes == hex("08 08 00000001"))
         #expect(harness.gateway.records.isEmpty)
+        // It kept reading during the delay: the 2nd was decoded and thrown away.
+        #expect(harness.gateway.rejections == [.init(status: .invalidToken, identifier: 1, connection: 1, discardedAfter: 1)])
     }
 
     @Test func splitsTheErrorResponseInTwoRecords() throws {
@@ -159,7 +161,7 @@ import Testing
         faults.stallReads(afterAccepting: 1, for: .seconds(2))
         let harness = try Harness(faults: faults)
         let client = try harness.connect()
-        try client.send(stallFrames(1..<2))
+        try client.send(bulkFrames(1..<2))
         // The first record is made, and the gateway stops reading right after making it.
         #expect(harness.gateway.waitForRecords(count: 1, timeout: .seconds(10)))
 
@@ -167,21 +169,10 @@ import Testing
         var next: UInt32 = 2
         var recordsWhenBlocked: Int?
         while recordsWhenBlocked == nil, next < 400_000 {
-            let batch = stallFrames(next..<next + 4096)
+            let batch = bulkFrames(next..<next + 4096)
             next += 4096
-            var written = 0
-            writing: while written < batch.count {
-                let step = batch.withUnsafeBytes {
-                    client.connection.write(UnsafeRawBufferPointer(rebasing: $0[written...]))
-                }
-                switch step {
-                case .done(let count): written += count
-                case .wantWrite:
-                    recordsWhenBlocked = harness.gateway.records.count
-                    break writing
-                case .wantRead, .closed, .failed: break writing  // `send` below waits or throws
-                }
-            }
+            let written = try client.writeWithoutBlocking(batch)
+            if written < batch.count { recordsWhenBlocked = harness.gateway.records.count }
             try client.send(Array(batch[written...]), timeout: .seconds(30))
         }
         #expect(recordsWhenBlocked == 1)
@@ -194,7 +185,7 @@ import Testing
         #expect(records.count == total)
         #expect(records.map(\.identifier) == (1...UInt32(total)).map { $0 })
         #expect(records.allSatisfy { $0.connection == 1 && $0.sequence == Int($0.identifier ?? 0) })
-        #expect(records.last == stallRecord(UInt32(total), sequence: total))
+        #expect(records.last == bulkRecord(UInt32(total), sequence: total))
         #expect(harness.gateway.rejections.isEmpty)
     }
 
@@ -221,31 +212,4 @@ import Testing
         #expect(throws: MockGateway.InvalidHexError(text: "zz")) { try faults.rejectToken(hex: "zz") }
         #expect(faults.rejectedTokens.isEmpty)
     }
-}
-
-/// The token for `stallFrames` identifier `id`: its 4 bytes, then 28 of `0xA5`.
-private func stallToken(_ id: UInt32) -> [UInt8] {
-    withUnsafeBytes(of: id.bigEndian) { Array($0) } + [UInt8](repeating: 0xA5, count: 28)
-}
-
-/// A 200-byte payload naming `id`, so frames are 245 bytes and a batch of 4096 about 1 MB.
-private func stallPayload(_ id: UInt32) -> [UInt8] {
-    let text = #"{"aps":{"alert":"n\#(id)"},"pad":""#
-    return Array((text + String(repeating: "x", count: 200 - text.utf8.count - 2) + #""}"#).utf8)
-}
-
-/// Command 1 frames for the identifiers, expiry 0.
-private func stallFrames(_ identifiers: Range<UInt32>) -> [UInt8] {
-    var buffer = WireBuffer(capacity: identifiers.count * 245)
-    for id in identifiers {
-        buffer.writeEnhancedNotification(identifier: id, expiry: 0, token: stallToken(id), payload: stallPayload(id))
-    }
-    return buffer.readableBytesArray
-}
-
-/// The record the gateway keeps for `stallFrames` identifier `id`.
-private func stallRecord(_ id: UInt32, sequence: Int) -> MockGateway.Record {
-    MockGateway.Record(
-        connection: 1, sequence: sequence, command: .enhanced, identifier: id,
-        token: stallToken(id), payload: stallPayload(id), expiry: 0, priority: nil)
 }

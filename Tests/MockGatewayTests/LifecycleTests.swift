@@ -1,5 +1,6 @@
 import APNTLS
 import MockGateway
+import TestSupport
 import Testing
 
 /// Starting, configuration and prompt stopping.
@@ -50,5 +51,41 @@ import Testing
         #expect(client.connection.protocolVersion == "TLSv1.3")
         try client.send(enhancedFrames(1...1))
         #expect(harness.records(waitingFor: 1).count == 1)
+    }
+}
+
+/// ``MockGateway/stop(timeout:)`` ends connections whatever remote-gateway fault they wait on.
+@Suite struct StopWhileWaitingTests {
+    enum Waiting: String, CaseIterable, Sendable {
+        case latency, readRate, errorResponseDelay, trickle
+    }
+
+    @Test(arguments: Waiting.allCases)
+    func stopEndsAConnectionWaitingOn(_ waiting: Waiting) throws {
+        var faults = MockGateway.Faults()
+        switch waiting {
+        case .latency: faults.latency = .seconds(600)
+        case .readRate: faults.readRate = 1
+        case .errorResponseDelay: faults.errorResponseDelay = .seconds(600)
+        case .trickle: faults.errorResponseByteInterval = .seconds(600)
+        }
+        if waiting == .errorResponseDelay || waiting == .trickle { faults.rejectIdentifier(2) }
+        let harness = try Harness(faults: faults)
+        let client = try harness.connect()
+        try client.send(enhancedFrames(1...5))
+        switch waiting {
+        case .latency: break  // nothing to wait for: the bytes are held, or about to be
+        case .readRate: #expect(harness.gateway.waitForRecords(count: 1, timeout: .seconds(10)))
+        case .errorResponseDelay, .trickle:
+            #expect(harness.gateway.waitForRejections(count: 1, timeout: .seconds(10)))
+        }
+
+        #expect(harness.gateway.stop(timeout: .seconds(5)), "every thread ended")
+        #expect(try client.readToEnd().end != .timedOut)
+        switch waiting {
+        case .latency: #expect(harness.gateway.recordCount == 0)
+        case .readRate: #expect(harness.gateway.recordCount < 5)  // one a second
+        case .errorResponseDelay, .trickle: #expect(harness.gateway.recordCount == 1)
+        }
     }
 }

@@ -2,6 +2,7 @@ import APNWire
 import Dispatch
 import Foundation
 import MockGateway
+import TestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import APNTLS
 import APNWire
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("apn executable")
@@ -68,7 +69,7 @@ struct ApnExecutableTests {
         let payload = #"{"aps":{"alert":"hello"}}"#
         var frame = WireBuffer()
         frame.writeEnhancedNotification(identifier: 7, expiry: 0, token: token, payload: Array(payload.utf8))
-        try send(frame.readableBytesArray, on: connection)
+        try TestClient(connection).send(frame.readableBytesArray, timeout: .seconds(5))
 
         // The gateway writes each record line with one write(2) as soon as it is accepted.
         // Between reads of the file, wait (at most 100 ms) on the connection: the gateway
@@ -139,23 +140,6 @@ struct ApnExecutableTests {
             case .closed(let clean): throw TLSError(.read, "the gateway closed the connection (clean: \(clean))")
             case .failed(let error): throw error
             }
-        }
-    }
-
-    /// Writes every byte of `bytes` on `connection`, waiting with a deadline when it would block.
-    private func send(_ bytes: [UInt8], on connection: TLSConnection) throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        var offset = 0
-        while offset < bytes.count {
-            let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            switch step {
-            case .done(let count): offset += count
-            case .wantRead: _ = try connection.waitUntil(.readable, deadline: deadline)
-            case .wantWrite: _ = try connection.waitUntil(.writable, deadline: deadline)
-            case .closed(let clean): throw TLSError(.write, "gateway closed (clean: \(clean))")
-            case .failed(let error): throw error
-            }
-            if ContinuousClock.now > deadline { throw TLSError(.timeout, "writing the notification") }
         }
     }
 }

@@ -1,6 +1,8 @@
 import APN
 import APNTLS
+import APNWire
 import Foundation
+import TestSupport
 import Testing
 
 /// `apn mock-gateway`'s fault and TLS flags, exercised as a process by clients built from
@@ -20,6 +22,28 @@ struct ApnMockGatewayFlagTests {
         }
         deinit { try? FileManager.default.removeItem(atPath: root) }
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+
+        /// A raw client connected to the gateway at `port` with the client certificate, handshake done.
+        func connect(port: UInt16) throws -> TestClient {
+            let context = try TLSClientContext(
+                trustedCertificates: TLSCertificate.certificates(
+                    fromPEM: Array(try Data(contentsOf: URL(fileURLWithPath: path("ca.pem"))))),
+                credentials: TLSCredentials(certificateFile: path("client.pem"), keyFile: path("client.key")))
+            let connection = try TLSConnection.connect(host: "127.0.0.1", port: port, context: context, timeout: .seconds(5))
+            try connection.handshake(deadline: .now + .seconds(5))
+            return TestClient(connection)
+        }
+    }
+
+    /// Command 1 frames for the identifiers, each to a token of 32 bytes `id`.
+    static func frames(_ identifiers: ClosedRange<UInt32>) -> [UInt8] {
+        var buffer = WireBuffer()
+        for id in identifiers {
+            buffer.writeEnhancedNotification(
+                identifier: id, expiry: 0, token: [UInt8](repeating: UInt8(id), count: 32),
+                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+        }
+        return buffer.readableBytesArray
     }
 
     static func port(of gateway: ApnProcess) throws -> UInt16 {
@@ -85,5 +109,66 @@ struct ApnMockGatewayFlagTests {
         let summary = try jsonObject(try gateway.nextLine())
         #expect(summary["handshake_failures"] as? Int == 1)
         #expect(try gateway.waitForExit().status == 0)
+    }
+
+    @Test("--latency-ms, --error-lag, --error-trickle-ms and --error-id shape the answer a client reads")
+    func remoteGatewayAnswer() throws {
+        let certificates = try Certificates()
+        let gateway = try ApnProcess([
+            "mock-gateway", "--certs", certificates.directory, "--reject-id", "3", "--latency-ms", "150",
+            "--error-lag", "2", "--error-trickle-ms", "20", "--error-id", "0xDEADBEEF",
+        ])
+        let client = try certificates.connect(port: try Self.port(of: gateway))
+        defer { client.connection.close() }
+        let sent = ContinuousClock.now
+        try client.send(Self.frames(1...10))
+
+        let transcript = try client.readToEnd()
+        #expect(hexString(transcript.bytes) == "0808deadbeef", "status 8 with the overriding identifier")
+        #expect(transcript.reads == [1, 1, 1, 1, 1, 1], "trickled a byte a record")
+        #expect(ContinuousClock.now - sent >= .milliseconds(300 + 100), "latency both ways, then 5 gaps")
+        #expect(transcript.end == .closed(clean: true))
+
+        gateway.send(SIGTERM)
+        let summary = try jsonObject(try gateway.nextLine())
+        #expect(summary["accepted"] as? Int == 2)
+        #expect((summary["rejected"] as? [String: Any])?["8"] as? Int == 1)
+        #expect(try gateway.waitForExit().status == 0)
+    }
+
+    @Test("--read-rate, --stall-after N:MS and --reset-after end a connection late and abruptly")
+    func slowGatewayThenReset() throws {
+        let certificates = try Certificates()
+        let gateway = try ApnProcess([
+            "mock-gateway", "--certs", certificates.directory, "--read-rate", "20", "--stall-after", "1:300",
+            "--reset-after", "3",
+        ])
+        let client = try certificates.connect(port: try Self.port(of: gateway))
+        defer { client.connection.close() }
+        let sent = ContinuousClock.now
+        try client.send(Self.frames(1...5))
+
+        let transcript = try client.readToEnd()
+        #expect(transcript.bytes.isEmpty)
+        #expect(transcript.end == .failed(.connectionReset))
+        // The 1st at once, a 300 ms stall, the 2nd on a saved token, the 3rd 50 ms later.
+        #expect(ContinuousClock.now - sent >= .milliseconds(350))
+
+        gateway.send(SIGTERM)
+        let summary = try jsonObject(try gateway.nextLine())
+        #expect(summary["accepted"] as? Int == 3)
+        #expect(try gateway.waitForExit().status == 0)
+    }
+
+    @Test("a bad value for a remote-gateway flag exits with status 2 and names the flag", arguments: [
+        ["--error-id", "0xZZ"], ["--stall-after", "3:soon"], ["--read-rate", "0"], ["--latency-ms", "-5"],
+        ["--error-lag", "many"], ["--error-trickle-ms", "1.5"], ["--reset-after", "0"],
+    ])
+    func badRemoteFlag(arguments: [String]) throws {
+        let apn = try ApnProcess(["mock-gateway"] + arguments)
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 2)
+        #expect(standardError.contains(arguments[0]))
+        #expect(standardError.contains("\"\(arguments[1].split(separator: ":").last ?? "")\""))
     }
 }

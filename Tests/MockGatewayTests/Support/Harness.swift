@@ -1,6 +1,7 @@
 import APNTLS
 import APNWire
 import MockGateway
+import TestSupport
 
 /// A started gateway with fresh certificates, and a client context whose certificate its
 /// CA issued. Stops the gateway when released.
