@@ -41,6 +41,11 @@ extension MockGateway {
         /// After the N-th accepted notification overall, close with a TCP reset (when the
         /// N-th is processed, like ``closeAfter``).
         public var resetAfter: Int?
+        /// After every N-th accepted notification overall (N, 2N, 3N …), close without an
+        /// error response: a gateway that drops connections now and then, for soak tests.
+        public var closeEvery: Int?
+        /// After every N-th accepted notification overall, close with a TCP reset.
+        public var resetEvery: Int?
         /// After the N-th accepted notification overall, stop reading that connection's
         /// socket for ``stallDuration``, then go on reading, decoding and recording as
         /// before. Meanwhile nothing more is decoded or recorded on that connection and,
@@ -100,6 +105,8 @@ extension MockGateway {
             shutdownAfter = nil
             closeAfter = nil
             resetAfter = nil
+            closeEvery = nil
+            resetEvery = nil
             stallReadsAfter = nil
             stallDuration = .seconds(1)
             errorIdentifierOverride = nil

@@ -25,6 +25,7 @@ struct GatewayConnection {
         // record header, then its body.
         driver.connection.setReadAhead(true)
         let number = shared.update { $0.openConnection() }
+        defer { shared.update { $0.closeConnection() } }
         var input = ConnectionInput(limits: settings.limits)
         guard let end = serve(&input, connection: number) else {
             driver.connection.close()

@@ -16,6 +16,8 @@ struct Ledger: ~Copyable {
     /// Notifications decoded overall, accepted or not: numbers the next one.
     var decodedCount = 0
     var connectionCount = 0
+    /// Gateway connections open now (handshake done, not ended).
+    var openConnectionCount = 0
     var handshakeFailureCount = 0
     var feedbackConnectionCount = 0
     var feedbackQueue: [(time: UInt32, token: [UInt8])] = []
@@ -28,7 +30,13 @@ struct Ledger: ~Copyable {
     /// Numbers a gateway connection whose handshake completed.
     mutating func openConnection() -> Int {
         connectionCount += 1
+        openConnectionCount += 1
         return connectionCount
+    }
+
+    /// A gateway connection that ``openConnection()`` numbered has ended.
+    mutating func closeConnection() {
+        openConnectionCount -= 1
     }
 
     /// Judges one valid notification against the faults, recording it when accepted.
@@ -100,6 +108,8 @@ struct Ledger: ~Copyable {
             faults.closeAfter = nil
             return .close
         }
+        if let every = faults.closeEvery, every > 0, accepted % every == 0 { return .close }
+        if let every = faults.resetEvery, every > 0, accepted % every == 0 { return .reset }
         if faults.resetAfter == accepted {
             faults.resetAfter = nil
             return .reset
@@ -140,6 +150,7 @@ extension MockGateway.Faults {
         !rejectedTokens.isEmpty || !rejectedIdentifiers.isEmpty || !rejectedOrdinals.isEmpty
             || !rejectedOrdinalsOnEachConnection.isEmpty
             || shutdownAfter != nil || closeAfter != nil || resetAfter != nil || stallReadsAfter != nil
+            || closeEvery != nil || resetEvery != nil
     }
 }
 

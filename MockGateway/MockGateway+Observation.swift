@@ -61,6 +61,21 @@ extension MockGateway {
         shared.wait(until: .now + timeout) { $0.rejections.count >= count }
     }
 
+    /// Gateway connections open now: handshake done, and neither side has ended them (a
+    /// connection that lingers reading after the gateway closed its side still counts).
+    public var openConnectionCount: Int {
+        shared.read { $0.openConnectionCount }
+    }
+
+    /// Waits until at most `count` gateway connections are open — e.g. 0 once a client
+    /// closed and the gateway has read all it had received — or `timeout` passes, or the
+    /// gateway stops.
+    ///
+    /// - Returns: whether the count was reached.
+    public func waitForOpenConnections(atMost count: Int, timeout: Duration) -> Bool {
+        shared.wait(until: .now + timeout) { $0.openConnectionCount <= count }
+    }
+
     /// Waits until at least `count` handshakes failed, or `timeout` passes, or the gateway stops.
     ///
     /// - Returns: whether the count was reached.
