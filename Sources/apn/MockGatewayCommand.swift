@@ -22,6 +22,8 @@ enum MockGatewayCommand {
           --shutdown-after N          answer status 10 after the N-th accepted notification
           --drop-after N              close silently after the N-th accepted notification
           --reset-after N             close with a TCP reset after the N-th accepted notification
+          --drop-every N              close silently after every N-th accepted notification
+          --reset-every N             close with a TCP reset after every N-th accepted notification
           --stall-after N[:MS]        stop reading for MS milliseconds (default 1000) after the N-th
                                       accepted notification, so the client's writes block
           --error-delay-ms MS         wait MS milliseconds before each error response, reading and
@@ -48,7 +50,7 @@ enum MockGatewayCommand {
     private static let valued: Set<String> = [
         "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
         "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
-        "--reset-after", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
+        "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
         "--read-rate",
     ]
     private static let switches: Set<String> = ["--no-session-tickets", "--no-client-cert"]
@@ -198,10 +200,12 @@ enum MockGatewayCommand {
     }
 
     /// The faults of a remote gateway and the other "after N" ends: `--reset-after`,
-    /// `--stall-after`, `--error-lag`, `--error-trickle-ms`, `--error-id`, `--latency-ms`,
-    /// `--read-rate`.
+    /// `--drop-every`, `--reset-every`, `--stall-after`, `--error-lag`, `--error-trickle-ms`,
+    /// `--error-id`, `--latency-ms`, `--read-rate`.
     private static func parseRemoteFaults(_ flags: Flags, into faults: inout MockGateway.Faults) throws(UsageError) {
         faults.resetAfter = try flags.integer("--reset-after", in: 1...Int.max)
+        faults.closeEvery = try flags.integer("--drop-every", in: 1...Int.max)
+        faults.resetEvery = try flags.integer("--reset-every", in: 1...Int.max)
         if let text = flags.value("--stall-after") {
             let (count, suffix) = Flags.splitSuffix(text)
             var milliseconds = 1_000

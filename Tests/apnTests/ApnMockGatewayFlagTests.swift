@@ -160,9 +160,30 @@ struct ApnMockGatewayFlagTests {
         #expect(try gateway.waitForExit().status == 0)
     }
 
+    @Test("--drop-every N closes silently after every N-th accepted notification, connection after connection")
+    func dropEvery() throws {
+        let certificates = try Certificates()
+        let gateway = try ApnProcess(["mock-gateway", "--certs", certificates.directory, "--drop-every", "2"])
+        let port = try Self.port(of: gateway)
+        for round in 0..<2 {
+            let client = try certificates.connect(port: port)
+            defer { client.connection.close() }
+            try client.send(Self.frames(UInt32(round * 2 + 1)...UInt32(round * 2 + 4)))
+            let transcript = try client.readToEnd()
+            #expect(transcript.bytes.isEmpty, "no error response")
+            #expect(transcript.end == .closed(clean: false))
+        }
+        gateway.send(SIGTERM)
+        let summary = try jsonObject(try gateway.nextLine())
+        #expect(summary["accepted"] as? Int == 4, "two a connection, then the close")
+        #expect(summary["connections"] as? Int == 2)
+        #expect(try gateway.waitForExit().status == 0)
+    }
+
     @Test("a bad value for a remote-gateway flag exits with status 2 and names the flag", arguments: [
         ["--error-id", "0xZZ"], ["--stall-after", "3:soon"], ["--read-rate", "0"], ["--latency-ms", "-5"],
-        ["--error-lag", "many"], ["--error-trickle-ms", "1.5"], ["--reset-after", "0"],
+        ["--error-lag", "many"], ["--error-trickle-ms", "1.5"], ["--reset-after", "0"], ["--drop-every", "0"],
+        ["--reset-every", "x"],
     ])
     func badRemoteFlag(arguments: [String]) throws {
         let apn = try ApnProcess(["mock-gateway"] + arguments)
