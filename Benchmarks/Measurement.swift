@@ -5,7 +5,7 @@ struct BenchUsageError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Options every scenario understands.
+/// Options every scenario understands, and the whole-number options one scenario adds.
 struct BenchOptions {
     /// Operations per measured round.
     var operations: Int
@@ -13,8 +13,12 @@ struct BenchOptions {
     var rounds = 5
     /// Run only the measurement with this label prefix (e.g. `precompiled`).
     var only: String?
+    /// The scenario's own options (`--latency-ms 5` → `["--latency-ms": 5]`).
+    var values: [String: Int] = [:]
 
-    init(_ arguments: [String], defaultOperations: Int) throws {
+    /// Reads `arguments`; `extra` names the whole-number options the scenario takes beside
+    /// `--operations`, `--rounds` and `--only`.
+    init(_ arguments: [String], defaultOperations: Int, extra: Set<String> = []) throws {
         operations = defaultOperations
         var rest = arguments[...]
         while let flag = rest.popFirst() {
@@ -22,12 +26,14 @@ struct BenchOptions {
                 only = value
                 continue
             }
-            guard let value = rest.popFirst(), let number = Int(value), number > 0 else {
-                throw BenchUsageError(description: "\(flag) needs a positive whole number")
+            guard let value = rest.popFirst(), let number = Int(value), number >= 0 else {
+                throw BenchUsageError(description: "\(flag) needs a whole number")
             }
             switch flag {
-            case "--frames", "--operations": operations = number
-            case "--rounds": rounds = number
+            case "--frames", "--operations", "--rounds":
+                guard number > 0 else { throw BenchUsageError(description: "\(flag) needs a positive whole number") }
+                if flag == "--rounds" { rounds = number } else { operations = number }
+            case _ where extra.contains(flag): values[flag] = number
             default: throw BenchUsageError(description: "unknown option \(flag)")
             }
         }

@@ -34,6 +34,15 @@ enum SendBenchmark {
             let seconds = try rounds(options.rounds) { try round(devices, payload: .shared(shared, batches: batches)) }
             report("precompiled 100-byte payload", operations: count, seconds: seconds.map(\.seconds), unit: "notifications/s")
         }
+        if options.includes("confirming") {
+            // Rolling confirmation's price: a round trip and a reconnect per marker.
+            for interval in [100_000, 10_000] {
+                let seconds = try rounds(options.rounds) {
+                    try round(devices, payload: .shared(shared, batches: batches), confirmationInterval: interval)
+                }
+                report("confirming every \(interval)", operations: count, seconds: seconds.map(\.seconds), unit: "notifications/s")
+            }
+        }
         if options.includes("compiled") {
             let seconds = try rounds(options.rounds) {
                 try round(devices, payload: .compiledEachTime)
@@ -80,14 +89,16 @@ enum SendBenchmark {
     /// One connection pushes every device; returns once the gateway has recorded all it
     /// accepts, and checks what it recorded.
     static func round(
-        _ devices: [Device], payload: Payload, rejecting rejected: Set<Int> = []
+        _ devices: [Device], payload: Payload, rejecting rejected: Set<Int> = [], confirmationInterval: Int? = nil
     ) throws -> RoundResult {
         var faults = MockGateway.Faults()
         for n in rejected { faults.rejectToken(devices[n].token) }
         let gateway = try MockGateway(configuration: MockGateway.Configuration(faults: faults))
         defer { _ = gateway.stop() }
         try gateway.start()
-        let connection = Connection(options: try options(for: gateway))
+        var settings = try options(for: gateway)
+        settings.confirmationInterval = confirmationInterval
+        let connection = Connection(options: settings)
         let expected = devices.count - rejected.count
 
         let clock = ContinuousClock()
@@ -224,6 +235,11 @@ enum SendBenchmark {
         precondition(note.length() == 100)
         _ = note.compiledPayload()
         return note
+    }
+
+    /// The number `makeDevice` made a token from.
+    static func number(of token: [UInt8]) -> Int {
+        Int(token.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
     static func makeDevice(_ n: Int) -> Device {

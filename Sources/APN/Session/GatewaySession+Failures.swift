@@ -56,7 +56,10 @@ extension GatewaySession {
         let lostReason: UnknownFateReason = resendIsPossiblyDuplicated ? .unattributedError : .evictedFromCache
         while takenCount > 0 {
             let entry = removeFirstWritten()
-            if entry.flags.contains(.evicted), !entry.isFlushMarker {
+            let twiceAmbiguous = resendIsPossiblyDuplicated && entry.flags.contains(.possiblyDuplicated)
+            if (entry.flags.contains(.evicted) || twiceAmbiguous), !entry.isFlushMarker {
+                // Evicted: cannot be resent. Already a possibly duplicated copy, and again
+                // perhaps taken: a third copy could reach the device, so it is not sent.
                 if let tag = entry.tag { emit(.outcome(tag, .unknownFate(entry.earlierCopyUncertainty ?? lostReason))) }
             } else {
                 resend.append(entry)
@@ -74,14 +77,18 @@ extension GatewaySession {
     /// The connection ended without an error response: requeue what the socket never
     /// took; apply the silent-close policy to what it took: resent as possibly duplicated,
     /// or reported of unknown fate with errorCallback(error, n) — the connection error
-    /// decided its outcome.
+    /// decided its outcome. A notification is resent this way once: a copy that was itself
+    /// resent as possibly duplicated, and is again unconfirmed, is of unknown fate, so that
+    /// no device receives one more than twice.
     mutating func connectionLost(_ error: APNError, now: Timestamp) {
         resolveByGraceWindow(now)
         let unsent = takeInFlight()
         var unconfirmed: [SessionEntry] = []
         while takenCount > 0 {
             let entry = removeFirstWritten()
-            if entry.isFlushMarker || (configuration.silentClosePolicy == .resend && !entry.flags.contains(.evicted)) {
+            let resendable = configuration.silentClosePolicy == .resend
+                && !entry.flags.contains(.evicted) && !entry.flags.contains(.possiblyDuplicated)
+            if entry.isFlushMarker || resendable {
                 unconfirmed.append(entry)
             } else if let tag = entry.tag {
                 emit(.errorCallback(.error(error), tag))
@@ -145,6 +152,12 @@ extension GatewaySession {
             if entry.retriesLeft > 0 { entry.retriesLeft -= 1 }
             resendCount += 1
             kept.append(entry)
+        }
+        if configuration.command != .simple, kept.contains(where: { $0.flags.contains(.possiblyDuplicated) }) {
+            // Resent though they may already be delivered: a marker right after them
+            // settles them in a round trip, where the grace window would leave them open to
+            // being sent once more by the next close.
+            pending.prepend(.flushMarker(automatic: true))
         }
         pending.prepend(contentsOf: kept)
     }

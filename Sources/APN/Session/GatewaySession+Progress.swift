@@ -7,6 +7,9 @@ extension GatewaySession {
     mutating func pump(_ now: Timestamp) {
         switch phase {
         case .idle:
+            // A new connection starts with nothing to confirm: an automatic marker in front
+            // would be dropped there anyway, and must not open a connection by itself.
+            while pending.first?.isAutomaticMarker == true { pending.removeFirst() }
             if !pending.isEmpty {
                 startConnect(now)
             } else if shutdownRequested {
@@ -46,7 +49,11 @@ extension GatewaySession {
                 askForRoom()
                 return
             }
-            encode(pending.removeFirst())
+            let entry = pending.removeFirst()
+            // An automatic marker with nothing written before it on this connection (a
+            // rolling marker already confirmed its notifications) would confirm nothing.
+            if entry.isAutomaticMarker, stream.encodedSinceMarker == 0 { continue }
+            encode(entry)
         }
     }
 
@@ -78,11 +85,14 @@ extension GatewaySession {
         if isMarker {
             awaitingMarker = true
             stream.encodedSinceMarker = 0
-        } else if let interval = configuration.confirmationInterval, configuration.command != .simple {
+        } else {
+            stream.encodedSinceMarker += 1
             // Rolling confirmation: at most `interval` notifications are ever unconfirmed
             // when the connection drops without a word.
-            stream.encodedSinceMarker += 1
-            if stream.encodedSinceMarker >= interval { encode(.flushMarker(automatic: true)) }
+            if let interval = configuration.confirmationInterval, configuration.command != .simple,
+               stream.encodedSinceMarker >= interval {
+                encode(.flushMarker(automatic: true))
+            }
         }
     }
 

@@ -470,7 +470,8 @@ struct StreamPosition: ~Copyable {
     /// Entries the socket took on this connection, settled ones included: identifiers
     /// `firstIdentifier …` up to this many were written here.
     var identifiersTaken: UInt64 = 0
-    /// Notifications encoded since the last marker (rolling confirmation).
+    /// Notifications encoded since the last marker (or since connecting): what a marker
+    /// written now would confirm.
     var encodedSinceMarker = 0
     /// When a report first found bytes unacknowledged with no progress since the one before.
     var unacknowledgedSince: Timestamp?

@@ -33,10 +33,27 @@ struct SessionConnectionTests {
         h.write()
         h.closed()
         h.connected()
-        #expect(h.write().map(\.tag) == [1, 2, 3])
-        h.advance(3)
-        #expect((1...3).allSatisfy { h.outcome($0) == acceptedTwice(.graceWindow) })
+        #expect(h.write().map(\.tag) == [1, 2, 3, -1], "resent, then a marker to settle them in a round trip")
+        h.respond(.missingDeviceToken, 4)
+        #expect((1...3).allSatisfy { h.outcome($0) == acceptedTwice(.flush) })
         #expect(h.callbacks.isEmpty, "resent and then accepted: nothing failed")
+    }
+
+    @Test func aCopyResentAsPossiblyDuplicatedIsNotSentAThirdTime() {
+        var h = SessionHarness()
+        h.push(1...2)
+        h.connected()
+        h.write()
+        h.closed() // the gateway may have taken them: resent, marked
+        h.connected()
+        #expect(h.write().map(\.tag) == [1, 2, -1])
+        let reset = APNError(code: .connectionFailed, message: "connection reset by peer")
+        h.closed(reset) // and again, before the marker was answered
+        #expect(h.outcome(1) == .unknownFate(.unconfirmedAtClose), "two copies may have arrived: a third is not sent")
+        #expect(h.outcome(2) == .unknownFate(.unconfirmedAtClose))
+        #expect(h.callbacks.map(\.tag) == [1, 2], "errorCallback(error, n): the second close decided them")
+        #expect(h.callbacks.first?.code == .error(reset))
+        #expect(h.connectRequests == 2, "nothing left to send: no reconnect")
     }
 
     @Test func aFailedConnectCallsNoErrorCallbackForNotificationsThatStillWait() {
@@ -169,7 +186,7 @@ struct SessionConnectionTests {
         h.closed()
         h.advance(1) // a peer that is not a gateway is backed off from
         h.connected()
-        #expect(h.write().map(\.tag) == [1, 2])
+        #expect(h.write().map(\.tag) == [1, 2, -1])
         h.advance(3)
         #expect(h.outcome(1) == acceptedTwice(.graceWindow))
     }

@@ -99,7 +99,7 @@ struct SessionSettleWindowTests {
         #expect(h.connectRequests == 1)
         h.advance(1)
         h.connected()
-        #expect(h.write().map(\.tag) == [1, 2, 3])
+        #expect(h.write().map(\.tag) == [1, 2, 3, -1])
         h.advance(3)
         #expect((1...3).allSatisfy { h.outcome($0) == acceptedTwice(.graceWindow) })
     }

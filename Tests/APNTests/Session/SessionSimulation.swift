@@ -436,6 +436,7 @@ struct SessionSimulation: ~Copyable {
                 if taken > 1, !acceptance.possiblyDuplicated {
                     violations.append("tag \(tag): taken \(taken)x but not marked possibly duplicated")
                 }
+                if taken > 2 { violations.append("tag \(tag): taken \(taken)x") }
             case .rejected(let status):
                 let expected = badStatus(tag).map { $0.isKnown ? $0 : .unknown }
                 if status != expected { violations.append("tag \(tag): rejected with \(status), gateway's status \(String(describing: expected))") }
@@ -447,6 +448,7 @@ struct SessionSimulation: ~Copyable {
             case .unknownFate(.unconfirmedAtClose), .unknownFate(.unattributedError):
                 break
             }
+            if taken > 2 { violations.append("tag \(tag): taken \(taken)x (\(outcome))") }
             if taken > 0, !outcome.isAccepted, outcome != .unknownFate(.unconfirmedAtClose),
                outcome != .unknownFate(.unattributedError) {
                 violations.append("tag \(tag): the gateway took it but the outcome is \(outcome)")

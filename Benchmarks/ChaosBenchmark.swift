@@ -1,0 +1,176 @@
+import APN
+import Foundation
+import MockGateway
+import Synchronization
+
+/// `apn-bench chaos`: the delivery guarantee measured under the faults of a remote gateway.
+/// A million notifications (`--operations`) go through ``Connection`` into an in-process
+/// MockGateway that answers `--latency-ms` away (5 by default, each way), rejects one
+/// notification in 1,000, closes a connection without a word after every 100,000 accepted
+/// and resets one after every 250,000. Every outcome is checked against what the gateway
+/// recorded: accepted ⇔ recorded once (at most twice when marked possibly duplicated),
+/// rejected ⇔ never recorded; unknown fates are counted. It prints the throughput beside
+/// `send`'s (precompiled, no faults) measured in the same round, and fails when a
+/// notification was lost or delivered twice without a mark.
+///
+/// `--connections N` sockets (1), `--confirm N` rolling confirmation (off), `--report 1`
+/// for the `reportUnconfirmed` silent-close policy (resend, the default, otherwise).
+enum ChaosBenchmark {
+    static func run(_ arguments: [String]) throws {
+        let options = try BenchOptions(
+            arguments, defaultOperations: 1_000_000, extra: ["--latency-ms", "--connections", "--confirm", "--report"])
+        let count = options.operations
+        let latency = options.values["--latency-ms"] ?? 5
+        let connections = max(1, options.values["--connections"] ?? 1)
+        let confirmation = options.values["--confirm"].flatMap { $0 > 0 ? $0 : nil }
+        let policy: SilentClosePolicy = (options.values["--report"] ?? 0) > 0 ? .reportUnconfirmed : .resend
+        print("chaos: \(count) notifications through Connection, \(latency) ms away each way, 1 in 1,000 rejected, "
+            + "a silent close after every 100,000 accepted, a reset after every 250,000; \(connections) socket(s), "
+            + "\(policy), rolling confirmation \(confirmation.map { "every \($0)" } ?? "off"); \(options.rounds) round(s)")
+        let shared = SendBenchmark.precompiled()
+        let devices = (0..<count).map { SendBenchmark.makeDevice($0) }
+        let batches = stride(from: 0, to: count, by: 1_000).map { $0..<min($0 + 1_000, count) }
+        var failed = false
+        for round in 1...options.rounds {
+            let baseline = try SendBenchmark.round(
+                devices, payload: .shared(shared, batches: batches.map { Array(devices[$0]) }))
+            let result = try chaosRound(
+                devices: devices, batches: batches, note: shared, latency: .milliseconds(latency),
+                connections: connections, confirmation: confirmation, policy: policy)
+            let rate = Double(count) / result.seconds
+            let sendRate = Double(count) / baseline.seconds
+            print("round \(round): \(format(rate)) notifications/s under chaos, send \(format(sendRate))/s on the same "
+                + "round (\(String(format: "%.0f", 100 * rate / sendRate)) %); \(result.summary)")
+            failed = failed || !result.problems.isEmpty
+            for problem in result.problems.prefix(10) { print("  PROBLEM: \(problem)") }
+        }
+        if failed { throw BenchUsageError(description: "chaos: notifications lost or delivered twice unmarked") }
+    }
+
+    /// What one chaos round measured and found.
+    struct RoundResult {
+        var seconds: Double
+        var summary: String
+        var problems: [String]
+    }
+
+    static func chaosRound(
+        devices: [Device], batches: [Range<Int>], note: APN.Notification, latency: Duration, connections: Int,
+        confirmation: Int?, policy: SilentClosePolicy
+    ) throws -> RoundResult {
+        let count = devices.count
+        var faults = MockGateway.Faults()
+        faults.latency = latency
+        for n in stride(from: 999, to: count, by: 1_000) { faults.rejectToken(devices[n].token) }
+        faults.closeEvery = 100_000
+        faults.resetEvery = 250_000
+        let gateway = try MockGateway(configuration: MockGateway.Configuration(faults: faults))
+        defer { _ = gateway.stop() }
+        try gateway.start()
+        var settings = try SendBenchmark.options(for: gateway)
+        settings.maxConnections = connections
+        settings.confirmationInterval = confirmation
+        settings.silentClosePolicy = policy
+        let connection = Connection(options: settings)
+        let outcomes = OutcomeTable(count: count)
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        for batch in batches {
+            let first = batch.lowerBound
+            connection.push(note, to: Array(devices[batch])) { index, outcome in outcomes.record(first + index, outcome) }
+        }
+        // A confirmed flush returns once everything pushed before it has its outcome.
+        let flushed = SendBenchmark.ReportBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            flushed.report = await connection.flush()
+            done.signal()
+        }
+        done.wait()
+        let elapsed = clock.now - start
+        var report = SendBenchmark.blockingShutdown(connection)
+        report.resent += flushed.report.resent
+
+        var recorded = [UInt8](repeating: 0, count: count)
+        for record in gateway.records {
+            let n = SendBenchmark.number(of: record.token)
+            if n < count, recorded[n] < .max { recorded[n] += 1 }
+        }
+        let check = outcomes.check(against: recorded)
+        let summary = "accepted \(check.accepted) (possibly duplicated \(check.possiblyDuplicated), recorded twice "
+            + "\(check.recordedTwice)), rejected \(check.rejected), failed \(check.failed), unknown fate \(check.unknown); "
+            + "lost \(check.lost), unmarked duplicates \(check.unmarkedDuplicates); resent \(flushed.report.resent), "
+            + "gateway connections \(gateway.connectionCount)"
+        return RoundResult(
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            summary: summary, problems: check.problems)
+    }
+
+    /// Every notification's outcome, by number, written from the callback queue.
+    final class OutcomeTable: Sendable {
+        enum Kind: UInt8 {
+            case none, accepted, acceptedPossiblyDuplicated, rejected, failed, unknown
+        }
+
+        private let state: Mutex<(kinds: [Kind], repeated: Int)>
+
+        init(count: Int) {
+            state = Mutex((kinds: [Kind](repeating: .none, count: count), repeated: 0))
+        }
+
+        func record(_ n: Int, _ outcome: NotificationOutcome) {
+            let kind: Kind = switch outcome {
+            case .accepted(let acceptance): acceptance.possiblyDuplicated ? .acceptedPossiblyDuplicated : .accepted
+            case .rejected: .rejected
+            case .failed: .failed
+            case .unknownFate: .unknown
+            }
+            state.withLock { state in
+                if state.kinds[n] != .none { state.repeated += 1 }
+                state.kinds[n] = kind
+            }
+        }
+
+        struct Check {
+            var accepted = 0, possiblyDuplicated = 0, recordedTwice = 0, rejected = 0, failed = 0, unknown = 0
+            var lost = 0, unmarkedDuplicates = 0
+            var problems: [String] = []
+        }
+
+        /// Each outcome against how often the gateway recorded the notification.
+        func check(against recorded: [UInt8]) -> Check {
+            state.withLock { state in
+                var check = Check()
+                if state.repeated > 0 { check.problems.append("\(state.repeated) second outcomes") }
+                for (n, kind) in state.kinds.enumerated() {
+                    let times = recorded[n]
+                    switch kind {
+                    case .none:
+                        check.lost += 1
+                        check.problems.append("\(n): no outcome")
+                    case .accepted, .acceptedPossiblyDuplicated:
+                        check.accepted += 1
+                        if kind == .acceptedPossiblyDuplicated { check.possiblyDuplicated += 1 }
+                        if times > 1 { check.recordedTwice += 1 }
+                        if times == 0 {
+                            check.lost += 1
+                            check.problems.append("\(n): accepted, never recorded")
+                        } else if times > 1, kind == .accepted {
+                            check.unmarkedDuplicates += 1
+                            check.problems.append("\(n): recorded \(times) times, not marked")
+                        } else if times > 2 {
+                            check.problems.append("\(n): recorded \(times) times")
+                        }
+                    case .rejected, .failed:
+                        if kind == .rejected { check.rejected += 1 } else { check.failed += 1 }
+                        if times > 0 { check.problems.append("\(n): \(kind), yet recorded") }
+                    case .unknown:
+                        check.unknown += 1
+                    }
+                }
+                return check
+            }
+        }
+    }
+}
