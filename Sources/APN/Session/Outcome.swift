@@ -40,19 +40,21 @@ public struct Acceptance: Hashable, Sendable, CustomStringConvertible {
         /// A status 10 (shutdown) response named this notification or a later one as the
         /// last that succeeded.
         case shutdownIdentifier
-        /// A confirmed flush: the gateway answered the deliberately invalid frame written
-        /// after this notification.
+        /// A confirmation marker was answered: the deliberately invalid frame written after
+        /// this notification by a confirmed flush, rolling confirmation, a full cache, or
+        /// after resending it.
         case flush
-        /// The grace window passed after it was written, with the connection still healthy
-        /// and no error response naming anything before it.
+        /// The grace window passed after the gateway's TCP acknowledged it (never while it
+        /// was still in the send queue), with the connection healthy and no error response
+        /// naming anything before it.
         case graceWindow
     }
 
     /// The evidence for acceptance.
     public let evidence: Evidence
     /// True when the notification was written more than once (resent after an error
-    /// response with identifier 0, or after a silent close under the resend policy), so
-    /// the device may receive it twice.
+    /// response that named nothing usable, or after a silent close under the resend
+    /// policy), so the device may receive it twice — never more than twice.
     public let possiblyDuplicated: Bool
 
     /// Creates an acceptance.
@@ -75,17 +77,19 @@ public struct Acceptance: Hashable, Sendable, CustomStringConvertible {
 
 /// Why a notification's fate cannot be known.
 public enum UnknownFateReason: Hashable, Sendable, CustomStringConvertible {
-    /// An error response named a notification older than the resend cache holds; the
-    /// notifications written between it and the oldest cached one were discarded by the
-    /// gateway but can no longer be resent (node-apn lost these silently). Raise
-    /// `cacheLength` to avoid this.
+    /// With a count-bounded cache (`cacheLength` set), an error response named a
+    /// notification older than the cache holds; the notifications written between it and
+    /// the oldest cached one were discarded by the gateway but can no longer be resent
+    /// (node-apn lost these silently). The default cache, kept by fate, never evicts.
     case evictedFromCache
-    /// The connection closed without an error response shortly after it was written, and
-    /// the silent-close policy is to report rather than resend.
+    /// The connection closed without an error response before it was confirmed, and the
+    /// silent-close policy is to report rather than resend — or it was already a resent,
+    /// possibly duplicated copy, which is not sent a third time.
     case unconfirmedAtClose
     /// An error response did not say which notification it was about (identifier 0, or
-    /// one never written on the connection), and this one was no longer in the resend
-    /// cache: it may have been taken before the bad one, or discarded after it.
+    /// one never written on the connection), and this one could not be resent (evicted
+    /// from a count-bounded cache, or already a resent copy): it may have been taken
+    /// before the bad one, or discarded after it.
     case unattributedError
 
     /// `evicted from the resend cache` …
@@ -115,13 +119,17 @@ public enum ErrorCallbackCode: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What to do with notifications written shortly before a connection closed without an
-/// error response: the gateway may have taken them, or dropped them with the connection.
+/// What to do with notifications written and not yet confirmed when a connection closed
+/// without an error response: the gateway may have taken them, or dropped them with the
+/// connection.
 public enum SilentClosePolicy: Hashable, Sendable {
-    /// Report them as ``UnknownFateReason/unconfirmedAtClose`` (node-apn's choice; the
-    /// default): no duplicates, but possibly lost.
+    /// Report them as ``UnknownFateReason/unconfirmedAtClose``, with
+    /// `errorCallback(error, notification)`: no duplicates, but possibly lost (node-apn
+    /// treated them as delivered, and lost them silently).
     case reportUnconfirmed
-    /// Resend them on the next connection, marking them possibly duplicated: none lost,
-    /// but a device may receive one twice.
+    /// Resend them on the next connection, marked possibly duplicated and followed by a
+    /// confirmation marker (the default): none lost, but a device may receive one twice.
+    /// A resent copy left unconfirmed by another close is reported of unknown fate rather
+    /// than sent a third time.
     case resend
 }

@@ -42,4 +42,29 @@ struct ReadmeConnectionExampleTests {
         #expect("\(report)" == "accepted 2, rejected 0, failed 0, unknown fate 0")
         #expect(fixture.mock.records.count == 2)
     }
+
+    @Test func theReadmeResendCacheOptionsAndArrayOutcomes() async throws {
+        var faults = MockGateway.Faults()
+        faults.rejectToken([UInt8](repeating: 0xAB, count: 32))
+        let fixture = try GatewayFixture(faults: faults)
+        let connection = Connection(options: fixture.options())
+        let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
+        let note = Notification().setAlertText("Hello").setBadge(1)
+
+        // README, "Nothing lost at real gateway latency":
+        var nodeAPN = Connection.Options()
+        nodeAPN.cacheLength = 1000                   // node-apn's count-bounded FIFO, exactly
+        var bounded = Connection.Options()
+        bounded.confirmationInterval = 10_000        // at most 10,000 ever unconfirmed after a drop
+        let devices = [device, try Device(String(repeating: "ab", count: 32))]
+        connection.push(note, to: devices) { index, outcome in   // each device's outcome, as known
+            if !outcome.isAccepted { print(devices[index], outcome) }
+        }
+
+        let report = await connection.shutdown()
+        #expect(nodeAPN.cacheLength == 1000 && Connection.Options().cacheLength == nil)
+        #expect(bounded.confirmationInterval == 10_000)
+        #expect(report.accepted == 1 && report.rejected == 1)
+        #expect(report.notAccepted.map(\.device) == [devices[1]])
+    }
 }
