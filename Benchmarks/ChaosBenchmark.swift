@@ -14,16 +14,21 @@ import Synchronization
 /// notification was lost or delivered twice without a mark.
 ///
 /// `--connections N` sockets (1), `--confirm N` rolling confirmation (off), `--report 1`
-/// for the `reportUnconfirmed` silent-close policy (resend, the default, otherwise).
+/// for the `reportUnconfirmed` silent-close policy (resend, the default, otherwise),
+/// `--settle-ms MS` for the settle window (100 ms by default: a connection the gateway
+/// drops that soon after the handshake backs off 1 s, which the periodic drops here often
+/// are, connections being short-lived between rejections).
 enum ChaosBenchmark {
     static func run(_ arguments: [String]) throws {
         let options = try BenchOptions(
-            arguments, defaultOperations: 1_000_000, extra: ["--latency-ms", "--connections", "--confirm", "--report"])
+            arguments, defaultOperations: 1_000_000,
+            extra: ["--latency-ms", "--connections", "--confirm", "--report", "--settle-ms"])
         let count = options.operations
         let latency = options.values["--latency-ms"] ?? 5
         let connections = max(1, options.values["--connections"] ?? 1)
         let confirmation = options.values["--confirm"].flatMap { $0 > 0 ? $0 : nil }
         let policy: SilentClosePolicy = (options.values["--report"] ?? 0) > 0 ? .reportUnconfirmed : .resend
+        let settle = options.values["--settle-ms"]
         print("chaos: \(count) notifications through Connection, \(latency) ms away each way, 1 in 1,000 rejected, "
             + "a silent close after every 100,000 accepted, a reset after every 250,000; \(connections) socket(s), "
             + "\(policy), rolling confirmation \(confirmation.map { "every \($0)" } ?? "off"); \(options.rounds) round(s)")
@@ -36,7 +41,7 @@ enum ChaosBenchmark {
                 devices, payload: .shared(shared, batches: batches.map { Array(devices[$0]) }))
             let result = try chaosRound(
                 devices: devices, batches: batches, note: shared, latency: .milliseconds(latency),
-                connections: connections, confirmation: confirmation, policy: policy)
+                connections: connections, confirmation: confirmation, policy: policy, settle: settle)
             let rate = Double(count) / result.seconds
             let sendRate = Double(count) / baseline.seconds
             print("round \(round): \(format(rate)) notifications/s under chaos, send \(format(sendRate))/s on the same "
@@ -56,7 +61,7 @@ enum ChaosBenchmark {
 
     static func chaosRound(
         devices: [Device], batches: [Range<Int>], note: APN.Notification, latency: Duration, connections: Int,
-        confirmation: Int?, policy: SilentClosePolicy
+        confirmation: Int?, policy: SilentClosePolicy, settle: Int?
     ) throws -> RoundResult {
         let count = devices.count
         var faults = MockGateway.Faults()
@@ -71,6 +76,7 @@ enum ChaosBenchmark {
         settings.maxConnections = connections
         settings.confirmationInterval = confirmation
         settings.silentClosePolicy = policy
+        if let settle { settings.settleWindow = .milliseconds(settle) }
         let connection = Connection(options: settings)
         let outcomes = OutcomeTable(count: count)
 

@@ -14,7 +14,9 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
 ]
 
 @MainActor func usage() -> String {
-    var text = "usage: apn-bench SCENARIO [--operations N] [--rounds N] [--only MEASUREMENT]\n\nscenarios:\n"
+    var text = "usage: apn-bench SCENARIO [--operations N] [--rounds N] [--only MEASUREMENT]\n"
+        + "       apn-bench chaos [--latency-ms MS] [--connections N] [--confirm N] [--report 1] [--settle-ms MS]\n"
+        + "\nscenarios:\n"
     for scenario in scenarios {
         text += "  \(scenario.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(scenario.summary)\n"
     }
