@@ -52,8 +52,8 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let connectionFailed = Code(.connectionFailed)
         /// The gateway closed the connection without an error response.
         public static let connectionClosed = Code(.connectionClosed)
-        /// The gateway's TLS ended the session with an alert after the handshake (e.g. a
-        /// TLS 1.3 gateway refusing the client certificate): it processed nothing sent.
+        /// The gateway's TLS refused the client certificate with an alert after the
+        /// handshake (a TLS 1.3 gateway): it processed nothing sent.
         public static let refusedByGateway = Code(.refusedByGateway)
         /// A connection attempt took longer than `connectTimeout`.
         public static let connectTimeout = Code(.connectTimeout)
@@ -241,9 +241,10 @@ extension APNError {
         APNError(code: error.kind == .timeout ? .connectTimeout : .connectionFailed, message: "\(error)")
     }
 
-    /// An established socket that broke; a TLS alert from the gateway is its refusal.
+    /// An established socket that broke; a TLS alert refusing our certificate is the
+    /// gateway's refusal (other alerts are failures like any other).
     static func socketFailed(_ error: TLSError) -> APNError {
-        APNError(code: error.kind == .alertReceived ? .refusedByGateway : .connectionFailed, message: "\(error)")
+        APNError(code: error.refusesCertificate ? .refusedByGateway : .connectionFailed, message: "\(error)")
     }
 
     static func notResent() -> APNError {

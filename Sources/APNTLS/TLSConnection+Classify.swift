@@ -30,7 +30,8 @@ extension TLSConnection {
             let errors = OpenSSLErrorQueue.drain()
             if kind != .handshake, reason >= SSL_AD_REASON_OFFSET, reason < SSL_AD_REASON_OFFSET + 256 {
                 // OpenSSL reports a fatal alert from the peer as reason 1000 + the alert.
-                return .failed(TLSError(.alertReceived, describe(), openSSLErrors: errors))
+                let alert = UInt8(truncatingIfNeeded: reason - SSL_AD_REASON_OFFSET)
+                return .failed(TLSError(.alertReceived, describe(), openSSLErrors: errors, alert: alert))
             }
             let verify = SSL_get_verify_result(ssl)
             if verify != Int(X509_V_OK) {

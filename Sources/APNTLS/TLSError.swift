@@ -22,6 +22,9 @@ public struct TLSError: Error, Sendable, CustomStringConvertible {
     public let path: String?
     /// The date involved, e.g. the `notAfter` of an expired certificate.
     public let date: Date?
+    /// For ``Kind-swift.struct/alertReceived``: the alert's description number (RFC 8446
+    /// §6), e.g. 116 for "certificate required".
+    public let alert: UInt8?
 
     /// Creates an error; APNTLS builds these, callers normally only read them.
     public init(
@@ -31,7 +34,8 @@ public struct TLSError: Error, Sendable, CustomStringConvertible {
         verifyResult: VerifyResult? = nil,
         errno: Int32? = nil,
         path: String? = nil,
-        date: Date? = nil
+        date: Date? = nil,
+        alert: UInt8? = nil
     ) {
         self.kind = kind
         self.context = context
@@ -40,6 +44,15 @@ public struct TLSError: Error, Sendable, CustomStringConvertible {
         self.errno = errno
         self.path = path
         self.date = date
+        self.alert = alert
+    }
+
+    /// Whether the peer's alert refused our certificate (bad, unsupported, revoked,
+    /// expired or unknown certificate, unknown CA, access denied, certificate required):
+    /// its TLS layer turned the session down, so it processed nothing we sent.
+    public var refusesCertificate: Bool {
+        guard kind == .alertReceived, let alert else { return false }
+        return [42, 43, 44, 45, 46, 48, 49, 116].contains(alert)
     }
 
     /// One line a person can act on: the kind, the context, then each piece of evidence.

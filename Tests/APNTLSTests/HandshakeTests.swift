@@ -117,6 +117,8 @@ import Testing
             return
         }
         #expect(error.kind == .alertReceived)
+        #expect(error.alert == 116, "certificate required")
+        #expect(error.refusesCertificate)
         #expect(error.openSSLErrors.joined().contains("certificate required"))
     }
 

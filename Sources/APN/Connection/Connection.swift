@@ -200,8 +200,10 @@ public final class Connection: Sendable {
     ///
     /// - Parameter confirm: write a deliberately invalid marker frame after the queue on
     ///   every socket: the gateway's answer to it proves everything pushed before was
-    ///   accepted (``DeliveryReport/confirmed``), without waiting for the grace window.
-    ///   Without it, waits until no notification at all is without an outcome — including
+    ///   accepted (``DeliveryReport/confirmed``), without waiting for the grace window. A
+    ///   marker the gateway does not answer (within the grace window, or before the
+    ///   connection is lost) ends the flush unconfirmed; what it would have covered still
+    ///   gets its outcome. Without it, waits until no notification at all is without an outcome — including
     ///   any pushed meanwhile, so under a steady stream of pushes it may not return; use a
     ///   confirmed flush there. Command 0 cannot be confirmed.
     public func flush(confirm: Bool = true) async -> DeliveryReport {

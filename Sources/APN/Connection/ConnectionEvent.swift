@@ -22,6 +22,11 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
     /// An error response named a notification this many places older than the oldest one
     /// still cached; raise ``Connection/Options/cacheLength``, or leave it `nil`.
     case cacheTooSmall(Int)
+    /// An error response named a notification already reported accepted by the grace
+    /// window: that one and those written after it up to the oldest still open — this many
+    /// — were reported accepted, but the gateway rejected or discarded them. The gateway
+    /// took longer to answer than ``Connection/Options/shutdownGraceWindow``: raise it.
+    case graceWindowTooShort(Int)
     /// A socket's written notifications reached its share of
     /// ``Connection/Options/cacheMemoryLimit`` (`limit` bytes): it writes no more until
     /// outcomes free room (it asks the gateway to confirm). Reported once per connection.
@@ -44,6 +49,7 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
             "transmissionError(\(status.rawValue), \(device.map { "\($0)" } ?? "nil"))"
         case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
         case .cacheFull(let limit): "cacheFull(limit: \(limit))"
+        case .graceWindowTooShort(let count): "graceWindowTooShort(\(count))"
         case .socketError(let error): "socketError(\(error))"
         case .error(let error): "error(\(error))"
         }

@@ -130,8 +130,9 @@ struct ConnectionLoop: ~Copyable {
     }
 
     /// Milliseconds until the earliest timer (rounded up), 0 when one is already due, or -1
-    /// for none. With a manual clock, time moves only by `advance`, which posts to the
-    /// inbox: only an already due timer needs a timeout.
+    /// for none — and at most ``acknowledgementPollMilliseconds`` while a socket waits for
+    /// the peer's acknowledgement. With a manual clock, time moves only by `advance`, which
+    /// posts to the inbox: only an already due timer needs a timeout.
     private func pollTimeout() -> Int32 {
         let timers = timerTimeout()
         // Acknowledgements come in real time, whatever the clock: look again soon.
@@ -431,10 +432,14 @@ struct ConnectionLoop: ~Copyable {
     /// Tells the session how much of what it wrote the peer's TCP has acknowledged (what
     /// the socket carried, less what its send queue still holds).
     private mutating func reportAcknowledgements(_ index: Int, _ tls: TLSConnection) {
-        guard let unacknowledged = tls.unacknowledgedByteCount() else { return }
-        let carried = tls.bytesSentToSocket
-        let acknowledged = carried - min(carried, UInt64(unacknowledged))
-        let plaintext = slots[index].acknowledgements.acknowledge(ciphertext: acknowledged)
+        var plaintext = slots[index].acknowledgements.plaintextAcknowledged
+        if let unacknowledged = tls.unacknowledgedByteCount() {
+            let carried = tls.bytesSentToSocket
+            let acknowledged = carried - min(carried, UInt64(unacknowledged))
+            plaintext = slots[index].acknowledgements.acknowledge(ciphertext: acknowledged)
+        }
+        // Reported even when the socket could not be asked (no progress then), so a peer
+        // that never acknowledges is still given up as stalled.
         slots[index].session.acknowledged(bytes: plaintext, now: now)
         drain(index)
     }
@@ -442,8 +447,11 @@ struct ConnectionLoop: ~Copyable {
     /// The gateway ended the connection (or it broke).
     private mutating func socketEnded(_ index: Int, error: APNError?) {
         guard let tls = slots[index].tls else { return }
-        // Before the socket goes: the session must know what the peer acknowledged.
+        // Before the socket goes: the session must know what the peer acknowledged. That
+        // may settle the rest and close the socket itself (idle, or shutting down).
+        now = clock.now()
         reportAcknowledgements(index, tls)
+        guard slots[index].tls != nil else { return }
         tls.close()
         slots[index].tls = nil
         slots[index].writeBlocked = false
@@ -531,6 +539,8 @@ struct ConnectionLoop: ~Copyable {
             }
         case .cacheTooSmall(let shortfall):
             dispatcher.event(.cacheTooSmall(shortfall))
+        case .graceWindowTooShort(let count):
+            dispatcher.event(.graceWindowTooShort(count))
         case .cacheFull(let limit):
             if !cacheFullReported {
                 cacheFullReported = true
@@ -621,6 +631,8 @@ struct ConnectionLoop: ~Copyable {
         shutdownReplies.removeAll()
         flushes.removeAll()
         settleReplies.removeAll()
+        for reply in acknowledgementWaiters { dispatcher.call(reply) }
+        acknowledgementWaiters.removeAll()
         dispatcher.finish()
         closed = true
         finished = released

@@ -125,9 +125,10 @@ extension Connection {
         /// notifications are accepted once it passes, and ``Connection/shutdown()`` waits
         /// this long before closing (node-apn: 2.5 s).
         public var shutdownGraceWindow: Duration = .milliseconds(2500)
-        /// What happens to notifications written shortly before the gateway closed without
-        /// an error response: resent and marked possibly duplicated (the default: none is
-        /// lost), or reported of unknown fate (``SilentClosePolicy/reportUnconfirmed``).
+        /// What happens to notifications written and not yet confirmed when the gateway
+        /// closes without an error response: resent once and marked possibly duplicated
+        /// (the default: none is lost), or reported of unknown fate
+        /// (``SilentClosePolicy/reportUnconfirmed``).
         public var silentClosePolicy: SilentClosePolicy = .resend
 
         // MARK: Callbacks

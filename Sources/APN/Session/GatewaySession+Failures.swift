@@ -44,8 +44,15 @@ extension GatewaySession {
             // (the gateway could not tell) or one never written on this connection cannot
             // be placed: what is unsettled may as well have been taken.
             let settledEarlier = wasWrittenHere(response.identifier)
-            if settledEarlier, evictedCount > 0 {
-                reportCacheMiss(shortfall: Int(Self.identifierDistance(from: response.identifier, to: sent[0].identifier)) + evictedCount)
+            if settledEarlier {
+                // It, and what came after it up to the oldest unsettled one, were reported
+                // accepted by a grace window shorter than the gateway took to answer: say so.
+                let end = takenCount > 0 ? sent[0].identifier : stream.lastTakenIdentifier
+                let wronglyAccepted = Int(Self.identifierDistance(from: response.identifier, to: end)) + (takenCount > 0 ? 0 : 1)
+                emit(.event(.graceWindowTooShort(wronglyAccepted)))
+                if evictedCount > 0 {
+                    reportCacheMiss(shortfall: Int(Self.identifierDistance(from: response.identifier, to: sent[0].identifier)) + evictedCount)
+                }
             }
             emit(.event(.transmissionError(status, nil)))
             if status != .shutdown { emit(.errorCallback(.status(.unknown), nil)) }
@@ -56,6 +63,11 @@ extension GatewaySession {
         let lostReason: UnknownFateReason = resendIsPossiblyDuplicated ? .unattributedError : .evictedFromCache
         while takenCount > 0 {
             let entry = removeFirstWritten()
+            if entry.isFlushMarker, resendIsPossiblyDuplicated {
+                // The answer may have been this marker's: it cannot confirm anything now.
+                if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: false))) }
+                continue
+            }
             let twiceAmbiguous = resendIsPossiblyDuplicated && entry.flags.contains(.possiblyDuplicated)
             if (entry.flags.contains(.evicted) || twiceAmbiguous), !entry.isFlushMarker {
                 // Evicted: cannot be resent. Already a possibly duplicated copy, and again
@@ -86,9 +98,15 @@ extension GatewaySession {
         var unconfirmed: [SessionEntry] = []
         while takenCount > 0 {
             let entry = removeFirstWritten()
+            if entry.isFlushMarker {
+                // Written, then the connection went without an answer: it confirmed nothing
+                // (and a gateway that drops every marker must not be sent it forever).
+                if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: false))) }
+                continue
+            }
             let resendable = configuration.silentClosePolicy == .resend
                 && !entry.flags.contains(.evicted) && !entry.flags.contains(.possiblyDuplicated)
-            if entry.isFlushMarker || resendable {
+            if resendable {
                 unconfirmed.append(entry)
             } else if let tag = entry.tag {
                 emit(.errorCallback(.error(error), tag))
@@ -152,12 +170,6 @@ extension GatewaySession {
             if entry.retriesLeft > 0 { entry.retriesLeft -= 1 }
             resendCount += 1
             kept.append(entry)
-        }
-        if configuration.command != .simple, kept.contains(where: { $0.flags.contains(.possiblyDuplicated) }) {
-            // Resent though they may already be delivered: a marker right after them
-            // settles them in a round trip, where the grace window would leave them open to
-            // being sent once more by the next close.
-            pending.prepend(.flushMarker(automatic: true))
         }
         pending.prepend(contentsOf: kept)
     }

@@ -7,9 +7,6 @@ extension GatewaySession {
     mutating func pump(_ now: Timestamp) {
         switch phase {
         case .idle:
-            // A new connection starts with nothing to confirm: an automatic marker in front
-            // would be dropped there anyway, and must not open a connection by itself.
-            while pending.first?.isAutomaticMarker == true { pending.removeFirst() }
             if !pending.isEmpty {
                 startConnect(now)
             } else if shutdownRequested {
@@ -49,11 +46,15 @@ extension GatewaySession {
                 askForRoom()
                 return
             }
-            let entry = pending.removeFirst()
-            // An automatic marker with nothing written before it on this connection (a
-            // rolling marker already confirmed its notifications) would confirm nothing.
-            if entry.isAutomaticMarker, stream.encodedSinceMarker == 0 { continue }
-            encode(entry)
+            let resentCopy = pending[0].flags.contains(.possiblyDuplicated)
+            encode(pending.removeFirst())
+            if resentCopy, !awaitingMarker, configuration.command != .simple,
+               pending.first?.flags.contains(.possiblyDuplicated) != true {
+                // Resent though they may already be delivered: a marker right after them
+                // settles them in a round trip, where the grace window would leave them
+                // open to a close that would make them of unknown fate.
+                encode(.flushMarker(automatic: true))
+            }
         }
     }
 
@@ -130,6 +131,7 @@ extension GatewaySession {
             takenCount += 1
         }
         stream.identifiersTaken &+= 1
+        stream.lastTakenIdentifier = sent[takenCount - 1].identifier
     }
 
     /// Counts written entry `index` against the cache's memory. Its payload counts unless
@@ -139,15 +141,18 @@ extension GatewaySession {
         let sharesPayload = index > 0 && sent[index].payload.withUnsafeBufferPointer { mine in
             sent[index - 1].payload.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
         }
-        if !sharesPayload { sent[index].flags.insert(.payloadCharged) }
+        // Set or cleared each time: a resent entry may share now what it did not before.
+        if sharesPayload { sent[index].flags.remove(.payloadCharged) } else { sent[index].flags.insert(.payloadCharged) }
         cacheMemory += charge(of: sent[index])
     }
 
-    /// What a written entry counts against the cache's memory.
+    /// What a written entry counts against the cache's memory. The token's length comes
+    /// from the frame's, held in the entry itself: the token array, a separate allocation
+    /// per device, is seconds cold by the time the entry is settled.
     func charge(of entry: borrowing SessionEntry) -> Int {
-        Self.cacheCharge(
-            tokenCount: entry.token.count,
-            payloadCount: entry.flags.contains(.payloadCharged) ? entry.payload.count : 0)
+        let payload = entry.payload.count
+        let token = Int(entry.frameLength) - SessionEntry.frameOverhead(configuration.command) - payload
+        return Self.cacheCharge(tokenCount: token, payloadCount: entry.flags.contains(.payloadCharged) ? payload : 0)
     }
 
     /// When the socket took the newest written entry.
@@ -201,32 +206,44 @@ extension GatewaySession {
         return entry
     }
 
-    /// The idle deadline: `idleTimeout` after the last write, and not before every written
-    /// entry is out of its grace window (so closing cannot lose an error response).
+    /// The idle deadline: `idleTimeout` after the last write, once nothing written is left
+    /// unsettled (each entry's own grace deadline comes first: closing cannot lose an error
+    /// response, and no timer is re-armed in the past meanwhile).
     var idleDeadline: Timestamp? {
-        guard let idle = idleNanos, pending.isEmpty, inFlightCount == 0 else { return nil }
-        let idleAt = lastActivity.adding(nanoseconds: idle)
-        guard let lastWrite = lastWrittenAt else { return idleAt }
-        return max(idleAt, lastWrite.adding(nanoseconds: graceNanos))
+        guard let idle = idleNanos, pending.isEmpty, inFlightCount == 0, takenCount == 0 else { return nil }
+        return lastActivity.adding(nanoseconds: idle)
     }
 
-    /// The stall deadline: `idleTimeout` after the last write progress while frames wait
-    /// to be written (node-apn's socket timeout counted a stalled write as inactivity), or
-    /// after acknowledgements stopped progressing while written bytes wait for them.
+    /// How long a connection may go without progress while bytes wait to be written or
+    /// acknowledged: `idleTimeout` (node-apn's socket timeout counted a stalled write as
+    /// inactivity) — and, without one, still a bound while shutting down, so a peer that
+    /// stopped reading cannot hold `shutdown` forever.
+    var stallNanos: Int64? {
+        idleNanos ?? (shutdownRequested ? max(graceNanos, 10_000_000_000) : nil)
+    }
+
+    /// The stall deadline: `stallNanos` after the last write progress while frames wait to
+    /// be written, or after acknowledgements stopped progressing while written bytes wait.
     var stallDeadline: Timestamp? {
-        guard let idle = idleNanos else { return nil }
-        let writes = inFlightCount > 0 ? lastActivity.adding(nanoseconds: idle) : nil
-        return earliest(writes, stream.unacknowledgedSince?.adding(nanoseconds: idle))
+        guard let stall = stallNanos else { return nil }
+        let writes = inFlightCount > 0 ? lastActivity.adding(nanoseconds: stall) : nil
+        return earliest(writes, stream.unacknowledgedSince?.adding(nanoseconds: stall))
     }
 
     /// A peer that stopped reading: give up on the connection as lost, so what waits is
     /// sent on a new one, and flush and shutdown cannot wait forever.
     mutating func closeIfStalled(_ now: Timestamp) {
         guard case .connected = phase, let deadline = stallDeadline, deadline <= now else { return }
-        let failure = APNError(
-            code: .connectionFailed,
-            message: "the gateway took or acknowledged no bytes for \(Duration.nanoseconds(idleNanos ?? 0)) with bytes waiting")
         emit(.event(.timeout))
+        abandon(APNError(
+            code: .connectionFailed,
+            message: "the gateway took or acknowledged no bytes for \(Duration.nanoseconds(stallNanos ?? 0)) with bytes waiting"),
+            now: now)
+    }
+
+    /// Gives the connection up as lost: `socketError`, the silent-close policy for what was
+    /// written, and `close`.
+    mutating func abandon(_ failure: APNError, now: Timestamp) {
         emit(.event(.socketError(failure)))
         connectionLost(failure, now: now)
         phase = .closing
@@ -240,13 +257,10 @@ extension GatewaySession {
         let buffered = errorDecoder.bufferedByteCount
         guard case .connected = phase, buffered > 0, lastReceivedAt.adding(nanoseconds: graceNanos) <= now
         else { return }
-        let failure = APNError(
+        abandon(APNError(
             code: .malformedResponse,
-            message: "the gateway sent \(buffered) of an error response's 6 bytes, then nothing for \(Duration.nanoseconds(graceNanos))")
-        emit(.event(.socketError(failure)))
-        connectionLost(failure, now: now)
-        phase = .closing
-        emit(.close)
+            message: "the gateway sent \(buffered) of an error response's 6 bytes, then nothing for \(Duration.nanoseconds(graceNanos))"),
+            now: now)
     }
 
     /// Idle past `idleTimeout`: close, once nothing written is left unsettled (acknowledged
@@ -260,18 +274,18 @@ extension GatewaySession {
         emit(.close)
     }
 
-    /// When shutting down, the moment to close: the grace window after the last write.
+    /// When shutting down, the moment to close: as soon as everything written is settled
+    /// (each entry by its own grace deadline, or sooner; a peer that never acknowledges is
+    /// given up as stalled).
     var shutdownDeadline: Timestamp? {
-        guard shutdownRequested, pending.isEmpty, inFlightCount == 0, !awaitingMarker else { return nil }
-        return lastWrittenAt?.adding(nanoseconds: graceNanos) ?? lastActivity
+        guard shutdownRequested, pending.isEmpty, inFlightCount == 0, !awaitingMarker, takenCount == 0 else {
+            return nil
+        }
+        return lastActivity
     }
 
     mutating func closeIfShutDown(_ now: Timestamp) {
         guard case .connected = phase, let deadline = shutdownDeadline, deadline <= now else { return }
-        resolveByGraceWindow(now)
-        // Still unacknowledged, or an error response is arriving: wait for it (a peer that
-        // never acknowledges is given up as stalled).
-        guard takenCount == 0 else { return }
         phase = .closing
         emit(.close)
     }

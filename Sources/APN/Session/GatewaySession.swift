@@ -49,8 +49,8 @@ package import APNWire
 /// | connected | tick, bytes unwritten or unacknowledged and no progress for `idleTimeout` (a peer that stopped reading) | `timeout`, `socketError`; handled as a lost connection (in-flight requeued, written ones per the silent-close policy); `close` | closing |
 /// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
 /// | terminated | push | failed 515 | terminated |
-/// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window: `flushed(confirmed: false)`. Automatic markers work the same way without the events, and are dropped rather than resent | — |
-/// | any | shutdown | finish what is queued, wait the grace window after the last write, close; `shutdownComplete` | — |
+/// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window, lost with its connection, or met by an answer that names nothing usable: `flushed(confirmed: false)`, never resent. Automatic markers work the same way without the events, and are dropped rather than resent | — |
+/// | any | shutdown | finish what is queued, close once everything written is settled (its grace window, or sooner; a peer that stops acknowledging is given up as stalled, within 10 s even without `idleTimeout`); `shutdownComplete` | — |
 ///
 /// ## Contract with the driver
 /// After every input, drain ``nextAction()``. Every `connect` is answered by exactly one
@@ -220,8 +220,7 @@ package struct GatewaySession: ~Copyable {
             // pushes land here while the outbound buffer is full.
             queuedSinceCompleted = true
             pending.append(consume entry)
-        case .connected where pending.isEmpty && !awaitingMarker
-            && outboundBytes.readableBytes < configuration.writeBatchBytes && cacheMemory < cacheMemoryLimit:
+        case _ where acceptsImmediately:
             // The common case at full speed: straight into the outbound buffer. Only the
             // first entry in flight can change the deadline (it ends the idle wait).
             queuedSinceCompleted = true
@@ -329,7 +328,7 @@ package struct GatewaySession: ~Copyable {
     /// connection (with `tracksAcknowledgements`; the driver maps its socket's counts to
     /// the bytes of ``outboundBytes``). Report before each `tick` and each `closed`.
     package mutating func acknowledged(bytes: Int64, now: Timestamp) {
-        guard case .connected = phase else { return }
+        guard case .connected = phase, configuration.tracksAcknowledgements else { return }
         guard bytes > stream.acknowledgedBytes else {
             // No progress. A stall is counted from the first report that saw bytes waiting,
             // not from the last write: reports come in real time, and a clock that jumped
@@ -363,13 +362,10 @@ package struct GatewaySession: ~Copyable {
             // Not an error response: the stream cannot be trusted. Treat it as a broken
             // connection, closing it ourselves.
             let failure = APNError.malformedResponse(error)
-            emit(.event(.socketError(failure)))
-            connectionLost(failure, now: now)
+            abandon(failure, now: now)
             // A peer that is not a gateway (wrong port, a proxy) must back off like a
             // failed attempt, not be reconnected to at once, forever.
             closingFailure = failure
-            phase = .closing
-            emit(.close)
         }
         pump(now)
     }
@@ -473,6 +469,8 @@ struct StreamPosition: ~Copyable {
     /// Notifications encoded since the last marker (or since connecting): what a marker
     /// written now would confirm.
     var encodedSinceMarker = 0
+    /// The identifier of the last frame the socket took.
+    var lastTakenIdentifier: UInt32 = 0
     /// When a report first found bytes unacknowledged with no progress since the one before.
     var unacknowledgedSince: Timestamp?
     /// When each reported acknowledgement came, oldest first; those that only cover

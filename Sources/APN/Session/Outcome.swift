@@ -88,8 +88,9 @@ public enum UnknownFateReason: Hashable, Sendable, CustomStringConvertible {
     case unconfirmedAtClose
     /// An error response did not say which notification it was about (identifier 0, or
     /// one never written on the connection), and this one could not be resent (evicted
-    /// from a count-bounded cache, or already a resent copy): it may have been taken
-    /// before the bad one, or discarded after it.
+    /// from a count-bounded cache, already a resent copy, or not resent with
+    /// `buffersNotifications` off): it may have been taken before the bad one, or
+    /// discarded after it.
     case unattributedError
 
     /// `evicted from the resend cache` …

@@ -40,6 +40,9 @@ package enum SessionEvent {
     case transmissionError(StatusCode, SessionTag?)
     /// An error response named a notification older than the cache holds, by this many.
     case cacheTooSmall(Int)
+    /// An error response named a notification the grace window had already accepted:
+    /// this many were reported accepted though the gateway discarded them (it included).
+    case graceWindowTooShort(Int)
     /// The written notifications hold `limit` bytes for resending: nothing more is written
     /// until outcomes free room. Reported once per session.
     case cacheFull(limit: Int)

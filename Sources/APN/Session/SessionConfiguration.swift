@@ -38,7 +38,7 @@ package struct SessionConfiguration: Sendable {
     package var graceWindow: Duration = .milliseconds(2500)
     /// Resend what follows a rejected notification (node-apn's `buffersNotifications`).
     package var buffersNotifications = true
-    /// What happens to notifications written just before a silent close.
+    /// What happens to notifications written and not yet confirmed at a silent close.
     package var silentClosePolicy: SilentClosePolicy = .resend
     /// Frames are encoded ahead of the socket up to this many bytes.
     package var writeBatchBytes = 64 * 1024

@@ -50,12 +50,12 @@ struct SessionEntry {
             flags: automatic ? [.flushMarker, .automaticMarker] : .flushMarker)
     }
 
-    /// The frame's length on the wire in `command`.
-    func frameLength(_ command: Command) -> Int {
+    /// The bytes of a frame in `command` beside its token and payload.
+    static func frameOverhead(_ command: Command) -> Int {
         switch command {
-        case .simple: 5 + token.count + payload.count
-        case .enhanced: 13 + token.count + payload.count
-        case .frame: WireBuffer.frameNotificationLength(tokenCount: token.count, payloadCount: payload.count)
+        case .simple: 5
+        case .enhanced: 13
+        case .frame: WireBuffer.frameNotificationLength(tokenCount: 0, payloadCount: 0)
         }
     }
 }

@@ -9,8 +9,24 @@ import Testing
 /// default options: every notification ends in one outcome that agrees with what the
 /// gateway recorded; none is lost; none is delivered twice without being marked.
 /// The first five are the runs of issue #11's table, on the MockGateway.
-@Suite("Connection: delivery against a remote-like gateway", .timeLimit(.minutes(2)))
+///
+/// The gateway's latency is emulated in its process, which acknowledges bytes at once and
+/// holds them: on a loaded machine (ThreadSanitizer, CI) it can take longer than a short
+/// grace window to process what it acknowledged. The runs that check every outcome
+/// therefore settle with a confirmed flush under a long grace window (`settled`), which
+/// proves acceptance rather than infers it.
+@Suite("Connection: delivery against a remote-like gateway", .timeLimit(.minutes(3)))
 struct ConnectionRemoteGatewayTests {
+    /// The fixture's options for these runs: a grace window no loaded machine outlasts.
+    static func patient(_ options: inout Connection.Options) {
+        options.shutdownGraceWindow = .seconds(30)
+    }
+
+    /// Bulk sending, as `apn-bench send` does it.
+    static func bulk(_ options: inout Connection.Options) {
+        options.fastMode = true
+        options.format = .frame
+    }
     /// What a gateway that answers late looks like, by the fault that makes it late.
     enum Lateness: String, CaseIterable, CustomStringConvertible {
         /// 30 ms each way: everything pushed is written before the answer comes back.
@@ -40,10 +56,10 @@ struct ConnectionRemoteGatewayTests {
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
             if let cacheLength { $0.cacheLength = cacheLength }  // nil: the default
-            $0.shutdownGraceWindow = .seconds(1)
+            Self.patient(&$0)
         }
         for n in 1...2_000 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await connection.shutdown()
+        let report = await settled(connection)
         let check = DeliveryCheck(log: log, mock: fixture.mock, count: 2_000)
         check.expectTruthful()
         #expect(check.missing.isEmpty, "never arrived: \(check.missing.prefix(10))")
@@ -52,7 +68,7 @@ struct ConnectionRemoteGatewayTests {
         #expect(log.outcomes[501] == .rejected(.invalidToken))
         #expect(log.callbacks.map(\.code) == [.status(.invalidToken)] && log.callbacks.first?.device == device(501))
         #expect(!log.eventNames.contains("cacheTooSmall"))
-        #expect(fixture.mock.rejections.count == 1)
+        #expect(fixture.mock.rejections.filter { $0.status == .invalidToken }.count == 1, "the one bad token, once")
     }
 
     @Test("100,000 in fastMode, the 80,001st rejected, 30 ms away: every other one exactly once",
@@ -64,12 +80,12 @@ struct ConnectionRemoteGatewayTests {
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
             if let cacheLength { $0.cacheLength = cacheLength }  // nil: the default
-            $0.fastMode = true
-            $0.format = .frame
-            $0.shutdownGraceWindow = .seconds(1)
+            Self.bulk(&$0)
+            Self.patient(&$0)
         }
-        connection.push(note(0), to: (1...100_000).map(device))
-        let report = await connection.shutdown()
+        connection.push(note(0), to: (1...100_000).map(device)) { index, outcome in log.outcome(index + 1)(outcome) }
+        let report = await settled(connection)
+        DeliveryCheck(log: log, mock: fixture.mock, count: 100_000).expectTruthful()
         let recorded = RecordCounts(fixture.mock)
         #expect(recorded.counts.count == 99_999, "every token but the rejected one arrived")
         #expect(recorded.counts.values.allSatisfy { $0 == 1 }, "none twice")
@@ -82,16 +98,19 @@ struct ConnectionRemoteGatewayTests {
     @Test("node-apn's cacheLength 1000, the same late rejection: cacheTooSmall, and what it evicted of unknown fate")
     func nodeAPNsCountBoundedCacheFallsShort() async throws {
         var faults = MockGateway.Faults()
-        faults.latency = .milliseconds(30)
+        // The answer only once all 1,499 written after the 501st were read: deterministic.
+        faults.errorResponseLag = 1_499
         faults.rejectToken(device(501).token)
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
             $0.cacheLength = 1_000
             $0.autoAdjustCache = false
-            $0.shutdownGraceWindow = .seconds(1)
+            Self.patient(&$0)
         }
         for n in 1...2_000 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await connection.shutdown()
+        // The answer first: the flush's marker, written after it, takes no place in the cache.
+        #expect(log.wait { $0.outcomes[501] != nil })
+        let report = await settled(connection)
         let check = DeliveryCheck(log: log, mock: fixture.mock, count: 2_000)
         check.expectTruthful()
         // What this project's default exists to prevent, still available to those who ask.
@@ -109,10 +128,10 @@ struct ConnectionRemoteGatewayTests {
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
             $0.settleWindow = .milliseconds(100)  // the default; the fixture turns it off
-            $0.shutdownGraceWindow = .seconds(1)
+            Self.patient(&$0)
         }
         for n in 1...2_000 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await connection.shutdown()
+        let report = await settled(connection)
         let check = DeliveryCheck(log: log, mock: fixture.mock, count: 2_000)
         check.expectTruthful()
         #expect(check.missing.isEmpty, "never arrived: \(check.missing.prefix(10))")
@@ -131,12 +150,12 @@ struct ConnectionRemoteGatewayTests {
         faults.closeAfter = 100_000
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
-            $0.fastMode = true
-            $0.format = .frame
-            $0.shutdownGraceWindow = .seconds(1)
+            Self.bulk(&$0)
+            Self.patient(&$0)
         }
-        connection.push(note(0), to: (1...200_000).map(device))
-        let report = await connection.shutdown()
+        connection.push(note(0), to: (1...200_000).map(device)) { index, outcome in log.outcome(index + 1)(outcome) }
+        let report = await settled(connection)
+        DeliveryCheck(log: log, mock: fixture.mock, count: 200_000).expectTruthful()
         let recorded = RecordCounts(fixture.mock)
         #expect(recorded.counts.count == 200_000, "every one arrived")
         let twice = recorded.counts.values.filter { $0 > 1 }.count
@@ -154,45 +173,48 @@ struct ConnectionRemoteGatewayTests {
         faults.rejectNotification(number: 50)  // once: the 50th decoded overall
         faults.errorIdentifierOverride = 0xDEAD_BEEF
         let fixture = try GatewayFixture(faults: faults)
-        let (log, connection) = fixture.loggedConnection { $0.shutdownGraceWindow = .seconds(1) }
+        let (log, connection) = fixture.loggedConnection { Self.patient(&$0) }
         for n in 1...200 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await connection.shutdown()
+        let report = await settled(connection)
         let check = DeliveryCheck(log: log, mock: fixture.mock, count: 200)
         check.expectTruthful()
         #expect(!log.eventNames.contains("cacheTooSmall"), "not older than the cache: never written")
         // The first answer (to the 50th) cannot be placed: all 200 resent, marked, and a
         // marker after them. This gateway names 0xDEADBEEF in its answer to the marker
-        // too, so those it left unconfirmed again are of unknown fate, never sent a third time.
+        // too, so what it left unconfirmed again is of unknown fate, never sent a third
+        // time — and nothing loops: the flush ends, unconfirmed.
         #expect(!log.callbacks.isEmpty)
         #expect(log.callbacks.allSatisfy { $0.code == .status(.unknown) && $0.notification == nil }, "errorCallback(255, nil)")
         #expect(report.accepted + report.unknownFate == 200)
-        #expect(report.accepted == report.possiblyDuplicated, "every one accepted was resent, and marked")
-        #expect(RecordCounts(fixture.mock).counts.values.allSatisfy { $0 <= 2 })
+        #expect(report.accepted == report.possiblyDuplicated, "only resent copies can have been confirmed")
+        #expect(RecordCounts(fixture.mock).counts.values.allSatisfy { $0 <= 2 }, "never a third copy")
+        #expect(fixture.mock.connectionCount <= 4, "no reconnect loop")
     }
 
     @Test("a gateway that stops reading: what its TCP never acknowledged is never accepted by the grace window")
     func stalledGatewayAcceptsOnlyWhatItReceived() async throws {
         var faults = MockGateway.Faults()
-        // After ~0.8 MB the gateway stops reading for 3 s: the client's writes block.
-        faults.stallReads(afterAccepting: 5_000, for: .seconds(3))
+        // After ~0.8 MB the gateway stops reading for 5 s: the client's writes block.
+        faults.stallReads(afterAccepting: 5_000, for: .seconds(5))
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
-            $0.fastMode = true
-            $0.format = .frame
-            $0.connectionTimeout = .milliseconds(500)  // gives the stalled socket up
+            Self.bulk(&$0)
+            $0.connectionTimeout = .seconds(2)  // gives the stalled socket up
             $0.shutdownGraceWindow = .milliseconds(200)  // far shorter than the stall
         }
-        connection.push(note(0), to: (1...100_000).map(device))
+        connection.push(note(0), to: (1...100_000).map(device)) { index, outcome in log.outcome(index + 1)(outcome) }
         let report = await connection.shutdown()
         #expect(log.eventNames.contains("timeout"), "the stalled socket was given up")
         // The stall ends and the gateway reads what it had received on the abandoned socket.
         #expect(fixture.mock.waitForOpenConnections(atMost: 0, timeout: .seconds(30)))
-        let recorded = RecordCounts(fixture.mock)
-        #expect(recorded.counts.count == 100_000, "every one arrived")
-        #expect(report.accepted == 100_000)
+        DeliveryCheck(log: log, mock: fixture.mock, count: 100_000).expectTruthful()
         #expect(report.possiblyDuplicated > 0, "the unacknowledged ones were resent, marked")
-        let twice = recorded.counts.values.filter { $0 > 1 }.count
-        #expect(report.possiblyDuplicated >= twice, "every one recorded twice is marked")
+        if log.eventNames.filter({ $0 == "timeout" }).count == 1 {
+            // Given up once (not again on a machine too loaded to write for 2 s): nothing
+            // was left of unknown fate, and every one arrived.
+            #expect(report.accepted == 100_000)
+            #expect(RecordCounts(fixture.mock).counts.count == 100_000)
+        }
     }
 
     @Test("an error response trickling in, a byte every 150 ms, holds a 300 ms grace window open")
@@ -219,9 +241,10 @@ struct ConnectionRemoteGatewayTests {
         let (log, connection) = fixture.loggedConnection {
             $0.cacheMemoryLimit = 200 * GatewaySession.cacheCharge(tokenCount: 32, payloadCount: 0)
             $0.format = .frame
+            Self.patient(&$0)
         }
         connection.push(note(0), to: (1...5_000).map(device))
-        let report = await connection.shutdown()
+        let report = await settled(connection)
         #expect(log.eventNames.filter { $0 == "cacheFull" }.count == 1, "reported once")
         #expect(report.accepted == 5_000 && report.possiblyDuplicated == 0)
         let recorded = RecordCounts(fixture.mock)
@@ -239,9 +262,10 @@ struct ConnectionRemoteGatewayTests {
             $0.confirmationInterval = 100
             $0.silentClosePolicy = .reportUnconfirmed
             $0.format = .frame
+            Self.patient(&$0)
         }
         connection.push(note(0), to: (1...3_000).map(device))
-        let report = await connection.shutdown()
+        let report = await settled(connection)
         #expect(report.unknownFate <= 100, "at most one interval unconfirmed: \(report.unknownFate)")
         #expect(report.unknownFate > 0, "the close left some unconfirmed")
         #expect(report.accepted + report.unknownFate == 3_000)
@@ -326,4 +350,19 @@ struct DeliveryCheck {
         }
         #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(8))", sourceLocation: sourceLocation)
     }
+}
+
+/// Settles everything pushed — a confirmed flush, whose markers prove acceptance — then
+/// shuts down, and returns the outcomes of both reports together.
+func settled(_ connection: Connection) async -> DeliveryReport {
+    var report = await connection.flush()
+    let rest = await connection.shutdown()
+    report.accepted += rest.accepted
+    report.possiblyDuplicated += rest.possiblyDuplicated
+    report.rejected += rest.rejected
+    report.failed += rest.failed
+    report.unknownFate += rest.unknownFate
+    report.resent += rest.resent
+    report.notAccepted += rest.notAccepted
+    return report
 }

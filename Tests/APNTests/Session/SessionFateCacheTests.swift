@@ -300,6 +300,7 @@ struct SessionFateCacheTests {
         h.write()
         h.respond(.invalidToken, 2)
         #expect(!h.events.contains { $0.hasPrefix("cacheTooSmall") }, "nothing was evicted: the grace window was too short")
+        #expect(h.milestones.contains("graceWindowTooShort(2)"), "2 and 3 were reported accepted, wrongly: said so")
         #expect(h.milestones.contains("transmissionError(8,nil)"))
         h.closed()
         h.connected()

@@ -146,8 +146,11 @@ struct SessionHarness: ~Copyable {
 
     mutating func advance(_ seconds: Double) {
         now = now + .milliseconds(Int64(seconds * 1000))
+        timer = nil
         session.tick(now: now)
         drain()
+        // Everything due by now was handled: a timer asked for now or earlier would spin.
+        if let timer, timer <= now { Issue.record("timer re-armed at \(timer), not after \(now)") }
     }
 
     // MARK: queries
@@ -174,6 +177,7 @@ struct SessionHarness: ~Copyable {
             "transmissionError(\(status.rawValue),\(number(tag).map(String.init) ?? "nil"))"
         case .cacheTooSmall(let shortfall): "cacheTooSmall(\(shortfall))"
         case .cacheFull(let limit): "cacheFull(\(limit))"
+        case .graceWindowTooShort(let count): "graceWindowTooShort(\(count))"
         case .socketError(let error): "socketError(\(error.code))"
         case .error(let error): "error(\(error.code))"
         case .flushed(let confirmed): "flushed(\(confirmed))"

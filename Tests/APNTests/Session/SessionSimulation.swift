@@ -418,6 +418,8 @@ struct SessionSimulation: ~Copyable {
             timer = nil
             reportAcknowledgements()
             session.tick(now: now)
+            drive()
+            if let timer, timer <= now { violations.append("timer re-armed at \(timer), not after \(now)") }
         }
     }
 
