@@ -79,6 +79,18 @@ enum ChaosBenchmark {
         if let settle { settings.settleWindow = .milliseconds(settle) }
         let connection = Connection(options: settings)
         let outcomes = OutcomeTable(count: count)
+        let seen = Mutex<[String: Int]>([:])
+        _ = connection.on { event in
+            let key: String
+            switch event {
+            case .socketError(let e): key = "socketError " + String(String(describing: e).prefix(90))
+            case .transmissionError(let s, _, _): key = "transmissionError \(s)"
+            case .connected, .disconnected, .transmitted: return
+            default: key = String(String(describing: event).prefix(60))
+            }
+            seen.withLock { $0[key, default: 0] += 1 }
+        }
+        defer { seen.withLock { for (k, v) in $0.sorted(by: { $0.value > $1.value }) { print("  EVENT \(v) × \(k)") } } }
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -105,7 +117,9 @@ enum ChaosBenchmark {
         }
         let check = outcomes.check(against: recorded)
         let summary = "accepted \(check.accepted) (possibly duplicated \(check.possiblyDuplicated), recorded twice "
-            + "\(check.recordedTwice)), rejected \(check.rejected), failed \(check.failed), unknown fate \(check.unknown); "
+            + "\(check.recordedTwice)), rejected \(check.rejected), failed \(check.failed), unknown fate \(check.unknown)"
+            + (check.unknownReasons.isEmpty ? "" : " (" + check.unknownReasons.sorted { $0.value > $1.value }
+                .map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")") + "; "
             + "lost \(check.lost), unmarked duplicates \(check.unmarkedDuplicates); resent \(flushed.report.resent), "
             + "gateway connections \(gateway.connectionCount)"
         return RoundResult(
@@ -119,10 +133,10 @@ enum ChaosBenchmark {
             case none, accepted, acceptedPossiblyDuplicated, rejected, failed, unknown
         }
 
-        private let state: Mutex<(kinds: [Kind], repeated: Int)>
+        private let state: Mutex<(kinds: [Kind], repeated: Int, unknownReasons: [UnknownFateReason: Int])>
 
         init(count: Int) {
-            state = Mutex((kinds: [Kind](repeating: .none, count: count), repeated: 0))
+            state = Mutex((kinds: [Kind](repeating: .none, count: count), repeated: 0, unknownReasons: [:]))
         }
 
         func record(_ n: Int, _ outcome: NotificationOutcome) {
@@ -135,12 +149,14 @@ enum ChaosBenchmark {
             state.withLock { state in
                 if state.kinds[n] != .none { state.repeated += 1 }
                 state.kinds[n] = kind
+                if case .unknownFate(let reason) = outcome { state.unknownReasons[reason, default: 0] += 1 }
             }
         }
 
         struct Check {
             var accepted = 0, possiblyDuplicated = 0, recordedTwice = 0, rejected = 0, failed = 0, unknown = 0
             var lost = 0, unmarkedDuplicates = 0
+            var unknownReasons: [UnknownFateReason: Int] = [:]
             var problems: [String] = []
         }
 
@@ -148,6 +164,7 @@ enum ChaosBenchmark {
         func check(against recorded: [UInt8]) -> Check {
             state.withLock { state in
                 var check = Check()
+                check.unknownReasons = state.unknownReasons
                 if state.repeated > 0 { check.problems.append("\(state.repeated) second outcomes") }
                 for (n, kind) in state.kinds.enumerated() {
                     let times = recorded[n]
