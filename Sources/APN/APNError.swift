@@ -43,7 +43,8 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The compiled payload is longer than the command allows. Maps to status 7
         /// (invalid payload size); ``APNError/size`` and ``APNError/limit`` say by how much.
         public static let payloadTooLarge = Code(.payloadTooLarge)
-        /// A custom payload key is reserved by the notification itself (`aps`).
+        /// The custom payload key `aps` holds something other than an object (or `null`), so
+        /// the notification's own aps keys cannot be merged into it.
         public static let reservedPayloadKey = Code(.reservedPayloadKey)
         /// A value is outside the range the protocol can carry.
         public static let invalidValue = Code(.invalidValue)
@@ -153,11 +154,11 @@ extension APNError {
         )
     }
 
-    static func reservedPayloadKey(_ key: String) -> APNError {
+    static func reservedPayloadKey(_ key: String, found kind: String) -> APNError {
         APNError(
             code: .reservedPayloadKey,
-            message: "custom payload key \"\(key)\" is reserved; set badge, sound, alert and "
-                + "the other aps keys through Notification's properties instead"
+            message: "custom payload key \"\(key)\" must be a JSON object (or null), not \(kind); "
+                + "the notification's badge, sound, alert and other aps keys are merged into it"
         )
     }
 

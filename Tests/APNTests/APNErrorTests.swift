@@ -33,8 +33,8 @@ struct APNErrorTests {
     @Test("a reserved key error has no Apple status and names the key")
     func reservedKey() {
         do {
-            try Notification().setCustom("aps", ["badge": 1])
-            Issue.record("aps was accepted as a custom key")
+            try Notification().setCustom("aps", "badge")
+            Issue.record("a string was accepted as the custom aps")
         } catch {
             #expect(error.code == .reservedPayloadKey)
             #expect(error.status == nil)

@@ -52,8 +52,29 @@ struct NotificationPayloadTests {
         Golden("loc-args nil deletes it", #"{"aps":{"alert":{"loc-key":"K"}}}"#) {
             Notification().setLocKey("K").setLocArgs(["a"]).setLocArgs(nil)
         },
-        Golden("nil on a string alert leaves it a string", #"{"aps":{"alert":"s"}}"#) {
+        Golden("nil on a string alert makes it a dictionary, as node-apn", #"{"aps":{"alert":{"body":"s"}}}"#) {
             Notification().setAlertText("s").setLocKey(nil).setLocArgs(nil).setLaunchImage(nil)
+        },
+        Golden("a string alert, then setLocKey(nil)", #"{"aps":{"alert":{"body":"Hello"}}}"#) {
+            let note = Notification()
+            note.alert = "Hello"
+            return note.setLocKey(nil)
+        },
+        Golden("setLaunchImage(nil) on an empty notification", #"{"aps":{"alert":{}}}"#) {
+            Notification().setLaunchImage(nil)
+        },
+        Golden("an empty loc-key or launch-image deletes it", #"{"aps":{"alert":{"body":"b"}}}"#) {
+            Notification().setAlertText("b").setLocKey("K").setLaunchImage("i").setLocKey("").setLaunchImage("")
+        },
+        Golden("empty loc-args are written", #"{"aps":{"alert":{"loc-args":[]}}}"#) { Notification().setLocArgs([]) },
+        Golden("action-loc-key nil is null: a single OK button", #"{"aps":{"alert":{"body":"x","action-loc-key":null}}}"#) {
+            Notification().setAlertText("x").setActionLocKey("PLAY").setActionLocKey(nil)
+        },
+        Golden("empty strings are left out, as node-apn's falsy values", #"{}"#) {
+            Notification().setAlertText("").setSound("").setCategory("")
+        },
+        Golden("an empty body in a dictionary is written", #"{"aps":{"alert":{"title":"t","body":""}}}"#) {
+            Notification().setAlertTitle("t").setAlertText("")
         },
         Golden("title-loc-key and title-loc-args", #"{"aps":{"alert":{"title-loc-key":"T","title-loc-args":["1","2"]}}}"#) {
             Notification().setTitleLocKey("T").setTitleLocArgs(["1", "2"])
@@ -169,21 +190,32 @@ struct NotificationPayloadTests {
         #expect(throws: Never.self) { try TestJSONParser.parse(note.payloadString()) }
     }
 
-    @Test("aps is rejected as a custom key, leaving the payload as it was")
-    func apsRejected() throws {
-        #expect {
-            try Notification(payload: ["a": 1, "aps": ["badge": 1]])
-        } throws: { error in
-            (error as? APNError)?.code == .reservedPayloadKey
+    @Test("a custom aps object is merged in place; aps that is not an object is rejected")
+    func customAps() throws {
+        let note = try Notification(payload: ["aps": ["badge": 2, "foo": "keep"], "a": 1]).setSound("x")
+        #expect(note.payloadString() == #"{"aps":{"badge":2,"foo":"keep","sound":"x"},"a":1}"#)
+        // The notification's values replace the custom ones in place, unless node-apn leaves
+        // them out (an empty string), and the custom keys stay after compiling.
+        note.setBadge(5).setAlertText("")
+        try note.setCustom("aps", ["alert": "custom", "badge": 1])
+        #expect(note.payloadString() == #"{"aps":{"alert":"custom","badge":5,"sound":"x"},"a":1}"#)
+        #expect(note.payload == ["aps": ["alert": "custom", "badge": 1], "a": 1])
+        // null is no custom aps; with nothing to write, aps is left out.
+        #expect(try Notification(payload: ["aps": nil, "b": 2]).payloadString() == #"{"b":2}"#)
+        #expect(try Notification(payload: ["aps": [:]]).setBadge(0).payloadString() == #"{"aps":{"badge":0}}"#)
+        // mdm writes the custom payload as it is, aps included.
+        #expect(try Notification(payload: ["aps": ["badge": 1]]).setSound("s").setMDM("m").payloadString()
+            == #"{"aps":{"badge":1},"mdm":"m"}"#)
+        for value: JSONValue in ["x", 1, true, [1]] {
+            #expect {
+                try Notification(payload: ["a": 1, "aps": value])
+            } throws: { error in
+                (error as? APNError)?.code == .reservedPayloadKey
+            }
+            #expect(throws: APNError.self) { try note.setCustom("aps", value) }
+            #expect(throws: APNError.self) { try note.setPayload(["aps": value]) }
         }
-        let note = try Notification(payload: ["a": 1])
-        #expect(throws: APNError.self) { try note.setCustom("aps", [:]) }
-        #expect(throws: APNError.self) { try note.setPayload(["aps": 1]) }
-        #expect(note.payloadString() == #"{"a":1}"#)
-        #expect(note.payload == ["a": 1])
-        // Only the top level is reserved.
-        try note.setCustom("data", ["aps": 1])
-        #expect(note.payloadString() == #"{"a":1,"data":{"aps":1}}"#)
+        #expect(note.payload == ["aps": ["alert": "custom", "badge": 1], "a": 1])
     }
 
     @Test("properties read back what the setters wrote")

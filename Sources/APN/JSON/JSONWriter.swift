@@ -67,49 +67,11 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    /// Appends `,"key":` for a key known at compile time that needs no escaping.
-    mutating func writeStaticKey(_ key: StaticString, first: inout Bool) {
-        if !first {
-            bytes.append(UInt8(ascii: ","))
-        }
-        first = false
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-    }
-
     /// Appends a quoted, escaped string.
     mutating func write(string: String) {
         bytes.append(UInt8(ascii: "\""))
         JSONStringEscaping.appendEscaped(string, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// Appends an array of strings.
-    mutating func write(strings: [String]) {
-        bytes.append(UInt8(ascii: "["))
-        for (index, string) in strings.enumerated() {
-            if index > 0 {
-                bytes.append(UInt8(ascii: ","))
-            }
-            write(string: string)
-        }
-        bytes.append(UInt8(ascii: "]"))
-    }
-
-    /// Appends a number.
-    mutating func write(number: Double) {
-        JSNumberFormat.appendJSON(number, to: &bytes)
-    }
-
-    /// Appends an integer. Like JavaScript, magnitudes beyond 2^53 are rounded to a double.
-    mutating func write(integer: Int) {
-        if integer.magnitude < 1 << 53 {
-            JSNumberFormat.appendInteger(Int64(integer), to: &bytes)
-        } else {
-            JSNumberFormat.appendJSON(Double(integer), to: &bytes)
-        }
     }
 
     /// Appends `true` or `false`.

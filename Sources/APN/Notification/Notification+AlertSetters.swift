@@ -1,6 +1,7 @@
 // node-apn's alert setters. All but `setAlertText` need the dictionary form: a string
-// alert becomes `{"body": string}` first (node-apn's `prepareAlert`), and new keys are
-// appended in the order they are set.
+// alert becomes `{"body": string}` first, and no alert becomes `{}` (node-apn's
+// `prepareAlert`), even when the setter then removes a key; new keys are appended in the
+// order they are set.
 extension Notification {
     /// Sets the alert text: the whole alert while it is a string (or unset), the
     /// dictionary's `body` once it is a dictionary.
@@ -31,18 +32,20 @@ extension Notification {
         return self
     }
 
-    /// Sets the alert's `action-loc-key`.
+    /// Sets the alert's `action-loc-key`. `nil` writes `"action-loc-key":null`, which asks
+    /// for an alert with a single OK button, as node-apn's `setActionLocKey(null)` did.
     @discardableResult
-    public func setActionLocKey(_ key: String) -> Self {
-        withState { $0.updateAlertDictionary { $0.actionLocKey = key } }
+    public func setActionLocKey(_ key: String?) -> Self {
+        withState { $0.updateAlertDictionary { $0["action-loc-key"] = key.map(JSONValue.string) ?? .null } }
         return self
     }
 
-    /// Sets the alert's `loc-key`; `nil` removes the key (and leaves a string alert alone).
+    /// Sets the alert's `loc-key`; `nil` or an empty string removes the key. Either way the
+    /// alert becomes a dictionary: `"Hello"` then `setLocKey(nil)` is `{"body":"Hello"}`.
     @discardableResult
     public func setLocKey(_ key: String?) -> Self {
         withState { state in
-            if let key {
+            if let key, !key.isEmpty {
                 state.updateAlertDictionary { $0.locKey = key }
             } else {
                 state.removeAlertKey("loc-key")
@@ -51,7 +54,8 @@ extension Notification {
         return self
     }
 
-    /// Sets the alert's `loc-args`; `nil` removes the key (and leaves a string alert alone).
+    /// Sets the alert's `loc-args`; `nil` removes the key (an empty array is written). Either
+    /// way the alert becomes a dictionary.
     @discardableResult
     public func setLocArgs(_ arguments: [String]?) -> Self {
         withState { state in
@@ -92,12 +96,13 @@ extension Notification {
         return self
     }
 
-    /// Sets the alert's `launch-image`; `nil` removes the key (and leaves a string alert
-    /// alone).
+    /// Sets the alert's `launch-image`; `nil` or an empty string removes the key. Either way
+    /// the alert becomes a dictionary: on an empty notification, `setLaunchImage(nil)` gives
+    /// `{"aps":{"alert":{}}}`, as in node-apn.
     @discardableResult
     public func setLaunchImage(_ image: String?) -> Self {
         withState { state in
-            if let image {
+            if let image, !image.isEmpty {
                 state.updateAlertDictionary { $0.launchImage = image }
             } else {
                 state.removeAlertKey("launch-image")

@@ -1,12 +1,14 @@
 extension Notification {
     /// The custom top-level payload keys, in insertion order (serialized in JavaScript
     /// property order). Change them with ``setCustom(_:_:)``, ``removeCustom(_:)`` or
-    /// ``setPayload(_:)``, which reject the reserved key `aps`.
+    /// ``setPayload(_:)``. A custom `aps` object is merged with the notification's own aps
+    /// keys when the payload is compiled.
     public var payload: JSONObject {
         withState { $0.payload }
     }
 
-    /// The alert: a string, or a dictionary once a setter needed one. `nil` omits it.
+    /// The alert: a string, or a dictionary once a setter needed one. `nil` and an empty
+    /// string omit it (node-apn left out falsy values); an empty dictionary is written.
     public var alert: AlertValue? {
         get { withState { $0.alert } }
         set { withState { $0.alert = newValue } }
@@ -25,7 +27,7 @@ extension Notification {
         set { withState { $0.badge = newValue } }
     }
 
-    /// `sound`: a sound name or a critical sound. `nil` omits it.
+    /// `sound`: a sound name or a critical sound. `nil` and an empty name omit it.
     public var sound: Sound? {
         get { withState { $0.sound } }
         set { withState { $0.sound = newValue } }
@@ -57,7 +59,8 @@ extension Notification {
         set { withState { $0.urlArgs = newValue } }
     }
 
-    /// `category`: the identifier of the app's notification category (its actions).
+    /// `category`: the identifier of the app's notification category (its actions). `nil`
+    /// and an empty string omit it.
     public var category: String? {
         get { withState { $0.category } }
         set { withState { $0.category = newValue } }

@@ -1,14 +1,24 @@
 extension Notification {
     /// The custom key that holds the notification's own dictionary.
     static let apsKey = "aps"
+    /// The key an MDM payload's push magic goes under.
+    static let mdmKey = "mdm"
 
     /// Replaces all custom payload keys with `payload`'s.
     ///
-    /// - Throws: ``APNError/Code/reservedPayloadKey`` if `payload` has an `aps` key.
+    /// A custom `aps` object is kept, and the notification's own aps keys (badge, sound,
+    /// alert, …) are merged into it when the payload is compiled, as node-apn does: a key it
+    /// already has is replaced in place (unless the notification's value is one node-apn
+    /// leaves out, such as an empty string), other keys are appended. `{"aps":{"badge":2,
+    /// "foo":"keep"},"a":1}` with ``sound`` `"x"` compiles to
+    /// `{"aps":{"badge":2,"foo":"keep","sound":"x"},"a":1}`.
+    ///
+    /// - Throws: ``APNError/Code/reservedPayloadKey`` if `payload`'s `aps` is neither an
+    ///   object nor `null`; nothing changes then.
     @discardableResult
     public func setPayload(_ payload: JSONObject) throws(APNError) -> Self {
-        if payload[Self.apsKey] != nil {
-            throw .reservedPayloadKey(Self.apsKey)
+        if let aps = payload[Self.apsKey] {
+            try Self.checkCustomAps(aps)
         }
         withState { $0.payload = payload }
         return self
@@ -16,14 +26,30 @@ extension Notification {
 
     /// Sets a custom top-level payload key; an existing key keeps its position.
     ///
-    /// - Throws: ``APNError/Code/reservedPayloadKey`` for the key `aps`.
+    /// The key `aps` takes an object (merged with the notification's aps keys, see
+    /// ``setPayload(_:)``) or `null` (the same as no custom `aps`).
+    ///
+    /// - Throws: ``APNError/Code/reservedPayloadKey`` for an `aps` value that is neither an
+    ///   object nor `null`.
     @discardableResult
     public func setCustom(_ key: String, _ value: JSONValue) throws(APNError) -> Self {
         if key == Self.apsKey {
-            throw .reservedPayloadKey(key)
+            try Self.checkCustomAps(value)
         }
         withState { $0.payload[key] = value }
         return self
+    }
+
+    /// A custom `aps` must be an object the notification's keys can be merged into.
+    private static func checkCustomAps(_ value: JSONValue) throws(APNError) {
+        switch value {
+        case .object, .null:
+            return
+        case .string: throw .reservedPayloadKey(apsKey, found: "a string")
+        case .number: throw .reservedPayloadKey(apsKey, found: "a number")
+        case .bool: throw .reservedPayloadKey(apsKey, found: "a boolean")
+        case .array: throw .reservedPayloadKey(apsKey, found: "an array")
+        }
     }
 
     /// Removes a custom top-level payload key, if present.

@@ -28,10 +28,12 @@ public final class Notification: Sendable, CustomStringConvertible {
         state = Mutex(NotificationState())
     }
 
-    /// A notification whose top-level custom keys are `payload`'s, in its order.
+    /// A notification whose top-level custom keys are `payload`'s, in its order (node-apn's
+    /// `new Notification(payload)`). A custom `aps` object is merged with the notification's
+    /// own aps keys, as ``setPayload(_:)`` describes.
     ///
-    /// - Throws: ``APNError/Code/reservedPayloadKey`` if `payload` has an `aps` key; set
-    ///   the aps keys through the notification's properties instead.
+    /// - Throws: ``APNError/Code/reservedPayloadKey`` if `payload`'s `aps` is neither an
+    ///   object nor `null`.
     public convenience init(payload: JSONObject) throws(APNError) {
         self.init()
         try setPayload(payload)

@@ -68,11 +68,10 @@ struct NotificationState: Sendable {
         alert = .dictionary(dictionary)
     }
 
-    /// Removes a key from the alert if it is a dictionary; a string alert is left alone.
+    /// Removes a key from the alert dictionary, converting a string (or no alert) first,
+    /// as node-apn's `setLocKey(null)` and the like do: `"Hello"` becomes
+    /// `{"body":"Hello"}`, and no alert becomes `{}`.
     mutating func removeAlertKey(_ key: String) {
-        if case .dictionary(var dictionary)? = alert {
-            dictionary[key] = nil
-            alert = .dictionary(dictionary)
-        }
+        updateAlertDictionary { $0[key] = nil }
     }
 }

@@ -20,23 +20,26 @@ public enum Sound: Hashable, Sendable, ExpressibleByStringLiteral {
         }
     }
 
-    /// Appends the sound's JSON.
-    func write(to writer: inout JSONWriter) {
+    /// Whether this is a named sound with an empty name, which node-apn left out (an empty
+    /// string is falsy in JavaScript).
+    var isEmptyName: Bool {
+        if case .named(let name) = self {
+            return name.isEmpty
+        }
+        return false
+    }
+
+    /// The sound's JSON: a string, or the critical sound's object.
+    var jsonValue: JSONValue {
         switch self {
         case .named(let name):
-            writer.write(string: name)
+            return .string(name)
         case .critical(let name, let volume):
-            writer.bytes.append(UInt8(ascii: "{"))
-            var first = true
-            writer.writeStaticKey("critical", first: &first)
-            writer.write(integer: 1)
-            writer.writeStaticKey("name", first: &first)
-            writer.write(string: name)
+            var object: JSONObject = ["critical": 1, "name": .string(name)]
             if let volume {
-                writer.writeStaticKey("volume", first: &first)
-                writer.write(number: volume)
+                object["volume"] = .number(volume)
             }
-            writer.bytes.append(UInt8(ascii: "}"))
+            return .object(object)
         }
     }
 }
