@@ -30,11 +30,15 @@ struct NotificationTrimTests {
         #expect(note.length() == 25)
     }
 
-    @Test("the default limit is 2048")
+    @Test("the default limit is 256, command 1's, which a default Connection sends")
     func defaultLimit() {
+        #expect(Notification.defaultTrimLength == 256)
         let note = Self.note(String(repeating: "a", count: 3000))
-        #expect(note.trim() == 3000 + Self.overhead - 2048)
-        #expect(note.length() == 2048)
+        #expect(note.trim() == 3000 + Self.overhead - 256)
+        #expect(note.length() == 256)
+        let nodeDefault = Self.note(String(repeating: "a", count: 3000))
+        #expect(nodeDefault.trim(toLength: Notification.payloadLimit(for: .frame)) == 3000 + Self.overhead - 2048)
+        #expect(nodeDefault.length() == 2048)
     }
 
     /// `ab\ncd` escapes to the 6 bytes `ab\ncd`; `a\u{1}b` to the 8 bytes `a\u0001b`.
@@ -55,10 +59,11 @@ struct NotificationTrimTests {
         ("a\u{1}b", 7, "a\u{1}", 1),
         ("\\\\\\", 5, "\\\\", 2),
         ("\"\"", 3, "\"", 2),
-        // A literal backslash before "u" is text, not a dangling \u escape: node-apn's regex
-        // stripped it (leaving ""); cutting by whole code points keeps it.
-        ("\\u0041", 3, "\\u", 4),
-        ("x\\u00", 5, "x\\u0", 1),
+        // A literal backslash, "u" and up to three hex digits at the cut look like a cut
+        // \uXXXX escape to node-apn's pattern, which strips them; swift-apn does the same
+        // (measured under Node), so the payload is node-apn's to the byte.
+        ("\\u0041", 3, "", 7),
+        ("x\\u00", 5, "x", 5),
     ])
     func escapes(_ text: String, _ room: Int, _ expected: String, _ removed: Int) throws {
         let note = Self.note(text)
@@ -66,7 +71,9 @@ struct NotificationTrimTests {
         #expect(note.trim(toLength: limit) == removed)
         #expect(note.alertText == expected)
         #expect(note.length() <= limit)
-        #expect(note.length() == Self.overhead + JSONValue.string(expected).jsonString().utf8.count - 2)
+        // An empty alert string is left out, as node-apn leaves it out: `{}`.
+        let alertLength = Self.overhead + JSONValue.string(expected).jsonString().utf8.count - 2
+        #expect(note.length() == (expected.isEmpty ? 2 : alertLength))
         _ = try TestJSONParser.parse(note.payloadString())
     }
 
@@ -121,6 +128,48 @@ struct NotificationTrimTests {
         #expect(note.trim(toLength: limit) > 0)
         #expect(note.alertText == expected)
         #expect(note.length() <= limit)
+    }
+
+    /// Each row measured with node-apn 1.7.8 under Node: `trim(20 + room)` on
+    /// `setAlertText(text)`, with and without truncateAtWordEnd.
+    @Test("node-apn's cut to the byte, quirks included", arguments: [
+        // A cut inside é looks past it: a space there ends the word, so "caf" stays.
+        NodeCut("abc café more", room: 8, atWordEnd: true, text: "abc caf", removed: 7),
+        NodeCut("abc cafée more", room: 8, atWordEnd: true, text: "abc", removed: 12),
+        NodeCut("abc cafée more", room: 8, atWordEnd: false, text: "abc caf", removed: 8),
+        // A cut inside an emoji (two UTF-16 units) never ends a word.
+        NodeCut("a 😀 b", room: 3, atWordEnd: true, text: "a", removed: 7),
+        NodeCut("a 😀 b", room: 3, atWordEnd: false, text: "a ", removed: 6),
+        // A literal backslash, u and up to three hex digits at the cut look like a cut
+        // \uXXXX escape to node-apn and go too ...
+        NodeCut(#"x \u0 yy"#, room: 5, atWordEnd: false, text: "x ", removed: 7),
+        NodeCut(#"x \u0 yy"#, room: 5, atWordEnd: true, text: "x", removed: 8),
+        NodeCut("ab\\u00\u{1}cd", room: 7, atWordEnd: false, text: "ab", removed: 13),
+        // ... unless the cut falls inside the next escape, which goes instead.
+        NodeCut("ab\\u00\u{1}cd", room: 9, atWordEnd: false, text: #"ab\u00"#, removed: 8),
+    ])
+    func nodeCut(_ cut: NodeCut) {
+        let note = Self.note(cut.text, atWordEnd: cut.atWordEnd)
+        #expect(note.trim(toLength: Self.overhead + cut.room) == cut.removed)
+        #expect(note.alertText == cut.expected)
+    }
+
+    struct NodeCut: Sendable, CustomTestStringConvertible {
+        let text: String
+        let room: Int
+        let atWordEnd: Bool
+        let expected: String
+        let removed: Int
+
+        init(_ text: String, room: Int, atWordEnd: Bool, text expected: String, removed: Int) {
+            self.text = text
+            self.room = room
+            self.atWordEnd = atWordEnd
+            self.expected = expected
+            self.removed = removed
+        }
+
+        var testDescription: String { "\(text.debugDescription) room \(room)\(atWordEnd ? " at word end" : "")" }
     }
 
     @Test("without truncateAtWordEnd the cut is hard")

@@ -1,3 +1,5 @@
+import APNWire
+
 extension Notification {
     /// Shortens the alert text so the payload fits `limit` bytes (node-apn's `trim()`).
     ///
@@ -15,14 +17,22 @@ extension Notification {
     ///
     /// Whenever the result is `0` or more, ``length()`` is at most `limit` afterwards.
     ///
-    /// - Parameter limit: The payload size to fit, in bytes. node-apn's default, 2048, is
-    ///   command 2's limit; pass ``payloadLimit(for:voip:)`` for other commands.
+    /// - Parameter limit: The payload size to fit, in bytes: by default
+    ///   ``defaultTrimLength`` (256), which a ``Connection`` with default options accepts.
+    ///   For command 2 pass `Notification.payloadLimit(for: .frame)` (2048, node-apn
+    ///   1.7.8's default) or ``payloadLimit(for:voip:)`` of the connection's format.
     /// - Returns: See above: `0` (already fits), a positive count (trimmed), or a negative
     ///   number (could not trim enough; unchanged).
     @discardableResult
-    public func trim(toLength limit: Int = 2048) -> Int {
+    public func trim(toLength limit: Int = Notification.defaultTrimLength) -> Int {
         withState { $0.trim(toLength: limit) }
     }
+
+    /// The length ``trim(toLength:)`` fits when given none: 256 bytes, the payload limit of
+    /// command 1, the format a ``Connection`` sends with default options, so a notification
+    /// trimmed with the default is one that connection accepts. node-apn 1.7.8's default
+    /// was 2048, the limit of the command 2 it always sent.
+    public static let defaultTrimLength = Command.enhanced.payloadLimit
 }
 
 extension NotificationState {
