@@ -39,7 +39,10 @@ let package = Package(
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, a raw TLS client.
         .target(name: "TestSupport", dependencies: ["APNTLS"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
-        .testTarget(name: "APNTests", dependencies: ["APN", "APNWire", "APNTLS", "MockGateway", "TestSupport"]),
+        // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
+        .testTarget(
+            name: "APNTests", dependencies: ["APN", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["COpenSSL"]),
         .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),
