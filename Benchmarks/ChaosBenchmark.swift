@@ -2,6 +2,7 @@ import APN
 import Foundation
 import MockGateway
 import Synchronization
+import TestSupport
 
 /// `apn-bench chaos`: the delivery guarantee measured under the faults of a remote gateway.
 /// A million notifications (`--operations`) go through ``Connection`` into an in-process
@@ -66,7 +67,12 @@ enum ChaosBenchmark {
         let count = devices.count
         var faults = MockGateway.Faults()
         faults.latency = latency
-        for n in stride(from: 999, to: count, by: 1_000) { faults.rejectToken(devices[n].token) }
+        // One in each thousand, at a place that varies (the same each round): rejections at a
+        // fixed stride would all fall in the same part of each batch, so on the same socket.
+        var random = SplitMix64(seed: 1_000)
+        for block in stride(from: 0, to: count, by: 1_000) {
+            faults.rejectToken(devices[min(count - 1, block + Int.random(in: 0..<1_000, using: &random))].token)
+        }
         faults.closeEvery = 100_000
         faults.resetEvery = 250_000
         let gateway = try MockGateway(configuration: MockGateway.Configuration(faults: faults))

@@ -95,7 +95,9 @@ struct ConnectionLoop: ~Copyable {
             dispatcher.flush()
             if finished { break }
             if inbox.prepareToSleep() {
-                waitForActivity(timeout: pollTimeout())
+                // A timer or an acknowledgement can let a session encode more (a paced
+                // window opened, cache room freed): write it before sleeping on the timers.
+                waitForActivity(timeout: hasUnwrittenBytes ? 0 : pollTimeout())
                 inbox.awake()
             } else if slots.contains(where: { $0.writeBlocked }) {
                 // Commands keep coming, so the loop does not sleep; a blocked socket's
@@ -138,6 +140,11 @@ struct ConnectionLoop: ~Copyable {
         // Acknowledgements come in real time, whatever the clock: look again soon.
         guard slots.contains(where: { $0.session.awaitsAcknowledgement }) else { return timers }
         return timers < 0 ? Self.acknowledgementPollMilliseconds : min(timers, Self.acknowledgementPollMilliseconds)
+    }
+
+    /// A socket that could take the bytes its session encoded and has not been given them.
+    private var hasUnwrittenBytes: Bool {
+        slots.contains { $0.tls != nil && !$0.writeBlocked && !$0.session.outboundBytes.isEmpty }
     }
 
     /// How often a socket whose session waits for the peer's acknowledgement is asked.
@@ -662,6 +669,7 @@ extension SessionConfiguration {
         maxCacheLength = max(cacheLength ?? 1, options.maxCacheLength)
         cacheMemoryLimit = max(1, options.cacheMemoryLimit / max(1, options.maxConnections))
         confirmationInterval = options.confirmationInterval.map { max(1, $0) }
+        pacesAfterRejections = options.pacesAfterRejections
         // The I/O thread reports what the peer's TCP acknowledged before every timer and
         // close, so the grace window never accepts what is still in the send queue.
         tracksAcknowledgements = true

@@ -85,6 +85,14 @@ extension Connection {
         /// Costs a round trip and a TLS handshake per marker; `nil` (the default): off.
         /// Not with ``Format/simple``, which has no identifiers to confirm with.
         public var confirmationInterval: Int?
+        /// Pace writing after rejections (on by default): once error responses have shown
+        /// how long the gateway takes to answer and how many notifications a connection
+        /// carries before one is rejected, a socket writes at most twice that many per
+        /// answer time, doubling with each answer time it lives on. A rejection makes the
+        /// gateway discard everything written after the rejected notification; unpaced, a
+        /// fast client has written `rate × round trip` of them by then (20,000 at 2 M/s and
+        /// 10 ms), all sent again. Nothing is paced before the first rejection.
+        public var pacesAfterRejections = true
 
         // MARK: Sockets
 

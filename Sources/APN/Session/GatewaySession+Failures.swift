@@ -13,6 +13,13 @@ extension GatewaySession {
 
         if let offset = writtenOffset(of: response.identifier) {
             let isMarker = sent[offset].isFlushMarker
+            if configuration.pacesAfterRejections {
+                // What this answer shows of the gateway's answer time, and — a rejected
+                // notification — of how many a connection carries before a rejection.
+                let rejection = !isMarker && status != .shutdown
+                let run = Int(Self.identifierDistance(from: configuration.firstIdentifier, to: response.identifier))
+                pacing.observe(answerNanos: now.nanoseconds &- sent[offset].writtenAt.nanoseconds, run: rejection ? run : nil)
+            }
             let olderEvidence: Acceptance.Evidence =
                 status == .shutdown ? .shutdownIdentifier : isMarker ? .flush : .laterIdentifier
             for _ in 0..<offset { accept(removeFirstWritten(), olderEvidence) }

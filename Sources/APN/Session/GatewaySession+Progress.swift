@@ -13,7 +13,7 @@ extension GatewaySession {
                 finishShutdown()
             }
         case .connected:
-            fillOutbound()
+            fillOutbound(now)
             if queuedSinceCompleted, pending.isEmpty, inFlightCount == 0 {
                 queuedSinceCompleted = false
                 emit(.event(.completed))
@@ -37,15 +37,17 @@ extension GatewaySession {
         emit(.connect)
     }
 
-    /// Encodes pending entries until the outbound buffer holds `writeBatchBytes`, or the
-    /// cache is full.
-    mutating func fillOutbound() {
+    /// Encodes pending entries until the outbound buffer holds `writeBatchBytes`, the cache
+    /// is full, or the connection has written its paced window.
+    mutating func fillOutbound(_ now: Timestamp) {
         guard !awaitingMarker, !pending.isEmpty else { return }
+        let window = pacingWindow(now)
         while !awaitingMarker, outboundBytes.readableBytes < configuration.writeBatchBytes, !pending.isEmpty {
             if cacheMemory >= cacheMemoryLimit {
                 askForRoom()
                 return
             }
+            if let window, unansweredCount(now) >= window { return }
             let resentCopy = pending[0].flags.contains(.possiblyDuplicated)
             encode(pending.removeFirst())
             if resentCopy, !awaitingMarker, configuration.command != .simple,
@@ -200,6 +202,7 @@ extension GatewaySession {
         takenCount -= 1
         if evictedCount > 0 { evictedCount -= 1 }
         let entry = sent.removeFirst()
+        if stream.answeredPrefix > 0 { stream.answeredPrefix -= 1 }
         stream.frontOffset &+= Int64(entry.frameLength)
         if configuration.tracksAcknowledgements { stream.forgetAcknowledgements(through: stream.frontOffset) }
         if cacheLength == nil { cacheMemory -= charge(of: entry) }
@@ -305,6 +308,7 @@ extension GatewaySession {
             deadline = until
         case .connected:
             deadline = earliest(earliest(earliest(graceDeadline, idleDeadline), shutdownDeadline), stallDeadline)
+            deadline = earliest(deadline, pacingDeadline(now))
         default:
             deadline = nil
         }

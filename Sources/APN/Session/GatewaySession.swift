@@ -70,6 +70,9 @@ package struct GatewaySession: ~Copyable {
     let cacheMemoryLimit: Int
     /// `cacheFull` was reported (once per session).
     var cacheFullReported = false
+    /// What error responses showed of the gateway's answer time and of runs between
+    /// rejections: how fast a connection may write after them.
+    var pacing = AnswerPacing()
     /// What this connection's byte stream has carried; new with each connection.
     var stream = StreamPosition()
 
@@ -471,6 +474,9 @@ struct StreamPosition: ~Copyable {
     var encodedSinceMarker = 0
     /// The identifier of the last frame the socket took.
     var lastTakenIdentifier: UInt32 = 0
+    /// `sent[0..<answeredPrefix]` were taken at least one answer span ago (see
+    /// ``AnswerPacing``): what remains counts against the paced window.
+    var answeredPrefix = 0
     /// When a report first found bytes unacknowledged with no progress since the one before.
     var unacknowledgedSince: Timestamp?
     /// When each reported acknowledgement came, oldest first; those that only cover

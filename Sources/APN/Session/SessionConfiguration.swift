@@ -54,6 +54,10 @@ package struct SessionConfiguration: Sendable {
     /// once, forever. node-apn waited 100 ms after connecting for the same reason. Zero
     /// turns the check off.
     package var settleWindow: Duration = .zero
+    /// After rejections, write at most a window of notifications per gateway answer time
+    /// (see ``AnswerPacing``), so that what a rejection makes the gateway discard stays
+    /// about what the connection carried.
+    package var pacesAfterRejections = true
 
     package init() {}
 }
