@@ -35,6 +35,7 @@ enum FeedbackBenchmark {
         settings.cert = credentials.cert
         settings.key = credentials.key
         settings.ca = credentials.ca
+        settings.interval = nil  // only the read: no visit of its own at creation
         let feedback = Feedback(options: settings)
 
         let done = DispatchSemaphore(value: 0)

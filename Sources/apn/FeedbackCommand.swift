@@ -17,7 +17,7 @@ enum FeedbackCommand {
           --address HOST:PORT       the feedback service (default feedback.sandbox.push.apple.com:2196,
                                     feedback.push.apple.com:2196 with --production)
           --sandbox | --production  the environment (default sandbox)
-          --interval SECONDS        poll every SECONDS until SIGINT/SIGTERM (default 3600)
+          --interval SECONDS        poll now, then every SECONDS until SIGINT/SIGTERM (default 3600)
           --once                    poll once and exit
         Prints one line per entry: {"time":UNIX,"date":"ISO-8601","token":"<hex>"}.
         Exits 0 after --once, or on SIGINT/SIGTERM; 1 when the service cannot be read; 2 on bad options.
@@ -35,14 +35,23 @@ enum FeedbackCommand {
             return 0
         }
         let (options, once) = try parse(flags)
-        let feedback = Feedback(options: options)
         if once {
-            return readOnce(feedback)
+            return readOnce(Feedback(options: options))
         }
         let stopSignals = StopSignals()
-        // Entries print from the `entries` sequence, which ends only after the last visit's
-        // entries were delivered: on SIGINT/SIGTERM (status 0) or when polling stops on
-        // unusable credentials (status 1).
+        // Polling starts when the poller is created: entries print from the `feedback`
+        // option, and deliveries wait on a suspended queue until the listener and the
+        // sequence are in place, so none of the first visit's events is missed.
+        let callbacks = DispatchQueue(label: "apn.feedback.callbacks")
+        callbacks.suspend()
+        var polling = options
+        polling.callbackQueue = callbacks
+        polling.feedback = .batch { entries in
+            for entry in entries { LineWriter.stdout(line(for: entry)) }
+        }
+        let feedback = Feedback(options: polling)
+        // The sequence ends only after the last visit's entries were delivered: on
+        // SIGINT/SIGTERM (status 0) or when polling stops on unusable credentials (status 1).
         let entries = feedback.entries
         let status = StatusBox()
         feedback.on { event in
@@ -54,14 +63,14 @@ enum FeedbackCommand {
                 status.value = 1
             }
         }
-        feedback.start()
+        callbacks.resume()
         Thread.detachNewThread {
             stopSignals.wait()
             feedback.cancel()
         }
         let finished = DispatchSemaphore(value: 0)
         Task {
-            for await entry in entries { LineWriter.stdout(line(for: entry)) }
+            for await _ in entries {}
             finished.signal()
         }
         finished.wait()
@@ -138,6 +147,8 @@ enum FeedbackCommand {
             options.port = try Flags.integer(port, as: UInt16.self, in: 1...65535, what: "--address port")
         }
         let once = flags.switches.contains("--once")
+        // --once reads with `read()`: the poller must not visit on its own as well.
+        if once { options.interval = nil }
         if let interval = try flags.integer("--interval", as: Int.self, in: 1...86_400 * 7) {
             guard !once else { throw UsageError("--interval and --once exclude each other") }
             options.interval = .seconds(interval)

@@ -37,6 +37,39 @@ struct ApnFeedbackTests {
         #expect(try gateway.waitForExit().status == 0)
     }
 
+    @Test("apn feedback --interval prints what the visit at start-up reads, and exits 0 on SIGTERM")
+    func feedbackPollingAgainstTheMockProcess() throws {
+        let directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("apnTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certs = (directory as NSString).appendingPathComponent("certs")
+        #expect(try ApnProcess(["certs", certs]).waitForExit().status == 0)
+        let token = String(repeating: "cd", count: 32)
+        let gateway = try ApnProcess(["mock-gateway", "--certs", certs, "--feedback", "\(token):1700000000"])
+        let started = try jsonObject(try gateway.nextLine())
+        let feedbackAddress = try #require(started["feedback"] as? String)
+
+        let polling = try ApnProcess(["feedback", "--interval", "3600", "--certs", certs, "--address", feedbackAddress])
+        let entry = try jsonObject(try polling.nextLine())
+        #expect(entry["time"] as? Int == 1_700_000_000)
+        #expect(entry["token"] as? String == token)
+        polling.send(SIGTERM)
+        let (status, standardError) = try polling.waitForExit()
+        #expect(status == 0, "stderr: \(standardError)")
+
+        gateway.send(SIGTERM)
+        #expect(try gateway.waitForExit().status == 0)
+    }
+
+    @Test("apn feedback polling with a missing certificate stops with status 1 and names the file")
+    func pollingMissingCertificate() throws {
+        let apn = try ApnProcess(["feedback", "--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem",
+                                  "--address", "127.0.0.1:9"])
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 1)
+        #expect(standardError.contains("/nonexistent/c.pem"))
+    }
+
     @Test("apn feedback rejects contradictory options with status 2")
     func badOptions() throws {
         let apn = try ApnProcess(["feedback", "--once", "--interval", "60"])

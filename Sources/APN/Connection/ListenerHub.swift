@@ -15,6 +15,7 @@ final class ListenerHub<Event: Sendable>: Sendable {
         var finishers: [Int: @Sendable () -> Void] = [:]
         var nextID = 0
         var finished = false
+        var streamsClosed = false
     }
 
     private let state = Mutex(State())
@@ -24,10 +25,11 @@ final class ListenerHub<Event: Sendable>: Sendable {
     var hasListeners: Bool { listening.load(ordering: .relaxed) }
 
     /// Adds a listener; `onFinish` runs when the connection has shut down. Returns nil when
-    /// it already has (the listener is not added; `onFinish` runs at once).
+    /// it already has, or when `onFinish` is given while streams are closed
+    /// (``closeStreams()``): the listener is not added and `onFinish` runs at once.
     func add(_ listener: @escaping Listener, onFinish: (@Sendable () -> Void)? = nil) -> Int? {
         let id: Int? = state.withLock { state in
-            if state.finished { return nil }
+            if state.finished || (onFinish != nil && state.streamsClosed) { return nil }
             state.nextID += 1
             state.listeners.append((state.nextID, listener))
             if let onFinish { state.finishers[state.nextID] = onFinish }
@@ -60,6 +62,33 @@ final class ListenerHub<Event: Sendable>: Sendable {
             let finishers = Array(state.finishers.values)
             state.finishers.removeAll()
             listening.store(false, ordering: .relaxed)
+            return finishers
+        }
+        for finisher in finishers { finisher() }
+    }
+
+    /// Closes the streams (the listeners added with `onFinish`) without ending them yet:
+    /// returns their ids for ``finishStreams(_:)``; streams added from now until
+    /// ``reopenStreams()`` end at once. Plain listeners are kept.
+    func closeStreams() -> [Int] {
+        state.withLock { state in
+            state.streamsClosed = true
+            return Array(state.finishers.keys)
+        }
+    }
+
+    /// Streams may be added again.
+    func reopenStreams() {
+        state.withLock { $0.streamsClosed = false }
+    }
+
+    /// Ends the streams `ids` (those still here) and drops their listeners.
+    func finishStreams(_ ids: [Int]) {
+        let finishers = state.withLock { state in
+            let ended = Set(ids)
+            state.listeners.removeAll { ended.contains($0.id) }
+            let finishers = ids.compactMap { state.finishers.removeValue(forKey: $0) }
+            listening.store(!state.listeners.isEmpty, ordering: .relaxed)
             return finishers
         }
         for finisher in finishers { finisher() }

@@ -2,30 +2,39 @@ import Dispatch
 import Foundation
 
 /// node-apn 1.x's feedback poller: connects to the feedback service (port 2196) with the
-/// push certificate, reads the (time, device) entries until the service closes, and does
-/// so again every ``Options/interval``.
+/// push certificate and reads the (time, device) entries until the service closes — when
+/// it is created and then every ``Options/interval``, as node-apn.
 ///
 /// ```swift
 /// var options = Feedback.Options()
 /// options.cert = "cert.pem"
 /// options.key = "key.pem"
-/// let feedback = Feedback(options: options)
-/// let entries = try await feedback.read()   // one visit
+/// options.feedback = .batch { entries in print(entries) }  // in place before the first visit
+/// let feedback = Feedback(options: options)                // visits now, then every hour
 /// ```
 ///
+/// With ``Options/interval`` `nil` or zero nothing happens until ``start()``, and
+/// ``read()`` makes one visit and returns what it read.
+///
 /// The service forgets what it served, so only one consumer per certificate should poll.
-/// Events (``on(_:)``) and ``entries`` are delivered in order on the callback queue; the
-/// polling runs on a thread of its own, which ends at ``cancel()`` or when the poller is
-/// released. Thread-safe.
+/// The ``Options/feedback`` closure, events (``on(_:)``) and ``entries`` are delivered in
+/// order on the callback queue. A listener or sequence sees what is delivered after it was
+/// added: the first visit's events come no sooner than it has connected and read, but to
+/// be certain of seeing them use ``Options/feedback``, or an interval of zero, add the
+/// listeners, then call ``start()``. Visits run on a thread of their own, one at a time,
+/// which ends at ``cancel()`` or when the poller is released. Thread-safe.
 public final class Feedback: Sendable {
     /// The options the poller was created with.
     public let options: Options
     private let poller: FeedbackPoller
 
-    /// Creates a poller; nothing connects until ``start()`` or ``read()``.
+    /// Creates a poller; with an ``Options/interval`` above zero it visits the service now
+    /// and then every interval, as node-apn; else nothing connects until ``start()`` or
+    /// ``read()``.
     public init(options: Options = Options()) {
         self.options = options
         self.poller = FeedbackPoller(options: options)
+        if let interval = options.interval, interval > .zero { poller.start() }
     }
 
     /// Stops polling, as ``cancel()``.
@@ -33,22 +42,27 @@ public final class Feedback: Sendable {
         poller.cancel()
     }
 
-    /// Polls now, then every ``Options/interval`` until ``cancel()`` or a credential
-    /// failure. Calling it while polling does nothing; with no interval, each call polls
-    /// once. After ``cancel()`` it does nothing: create a new poller.
+    /// Polls now and (re)starts the interval from now: node-apn's `start()`. Also after
+    /// ``cancel()`` or a credential failure; with no interval, each call polls once.
+    ///
+    /// Called while a visit is in progress, that visit is the one it asked for (visits
+    /// never overlap, and the service has nothing more to tell a second one); only the
+    /// interval starts again from now. A visit still ending after ``cancel()`` is not: a
+    /// new one follows it.
     public func start() {
         poller.start()
     }
 
-    /// Stops polling (a read in progress ends within 100 ms; what it read is still
-    /// delivered) and then ends the ``entries`` sequences and drops the listeners.
-    /// Idempotent.
+    /// Stops polling until ``start()``: no more visits, a visit in progress ends within
+    /// 100 ms (what it read is still delivered), and then the ``entries`` sequences end.
+    /// Listeners added with ``on(_:)`` stay. Idempotent.
     public func cancel() {
         poller.cancel()
     }
 
     /// One visit to the service now, independent of ``start()`` and ``cancel()``: every
-    /// entry it sends.
+    /// entry it sends. Meant for a poller whose ``Options/interval`` is zero: a visit of
+    /// the interval running at the same time gets part of the entries instead.
     /// - Throws: the connection or credential failure.
     public func read() async throws(APNError) -> [Entry] {
         let poller = poller
@@ -71,8 +85,9 @@ public final class Feedback: Sendable {
         poller.hub.remove(id.value)
     }
 
-    /// Every entry the polls started by ``start()`` read from now on, one at a time; ends
-    /// after ``cancel()`` or when polling stops on a credential failure.
+    /// Every entry the polls read from now on, one at a time; ends after ``cancel()``, or
+    /// when polling stops on a credential failure. One made after that and before the
+    /// next ``start()`` ends at once.
     public var entries: AsyncStream<Entry> {
         let (stream, continuation) = AsyncStream.makeStream(of: Entry.self)
         let hub = poller.hub

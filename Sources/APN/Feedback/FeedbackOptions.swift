@@ -26,17 +26,23 @@ extension Feedback {
         public var production = false
         /// Verify the service's certificate and host name (on by default).
         public var rejectUnauthorized = true
-        /// Poll again this long after each poll starts; `nil` (node-apn's 0): only once,
-        /// at ``Feedback/start()``. Default one hour.
+        /// Poll when the poller is created and then this often, as node-apn; `nil` or zero
+        /// (node-apn's 0): nothing until ``Feedback/start()``, which then polls once each
+        /// call. Default one hour.
         public var interval: Duration? = .seconds(3600)
+        /// node-apn's `feedback` option: called with every entry (``Callback/each(_:)``) or
+        /// batch (``Callback/batch(_:)``) the polls read, before the listeners; `nil`: none.
+        /// In place before polling starts, unlike a listener added after creation.
+        public var feedback: Callback?
         /// Deliver entries in batches (the default) rather than one `feedback` event each.
         public var batchFeedback = true
         /// The most entries per batch; 0: one batch per connection. The final batch is
         /// always delivered when the service closes, even when empty.
         public var batchSize = 0
-        /// Give up a connection attempt (TCP and TLS) after this long.
+        /// Give up a connection attempt (TCP and TLS) after this long; zero: off, as
+        /// node-apn (the system's TCP timeout still bounds the TCP connect).
         public var connectTimeout: Duration = .seconds(10)
-        /// Give up on a connection that sends nothing for this long.
+        /// Give up on a connection that sends nothing for this long; zero: off.
         public var readTimeout: Duration = .seconds(60)
         /// The longest token accepted; a longer length field ends the read with an error.
         public var maxTokenLength = 100

@@ -1,9 +1,13 @@
 import Dispatch
 import Foundation
 
-/// What a ``Feedback`` runs: the interval loop on its own thread, each visit's batching,
-/// and delivery on the callback queue. Separate from `Feedback` so the polling thread does
-/// not keep the public object alive: releasing it cancels the polling.
+/// What a ``Feedback`` runs: the polling thread, each visit's batching, and delivery on the
+/// callback queue. Separate from `Feedback` so the polling thread does not keep the public
+/// object alive: releasing it cancels the polling.
+///
+/// One polling thread at most, so visits never overlap; it exists while a visit is wanted
+/// or the interval runs, and ends when neither is (`cancel()`, unusable credentials, or a
+/// `start()` without an interval that has made its visit).
 final class FeedbackPoller: Sendable {
     let options: Feedback.Options
     let hub = ListenerHub<FeedbackEvent>()
@@ -15,20 +19,32 @@ final class FeedbackPoller: Sendable {
         self.options = options
         self.context = ClientContextCache(options.credentials)
         self.queue = DispatchQueue(label: "swift-apn.feedback.callbacks", target: options.callbackQueue)
-        self.schedule = FeedbackSchedule(clock: options.clock)
+        self.schedule = FeedbackSchedule(clock: options.clock, interval: options.interval)
     }
 
     func start() {
-        guard schedule.begin() else { return }
-        let thread = Thread { [self] in runSchedule() }
+        let spawn = schedule.update { [hub] state, now in
+            hub.reopenStreams()
+            return state.start(now: now)
+        }
+        guard spawn else { return }
+        let thread = Thread { [self] in run() }
         thread.name = "swift-apn.feedback"
         thread.start()
     }
 
     func cancel() {
-        // A running schedule ends the listeners itself, after delivering what its last
-        // visit read; otherwise end them here.
-        if !schedule.cancel() { finishListeners() }
+        schedule.update { [hub, queue] state, _ in
+            let visiting = state.cancel()
+            let streams = hub.closeStreams()
+            if visiting {
+                // The visit's last events come first: the polling thread ends these then.
+                state.streamsToEnd += streams
+            } else if !streams.isEmpty {
+                // Enqueued under the lock, so after every event already delivered.
+                queue.async { hub.finishStreams(streams) }
+            }
+        }
     }
 
     /// One visit for ``Feedback/read()``, not ended by `cancel()`.
@@ -41,35 +57,18 @@ final class FeedbackPoller: Sendable {
         }
     }
 
-    private func finishListeners() {
-        queue.async { [hub] in hub.finish() }
-    }
-
-    private func runSchedule() {
-        var next = options.clock.now()
-        var stopped = false
-        while !schedule.isCancelled {
-            let visit = poll()
-            if visit.stop {
+    private func run() {
+        while let generation = schedule.nextStep() {
+            let visit = poll(generation: generation)
+            schedule.update { [hub, queue] state, now in
+                state.endVisit(now: now, stop: visit.stop)
+                // Enqueued under the lock: a cancel() or start() that sees the visit over
+                // orders its own work after these events.
                 visit.closing.forEach(deliver)
-                stopped = true
-                break
+                let streams = state.takeStreamsToEnd() + (visit.stop ? hub.closeStreams() : [])
+                if !streams.isEmpty { queue.async { hub.finishStreams(streams) } }
             }
-            guard let interval = options.interval, interval > .zero else {
-                // One visit only: mark polling as over before its last batch is delivered,
-                // so a listener that sees it can start() again at once.
-                let cancelled = schedule.end()
-                visit.closing.forEach(deliver)
-                if cancelled { finishListeners() }
-                return
-            }
-            visit.closing.forEach(deliver)
-            // After a slow visit, the next one waits a whole interval rather than
-            // following at once to catch up.
-            next = max(next + interval, options.clock.now())
-            guard schedule.wait(until: next) else { break }
         }
-        if schedule.end() || stopped { finishListeners() }
     }
 
     /// How a visit ended: whether polling must stop, and the events that close it (the
@@ -81,11 +80,13 @@ final class FeedbackPoller: Sendable {
 
     /// One visit, delivering entries per node-apn's batching rules as they arrive; the
     /// closing events are left to the caller.
-    private func poll() -> Visit {
+    private func poll(generation: Int) -> Visit {
         var batch: [Feedback.Entry] = []
         let batchSize = options.batchSize
         let batched = options.batchFeedback
-        let reader = FeedbackReader(options: options, context: context, isCancelled: { [schedule] in schedule.isCancelled })
+        let reader = FeedbackReader(
+            options: options, context: context,
+            isCancelled: { [schedule] in schedule.isCancelled(generation) })
         let end = reader.read { entry in
             if !batched {
                 deliver(.feedback([entry]))
@@ -107,12 +108,16 @@ final class FeedbackPoller: Sendable {
         case .credentialsFailed(let error):
             return Visit(stop: true, closing: [.error(error)])
         case .cancelled:
-            return Visit(stop: true, closing: rest)
+            return Visit(stop: false, closing: rest)
         }
     }
 
+    /// Delivers an event on the callback queue: first to the `feedback` option, then to
+    /// the listeners, in the order they were added.
     private func deliver(_ event: FeedbackEvent) {
+        let callback = options.feedback
         queue.async { [hub] in
+            if let callback, case .feedback(let entries) = event { callback.call(with: entries) }
             for listener in hub.snapshot() { listener(event) }
         }
     }

@@ -21,6 +21,41 @@ struct FeedbackReader {
     }
 
     private static let slice: Duration = .milliseconds(100)
+    /// The TCP connect's bound when `connectTimeout` is off: longer than the system's own.
+    private static let systemConnectBound: Duration = .seconds(600)
+
+    private enum Handshake {
+        case done
+        case cancelled
+        case failed(TLSError)
+    }
+
+    /// The TLS handshake, in slices so a cancel is noticed; `deadline` nil: no limit.
+    private func handshake(_ connection: TLSConnection, deadline: ContinuousClock.Instant?) -> Handshake {
+        while true {
+            let step = connection.handshake()
+            let readiness: Readiness
+            switch step {
+            case .done: return .done
+            case .wantRead: readiness = .readable
+            case .wantWrite: readiness = .writable
+            case .closed(let clean):
+                return .failed(TLSError(
+                    .handshake, "\(connection.peerDescription) closed the connection during the handshake (\(clean ? "close_notify" : "EOF"))"))
+            case .failed(let error): return .failed(error)
+            }
+            if isCancelled() { return .cancelled }
+            let now = ContinuousClock.now
+            if let deadline, now >= deadline {
+                return .failed(TLSError(.timeout, "TLS handshake with \(connection.peerDescription): deadline passed"))
+            }
+            do throws(TLSError) {
+                _ = try connection.waitUntil(readiness, deadline: min(now + Self.slice, deadline ?? .now + Self.slice))
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
 
     /// Reads one connection's tuples, handing each entry to `onEntry` as it is decoded.
     func read(onEntry: (Feedback.Entry) -> Void) -> End {
@@ -30,14 +65,22 @@ struct FeedbackReader {
         case .failure(let error): return .credentialsFailed(error)
         }
         let connection: TLSConnection
+        // A zero connectTimeout is node-apn's "off": the system's TCP timeout still bounds
+        // the TCP connect, and a cancel ends the handshake.
+        let connectTimeout = options.connectTimeout > .zero ? options.connectTimeout : nil
         do throws(TLSError) {
             connection = try TLSConnection.connect(
-                host: options.host, port: options.port, context: tlsContext, timeout: options.connectTimeout)
-            try connection.handshake(deadline: .now + options.connectTimeout)
+                host: options.host, port: options.port, context: tlsContext,
+                timeout: connectTimeout ?? Self.systemConnectBound)
         } catch {
             return .failed(APNError.connectFailure(error))
         }
         defer { connection.close() }
+        switch handshake(connection, deadline: connectTimeout.map { .now + $0 }) {
+        case .done: break
+        case .cancelled: return .cancelled
+        case .failed(let error): return .failed(APNError.connectFailure(error))
+        }
         var decoder = FeedbackDecoder(maxTokenLength: options.maxTokenLength)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var lastData = ContinuousClock.now
@@ -56,7 +99,7 @@ struct FeedbackReader {
                 }
             case .wantRead, .wantWrite:
                 if isCancelled() { return .cancelled }
-                if ContinuousClock.now - lastData > options.readTimeout {
+                if options.readTimeout > .zero, ContinuousClock.now - lastData > options.readTimeout {
                     return .failed(APNError(code: .connectionFailed, message: "the feedback service sent nothing for \(options.readTimeout)"))
                 }
                 let readiness: Readiness = step.isWantRead ? .readable : .writable

@@ -2,22 +2,20 @@ import Foundation
 import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
-/// The poller's interval and cancellation: waits on a condition until the clock reaches a
-/// deadline (a ``ManualClock`` wakes it on every advance) or until cancelled. No sleeping.
+/// Runs a ``FeedbackScheduleState`` under a lock: the public calls change it with
+/// ``update(_:)``, and the polling thread asks it what to do next with ``nextStep()``, which
+/// waits on a condition until the clock reaches the next visit (a ``ManualClock`` wakes it
+/// on every advance) or until an update. No sleeping.
 final class FeedbackSchedule: Sendable {
-    private struct State {
-        var running = false
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
+    private let state: Mutex<FeedbackScheduleState>
     // NSCondition is thread-safe; it pairs waits with wake-ups and guards nothing itself.
     private let condition = NSCondition()
-    private let clock: ConnectionClock
+    let clock: ConnectionClock
     private let observer: Int?
 
-    init(clock: ConnectionClock) {
+    init(clock: ConnectionClock, interval: Duration?) {
         self.clock = clock
+        self.state = Mutex(FeedbackScheduleState(interval: interval))
         observer = clock.manual?.observe { [condition] in
             condition.lock()
             condition.broadcast()
@@ -29,51 +27,42 @@ final class FeedbackSchedule: Sendable {
         if let observer { clock.manual?.removeObserver(observer) }
     }
 
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
-
-    /// Marks polling as started; `false` when it already runs (or was cancelled).
-    func begin() -> Bool {
-        state.withLock { state in
-            guard !state.running, !state.cancelled else { return false }
-            state.running = true
-            return true
-        }
+    /// Whether the visit begun as `generation` has been cancelled since.
+    func isCancelled(_ generation: Int) -> Bool {
+        state.withLock { $0.isCancelled(generation) }
     }
 
-    /// The polling thread is done; returns whether it was cancelled.
-    func end() -> Bool {
-        state.withLock { state in
-            state.running = false
-            return state.cancelled
-        }
-    }
-
-    /// Cancels for good; returns whether polling was running then (its thread will end).
-    @discardableResult
-    func cancel() -> Bool {
-        let running = state.withLock { state in
-            state.cancelled = true
-            return state.running
-        }
+    /// Changes the state under the lock (with the time now), then wakes the polling thread.
+    /// `body` runs under the lock: it may enqueue work but must not call back in here.
+    func update<Result>(_ body: (inout FeedbackScheduleState, Timestamp) -> Result) -> Result {
+        let result = state.withLock { body(&$0, clock.now()) }
         condition.lock()
         condition.broadcast()
         condition.unlock()
-        return running
+        return result
     }
 
-    /// Waits until the clock reaches `deadline`; `false` when cancelled first.
-    func wait(until deadline: Timestamp) -> Bool {
+    /// For the polling thread: waits for the next visit and returns its generation, or
+    /// `nil` when nothing is scheduled (the thread then ends).
+    func nextStep() -> Int? {
+        // The condition's lock is held from each look at the state until the wait, so an
+        // update's wake-up, which takes that lock after changing the state, is never missed.
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if isCancelled { return false }
             let now = clock.now()
-            if now >= deadline { return true }
-            if clock.manual != nil {
-                condition.wait()
-            } else {
-                let seconds = Double(deadline.nanoseconds &- now.nanoseconds) / 1e9
-                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+            switch state.withLock({ $0.next(now: now) }) {
+            case .visit(let generation):
+                return generation
+            case .exit:
+                return nil
+            case .wait(let deadline):
+                if clock.manual != nil {
+                    condition.wait()
+                } else {
+                    let seconds = Double(deadline.nanoseconds &- now.nanoseconds) / 1e9
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+                }
             }
         }
     }

@@ -17,6 +17,7 @@ struct FeedbackTests {
         options.cert = .data(fixture.clientCertificatePEM)
         options.key = .data(fixture.clientKeyPEM)
         options.ca = [.data(fixture.caPEM)]
+        options.interval = nil  // nothing at creation unless a test sets an interval
         configure(&options)
         return options
     }
@@ -126,20 +127,23 @@ struct FeedbackTests {
         for await _ in stream { count += 1 }
         #expect(count == 3)
         #expect(sizes.withLock { $0 } == [1, 1, 1])
-        feedback.start()  // cancelled for good: nothing happens
-        #expect(fixture.mock.feedbackConnectionCount == 1)
+        fixture.mock.queueFeedback(time: 9, token: Self.token(9))
+        feedback.start()  // after cancel(), polling again
+        #expect(log.wait { $0.batches.count == 4 })
+        #expect(log.batches.last == [9])
+        #expect(fixture.mock.feedbackConnectionCount == 2)
     }
 
     @Test("polling on the injected clock: every interval, each read clearing the list")
     func intervalPolling() async throws {
         let fixture = try GatewayFixture()
         let clock = ManualClock()
-        let feedback = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
         let log = FeedbackLog()
-        feedback.on(log.listener)
         fixture.mock.queueFeedback(time: 1, token: Self.token(1))
-        feedback.start()
-        #expect(log.wait { $0.batches.count == 1 })
+        let (feedback, _) = heldFeedback(Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) }) {
+            $0.on(log.listener)
+        }
+        #expect(log.wait { $0.batches.count == 1 }, "the first visit at creation")
         #expect(log.batches == [[1]])
         fixture.mock.queueFeedback(time: 2, token: Self.token(2))
         clock.advance(by: .seconds(59))
@@ -160,10 +164,10 @@ struct FeedbackTests {
         let port = fixture.mock.feedbackPort
         _ = fixture.mock.stop()
         let clock = ManualClock()
-        let feedback = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
         let log = FeedbackLog()
-        feedback.on(log.listener)
-        feedback.start()
+        let (feedback, _) = heldFeedback(Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) }) {
+            $0.on(log.listener)
+        }
         #expect(log.wait { $0.errors.count == 1 })
         let second = try GatewayFixture {
             $0.feedbackPort = port
@@ -175,19 +179,30 @@ struct FeedbackTests {
         feedback.cancel()
     }
 
-    @Test("bad credentials: an error event, and polling stops")
+    @Test("bad credentials: an error event, and polling stops until start()")
     func badCredentials() async throws {
         let fixture = try GatewayFixture()
-        let feedback = Feedback(options: Self.options(fixture) { $0.cert = "/nonexistent/feedback-cert.pem" })
         let log = FeedbackLog()
-        feedback.on(log.listener)
-        let stream = feedback.entries
-        feedback.start()
-        for await _ in stream {}
-        #expect(log.fatal.count == 1)
+        var stream: AsyncStream<Feedback.Entry>?
+        let (feedback, queue) = heldFeedback(Self.options(fixture) {
+            $0.cert = "/nonexistent/feedback-cert.pem"
+            $0.interval = .seconds(3600)
+        }) {
+            $0.on(log.listener)
+            stream = $0.entries
+        }
+        for await _ in stream! {}
+        #expect(log.wait { $0.fatal.count == 1 })
         #expect(log.fatal.first?.message.contains("/nonexistent/feedback-cert.pem") == true)
         #expect(fixture.mock.feedbackConnectionCount == 0)
         await #expect(throws: APNError.self) { try await feedback.read() }
+        queue.suspend()
+        feedback.start()  // tries again, and stops again
+        let again = feedback.entries
+        queue.resume()
+        for await _ in again {}
+        #expect(log.wait { $0.fatal.count == 2 })
+        #expect(log.batches.isEmpty)
     }
 }
 
@@ -213,111 +228,18 @@ extension FeedbackTests {
         let fixture = try GatewayFixture()
         let clock = ManualClock()
         let log = FeedbackLog()
-        var feedback: Feedback? = Feedback(options: Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) })
-        feedback?.on(log.listener)
-        let entries = feedback?.entries
-        feedback?.start()
+        var entries: AsyncStream<Feedback.Entry>?
+        var feedback: Feedback? = heldFeedback(Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) }) {
+            $0.on(log.listener)
+            entries = $0.entries
+        }.0
         #expect(log.wait { $0.batches.count == 1 })
+        weak let released = feedback
         feedback = nil
-        // The sequence ends only when the polling thread has finished.
+        #expect(released == nil, "nothing else holds the poller")
+        // Released: cancelled, so the sequence ends and no visit can follow.
         if let entries { for await _ in entries {} }
         clock.advance(by: .seconds(600))
         #expect(fixture.mock.feedbackConnectionCount == 1, "no visit after the poller was released")
-    }
-}
-
-/// What a feedback poller reported, with bounded waits.
-final class FeedbackLog: Sendable {
-    private struct State {
-        var batches: [[UInt32]] = []
-        var errors: [APNError] = []
-        var fatal: [APNError] = []
-    }
-
-    private let state = Mutex(State())
-    private let condition = NSCondition()
-
-    var batches: [[UInt32]] { state.withLock { $0.batches } }
-    var errors: [APNError] { state.withLock { $0.errors } }
-    var fatal: [APNError] { state.withLock { $0.fatal } }
-
-    var listener: @Sendable (FeedbackEvent) -> Void {
-        { [self] event in
-            state.withLock { state in
-                switch event {
-                case .feedback(let entries): state.batches.append(entries.map(\.unixTime))
-                case .feedbackError(let error): state.errors.append(error)
-                case .error(let error): state.fatal.append(error)
-                }
-            }
-            condition.lock()
-            condition.broadcast()
-            condition.unlock()
-        }
-    }
-
-    @discardableResult
-    func wait(seconds: Double = 20, until predicate: (FeedbackLog) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(self) {
-            if !condition.wait(until: deadline) { return predicate(self) }
-        }
-        return true
-    }
-}
-
-/// A one-connection TLS server that sends given bytes and closes cleanly: for what
-/// MockGateway never sends (partial tuples, oversized token lengths).
-final class RawTLSServer: Sendable {
-    let authority: CertificateAuthority
-    let client: IssuedCertificate
-    let port: UInt16
-
-    init(sending bytes: [UInt8]) throws {
-        authority = try CertificateAuthority()
-        client = try authority.issueClientCertificate(topic: "com.example.tests")
-        let context = try TLSServerContext(
-            credentials: try authority.issueServerCertificate().credentials(),
-            clientCertificateAuthorities: [authority.certificate])
-        let listener = try TLSListener(context: context)
-        port = listener.port
-        let handoff = ListenerHandoff(listener)
-        Thread.detachNewThread {
-            guard let connection = try? handoff.listener.accept(deadline: .now + .seconds(20)) else { return }
-            try? connection.handshake(deadline: .now + .seconds(10))
-            var offset = 0
-            let deadline = ContinuousClock.now + .seconds(10)
-            while offset < bytes.count, ContinuousClock.now < deadline {
-                let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-                switch step {
-                case .done(let count): offset += count
-                case .wantWrite: _ = try? connection.waitUntil(.writable, deadline: deadline)
-                case .wantRead: _ = try? connection.waitUntil(.readable, deadline: deadline)
-                case .closed, .failed: return
-                }
-            }
-            _ = connection.shutdown()
-            connection.close()
-        }
-    }
-
-    func options(_ configure: (inout Feedback.Options) -> Void) -> Feedback.Options {
-        var options = Feedback.Options()
-        options.address = "127.0.0.1"
-        options.port = port
-        options.cert = .data(Array(try! client.certificate.pem().utf8))
-        options.key = .data(Array(try! client.privateKey.pem().utf8))
-        options.ca = [.data(Array(try! authority.certificate.pem().utf8))]
-        configure(&options)
-        return options
-    }
-
-    /// Moves the listener to the serving thread. `@unchecked Sendable` is safe: only that
-    /// thread uses it after the handoff.
-    final class ListenerHandoff: @unchecked Sendable {
-        let listener: TLSListener
-        init(_ listener: TLSListener) { self.listener = listener }
     }
 }
