@@ -85,18 +85,6 @@ enum ChaosBenchmark {
         if let settle { settings.settleWindow = .milliseconds(settle) }
         let connection = Connection(options: settings)
         let outcomes = OutcomeTable(count: count)
-        let seen = Mutex<[String: Int]>([:])
-        _ = connection.on { event in
-            let key: String
-            switch event {
-            case .socketError(let e): key = "socketError " + String(String(describing: e).prefix(90))
-            case .transmissionError(let s, _, _): key = "transmissionError \(s)"
-            case .connected, .disconnected, .transmitted: return
-            default: key = String(String(describing: event).prefix(60))
-            }
-            seen.withLock { $0[key, default: 0] += 1 }
-        }
-        defer { seen.withLock { for (k, v) in $0.sorted(by: { $0.value > $1.value }) { print("  EVENT \(v) × \(k)") } } }
 
         let clock = ContinuousClock()
         let start = clock.now
