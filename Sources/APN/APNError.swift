@@ -29,6 +29,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case notResent
             case missingDevice
             case shutDown
+            case unsupportedByFormat
         }
 
         private let base: Base
@@ -79,6 +80,10 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let missingDevice = Code(.missingDevice)
         /// 515: pushed after ``Connection/shutdown()`` was called.
         public static let shutDown = Code(.shutDown)
+        /// The notification asks for what the connection's format cannot carry: a priority
+        /// other than 10 with command 0 or 1, or an expiry with command 0. Refused rather
+        /// than sent without it; use ``Connection/Format/frame`` (command 2).
+        public static let unsupportedByFormat = Code(.unsupportedByFormat)
 
         /// The code's name, e.g. `payloadTooLarge`.
         public var description: String {
@@ -100,6 +105,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case .notResent: "notResent"
             case .missingDevice: "missingDevice"
             case .shutDown: "shutDown"
+            case .unsupportedByFormat: "unsupportedByFormat"
             }
         }
     }
@@ -160,6 +166,13 @@ extension APNError {
             message: "custom payload key \"\(key)\" must be a JSON object (or null), not \(kind); "
                 + "the notification's badge, sound, alert and other aps keys are merged into it"
         )
+    }
+
+    static func unsupportedByFormat(_ what: String, format: String) -> APNError {
+        APNError(
+            code: .unsupportedByFormat,
+            message: "\(what) cannot be carried by \(format); refused rather than sent without it "
+                + "(use Connection.Options.format = .frame, command 2)")
     }
 
     static func invalidValue(_ message: String) -> APNError {

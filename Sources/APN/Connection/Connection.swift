@@ -148,6 +148,15 @@ public final class Connection: Sendable {
 
     /// Why `notification` cannot be sent (its payload is too large), or nil.
     private func refusal(_ notification: Notification, _ delivery: Notification.Delivery) -> APNError? {
+        let command = options.format.command
+        // Never sent without what the format cannot carry: priority 5 (power-conserving,
+        // required for background pushes) sent as 10 would change what the device does.
+        if delivery.priority != 10, command != .frame {
+            return .unsupportedByFormat("priority \(delivery.priority)", format: "\(command)")
+        }
+        if delivery.expiry != 0, command == .simple {
+            return .unsupportedByFormat("an expiry", format: "\(command)")
+        }
         guard delivery.payload.count > payloadLimit else { return nil }
         do throws(APNError) {
             try notification.validate(for: options.format.command, voip: options.voip)

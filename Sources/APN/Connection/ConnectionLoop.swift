@@ -676,8 +676,8 @@ extension SessionConfiguration {
         connectionRetryLimit = max(0, options.connectionRetryLimit)
         initialBackoff = options.initialBackoff
         maxBackoff = options.maxBackoff
-        connectTimeout = options.connectTimeout
-        idleTimeout = options.connectionTimeout
+        connectTimeout = options.connectTimeout.turnedOffIfZero
+        idleTimeout = options.connectionTimeout.turnedOffIfZero
         graceWindow = options.shutdownGraceWindow
         buffersNotifications = options.buffersNotifications
         silentClosePolicy = options.silentClosePolicy
@@ -685,3 +685,4 @@ extension SessionConfiguration {
         settleWindow = options.settleWindow
     }
 }
+

@@ -101,9 +101,11 @@ extension Connection {
         /// Sockets kept open once the first notification was pushed (reopened after an idle
         /// close or a gateway disconnect), as node-apn 1.7.5+. At most ``maxConnections``.
         public var minConnections = 1
-        /// Abort a connection attempt (TCP and TLS) not finished in this time; `nil` never.
+        /// Abort a connection attempt (TCP and TLS) not finished in this time; `nil` or zero
+        /// (node-apn's 0): never.
         public var connectTimeout: Duration? = .seconds(10)
-        /// Close a socket idle this long (node-apn's `connectionTimeout`, 1 h); `nil` never.
+        /// Close a socket idle this long (node-apn's `connectionTimeout`, 1 h); `nil` or zero
+        /// (node-apn's 0): never.
         public var connectionTimeout: Duration? = .seconds(3600)
         /// Consecutive failed connection attempts tolerated after the first before the
         /// connection terminates with 514; 0 = unlimited.

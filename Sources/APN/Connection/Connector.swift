@@ -30,7 +30,7 @@ final class Connector: Sendable {
         case .failure(let error): return .failed(error)
         }
         // The attempt's own bound; the session aborts earlier by `connectTimeout` anyway.
-        let timeout = options.connectTimeout ?? .seconds(600)
+        let timeout = options.connectTimeout.turnedOffIfZero ?? .seconds(600)
         let deadline = ContinuousClock.now + timeout
         do throws(TLSError) {
             let connection = try TLSConnection.connect(

@@ -67,7 +67,7 @@ struct FeedbackReader {
         let connection: TLSConnection
         // A zero connectTimeout is node-apn's "off": the system's TCP timeout still bounds
         // the TCP connect, and a cancel ends the handshake.
-        let connectTimeout = options.connectTimeout > .zero ? options.connectTimeout : nil
+        let connectTimeout = Duration?(options.connectTimeout).turnedOffIfZero
         do throws(TLSError) {
             connection = try TLSConnection.connect(
                 host: options.host, port: options.port, context: tlsContext,

@@ -41,7 +41,7 @@ package struct FeedbackScheduleState {
     package var streamsToEnd: [Int] = []
 
     package init(interval: Duration?) {
-        self.interval = interval.flatMap { $0 > .zero ? $0 : nil }
+        self.interval = interval.turnedOffIfZero
     }
 
     /// `start()`: returns whether a polling thread must be started.

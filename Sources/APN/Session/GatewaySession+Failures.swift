@@ -5,8 +5,9 @@ import APNWire
 extension GatewaySession {
     /// One error response: settles the written entries and requeues what must be resent.
     mutating func handleErrorResponse(_ response: ErrorResponse, now: Timestamp) {
-        // Unknown status bytes are treated as 255 (none), never trusted for special cases.
-        let status = response.status.isKnown ? response.status : .unknown
+        // A status byte outside Apple's table reaches the caller as it came (node-apn passed
+        // it through); only status 10 is treated specially, and an unknown byte never is.
+        let status = response.status
         let unsent = takeInFlight()
         var resend: [SessionEntry] = []
         var resendIsPossiblyDuplicated = false
@@ -35,8 +36,10 @@ extension GatewaySession {
                 if evictedCount > 0 { reportCacheMiss(shortfall: evictedCount) }
             } else if let tag = entry.tag {
                 if entry.flags.contains(.evicted) {
+                    // Out of the cache: node-apn's README gives `transmissionError(code,
+                    // null)` and `errorCallback(255, null)`; the outcome still names it.
                     reportCacheMiss(shortfall: evictedCount + 1)
-                    emit(.event(.transmissionError(status, tag)))
+                    emit(.event(.transmissionError(status, nil)))
                     emit(.errorCallback(.status(.unknown), nil))
                 } else {
                     emit(.event(.transmissionError(status, tag)))

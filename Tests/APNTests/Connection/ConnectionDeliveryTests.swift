@@ -91,4 +91,47 @@ struct ConnectionDeliveryTests {
         for connection in [enhanced, frame, voip] { await connection.shutdown() }
         #expect(fixture.mock.records.count == 1)
     }
+
+    @Test("what the format cannot carry is refused with a typed error, never sent without it")
+    func fieldsTheFormatCannotCarry() async throws {
+        let fixture = try GatewayFixture()
+        let enhanced = Connection(options: fixture.options())
+        let simple = Connection(options: fixture.options { $0.format = .simple })
+        let frame = Connection(options: fixture.options { $0.format = .frame; $0.shutdownGraceWindow = .seconds(30) })
+        let log = ConnectionLog()
+        let quiet = APN.Notification().setAlertText("later")
+        quiet.priority = 5
+        let expiring = APN.Notification().setAlertText("soon").setExpiry(2_000_000_000)
+        enhanced.push(quiet, to: device(1), outcome: log.outcome(1))
+        simple.push(expiring, to: device(2), outcome: log.outcome(2))
+        enhanced.push(expiring, to: device(3), outcome: log.outcome(3))
+        frame.push(quiet, to: device(4), outcome: log.outcome(4))
+        #expect(log.wait { $0.outcomes[1] != nil && $0.outcomes[2] != nil })
+        #expect(failureCode(log.outcomes[1]) == .unsupportedByFormat)
+        #expect(failureCode(log.outcomes[2]) == .unsupportedByFormat)
+        if case .failed(let error)? = log.outcomes[1] {
+            #expect(error.message.contains("priority 5") && error.message.contains(".frame"))
+        }
+        #expect(await frame.flush().confirmed)
+        for connection in [enhanced, simple, frame] { await connection.shutdown() }
+        #expect(log.outcomes[3]?.isAccepted == true, "command 1 carries an expiry")
+        #expect(log.outcomes[4]?.isAccepted == true, "command 2 carries the priority")
+        let records = fixture.mock.records
+        #expect(records.map { number(of: $0.token) }.sorted() == [3, 4])
+        #expect(records.first { number(of: $0.token) == 4 }?.priority == 5)
+    }
+
+    @Test("a connect timeout of zero is off, as node-apn's 0: the connection is made")
+    func zeroTimeoutsAreOff() async throws {
+        let fixture = try GatewayFixture()
+        let connection = Connection(options: fixture.options { $0.connectTimeout = .zero; $0.connectionTimeout = .zero })
+        let log = ConnectionLog()
+        connection.push(note(1), to: device(1), outcome: log.outcome(1))
+        let report = await connection.flush()
+        #expect(report.confirmed)
+        #expect(log.wait { $0.outcomes[1] != nil })
+        #expect(log.outcomes[1]?.isAccepted == true)
+        #expect(!log.eventNames.contains("timeout"))
+        await connection.shutdown()
+    }
 }

@@ -440,7 +440,7 @@ struct SessionSimulation: ~Copyable {
                 }
                 if taken > 2 { violations.append("tag \(tag): taken \(taken)x") }
             case .rejected(let status):
-                let expected = badStatus(tag).map { $0.isKnown ? $0 : .unknown }
+                let expected = badStatus(tag)
                 if status != expected { violations.append("tag \(tag): rejected with \(status), gateway's status \(String(describing: expected))") }
                 if taken > 0 { violations.append("tag \(tag): rejected but the gateway took it") }
             case .failed(let error):
