@@ -23,6 +23,7 @@ func runMain() -> Int32 {
     do {
         switch subcommand {
         case "demo": return try DemoCommand.run(rest)
+        case "send": return try SendCommand.run(rest)
         case "certs": return try CertsCommand.run(rest)
         case "mock-gateway": return try MockGatewayCommand.run(rest)
         case "feedback": return try FeedbackCommand.run(rest)
