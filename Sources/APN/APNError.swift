@@ -16,6 +16,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case payloadTooLarge
             case reservedPayloadKey
             case invalidValue
+            case invalidJSON
             case connectionFailed
             case connectionClosed
             case refusedByGateway
@@ -49,6 +50,9 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let reservedPayloadKey = Code(.reservedPayloadKey)
         /// A value is outside the range the protocol can carry.
         public static let invalidValue = Code(.invalidValue)
+        /// Payload JSON text could not be read; ``APNError/jsonParseError`` says what and
+        /// at which byte.
+        public static let invalidJSON = Code(.invalidJSON)
 
         /// A connection attempt or an established connection failed (socket or TLS error).
         public static let connectionFailed = Code(.connectionFailed)
@@ -92,6 +96,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
             case .payloadTooLarge: "payloadTooLarge"
             case .reservedPayloadKey: "reservedPayloadKey"
             case .invalidValue: "invalidValue"
+            case .invalidJSON: "invalidJSON"
             case .connectionFailed: "connectionFailed"
             case .connectionClosed: "connectionClosed"
             case .refusedByGateway: "refusedByGateway"
@@ -121,6 +126,8 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
     public let size: Int?
     /// For ``Code/payloadTooLarge``: the limit the payload exceeded, in bytes.
     public let limit: Int?
+    /// For ``Code/invalidJSON``: what is wrong with the text and the byte offset.
+    public let jsonParseError: JSONParseError?
 
     /// Creates an error. Library code uses the factories below; this initialiser exists so
     /// that tests and adapters can build any error value.
@@ -129,13 +136,15 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         message: String,
         status: StatusCode? = nil,
         size: Int? = nil,
-        limit: Int? = nil
+        limit: Int? = nil,
+        jsonParseError: JSONParseError? = nil
     ) {
         self.code = code
         self.message = message
         self.status = status
         self.size = size
         self.limit = limit
+        self.jsonParseError = jsonParseError
     }
 
     /// `invalidToken: device token must be 32 bytes, got 31 (…)`.
@@ -177,6 +186,10 @@ extension APNError {
 
     static func invalidValue(_ message: String) -> APNError {
         APNError(code: .invalidValue, message: message)
+    }
+
+    static func invalidJSON(_ error: JSONParseError) -> APNError {
+        APNError(code: .invalidJSON, message: "payload JSON: \(error)", jsonParseError: error)
     }
 }
 

@@ -23,10 +23,8 @@ enum FeedbackCommand {
         Exits 0 after --once, or on SIGINT/SIGTERM; 1 when the service cannot be read; 2 on bad options.
         """
 
-    private static let valued: Set<String> = [
-        "--certs", "--cert", "--key", "--pfx", "--passphrase", "--ca", "--address", "--interval",
-    ]
-    private static let switches: Set<String> = ["--sandbox", "--production", "--once"]
+    private static let valued = CredentialFlags.valued.union(["--interval"])
+    private static let switches = CredentialFlags.switches.union(["--once"])
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let flags = try Flags(arguments, valued: valued, switches: switches)
@@ -126,26 +124,7 @@ enum FeedbackCommand {
             throw UsageError("feedback takes no arguments, got \"\(flags.positional[0])\"")
         }
         var options = Feedback.Options()
-        if flags.switches.contains("--sandbox") && flags.switches.contains("--production") {
-            throw UsageError("--sandbox and --production exclude each other")
-        }
-        options.production = flags.switches.contains("--production")
-        if let directory = flags.value("--certs") {
-            options.cert = .file("\(directory)/client.pem")
-            options.key = .file("\(directory)/client.key")
-            options.ca = [.file("\(directory)/ca.pem")]
-        }
-        if let cert = flags.value("--cert") { options.cert = .file(cert) }
-        if let key = flags.value("--key") { options.key = .file(key) }
-        if let pfx = flags.value("--pfx") { options.pfx = .file(pfx) }
-        if let ca = flags.value("--ca") { options.ca = [.file(ca)] }
-        options.passphrase = flags.value("--passphrase")
-        if let address = flags.value("--address") {
-            let (host, port) = Flags.splitSuffix(address)
-            guard let port, !host.isEmpty else { throw UsageError("--address needs HOST:PORT, got \"\(address)\"") }
-            options.address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            options.port = try Flags.integer(port, as: UInt16.self, in: 1...65535, what: "--address port")
-        }
+        try CredentialFlags(flags).apply(to: &options)
         let once = flags.switches.contains("--once")
         // --once reads with `read()`: the poller must not visit on its own as well.
         if once { options.interval = nil }

@@ -4,7 +4,9 @@ import Foundation
 enum JSONValue {
     case string(String)
     case integer(Int)
+    case bool(Bool)
     case null
+    case array([JSONValue])
     case object([(String, JSONValue)])
 
     /// The value as compact JSON text.
@@ -12,7 +14,9 @@ enum JSONValue {
         switch self {
         case .string(let string): return Self.quote(string)
         case .integer(let number): return String(number)
+        case .bool(let flag): return flag ? "true" : "false"
         case .null: return "null"
+        case .array(let elements): return "[" + elements.map(\.text).joined(separator: ",") + "]"
         case .object(let members):
             return "{" + members.map { "\(Self.quote($0.0)):\($0.1.text)" }.joined(separator: ",") + "}"
         }

@@ -256,10 +256,7 @@ enum MockGatewayCommand {
         if let given = options.certificates {
             directory = given
         } else {
-            let template = (NSTemporaryDirectory() as NSString).appendingPathComponent("apn-mock-gateway-XXXXXX")
-            var buffer = Array(template.utf8CString)
-            guard let made = mkdtemp(&buffer) else { throw FileError(path: template, errno: errno) }
-            directory = String(cString: made)
+            directory = try TemporaryDirectory.make(prefix: "apn-mock-gateway")
         }
         let path = { (name: String) in (directory as NSString).appendingPathComponent(name) }
         let names = ["ca.pem", "server.pem", "server.key"]
@@ -270,10 +267,7 @@ enum MockGatewayCommand {
             let missing = names.filter { !present.contains($0) }
             throw UsageError("--certs \(directory): has \(present.joined(separator: ", ")) but not \(missing.joined(separator: ", "))")
         }
-        let authority = try TLSCertificate.certificates(fromPEM: Array(try Data(contentsOf: URL(fileURLWithPath: path("ca.pem")))))
-        options.configuration.serverCredentials = try TLSCredentials(
-            certificateFile: path("server.pem"), keyFile: path("server.key"))
-        options.configuration.clientCertificateAuthorities = authority
+        try CertificateFiles.configureServer(&options.configuration, from: directory)
         return directory
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 
 let topUsage = """
     usage: apn <subcommand> [options]
+      demo               run the whole story on an embedded mock gateway and check every outcome
+      send               send notifications to the gateway (or `apn mock-gateway`)
       certs DIR          write a CA, a server and a push client certificate into DIR
       mock-gateway       run a mock binary gateway and feedback server until SIGINT/SIGTERM
       feedback           read the feedback service once or every interval, one JSON line per entry
@@ -20,6 +22,8 @@ func runMain() -> Int32 {
     let rest = Array(arguments.dropFirst())
     do {
         switch subcommand {
+        case "demo": return try DemoCommand.run(rest)
+        case "send": return try SendCommand.run(rest)
         case "certs": return try CertsCommand.run(rest)
         case "mock-gateway": return try MockGatewayCommand.run(rest)
         case "feedback": return try FeedbackCommand.run(rest)

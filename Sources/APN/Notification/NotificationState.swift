@@ -5,30 +5,34 @@
 struct NotificationState: Sendable {
     /// The compiled payload in `encoding`; `nil` until compiled or after any change.
     var compiled: [UInt8]?
+    /// The payload JSON as given to ``Notification/init(payloadJSON:parser:)-(String,_)``
+    /// (UTF-8, whitespace between tokens removed), sent instead of compiling the fields
+    /// until any payload field changes. A change of `encoding` keeps it.
+    var givenJSON: [UInt8]?
 
     // MARK: Payload fields: every change invalidates `compiled`.
 
-    var payload = JSONObject() { didSet { compiled = nil } }
-    var alert: Notification.AlertValue? { didSet { compiled = nil } }
-    var badge: Int? { didSet { compiled = nil } }
-    var sound: Sound? { didSet { compiled = nil } }
-    var contentAvailable = false { didSet { compiled = nil } }
-    var mutableContent = false { didSet { compiled = nil } }
-    var urlArgs: [String]? { didSet { compiled = nil } }
-    var category: String? { didSet { compiled = nil } }
-    var mdm: String? { didSet { compiled = nil } }
-    var threadId: String? { didSet { compiled = nil } }
-    var targetContentId: String? { didSet { compiled = nil } }
-    var interruptionLevel: InterruptionLevel? { didSet { compiled = nil } }
-    var relevanceScore: Double? { didSet { compiled = nil } }
-    var filterCriteria: String? { didSet { compiled = nil } }
-    var timestamp: Int? { didSet { compiled = nil } }
-    var event: String? { didSet { compiled = nil } }
-    var contentState: JSONObject? { didSet { compiled = nil } }
-    var staleDate: Int? { didSet { compiled = nil } }
-    var dismissalDate: Int? { didSet { compiled = nil } }
-    var attributesType: String? { didSet { compiled = nil } }
-    var attributes: JSONObject? { didSet { compiled = nil } }
+    var payload = JSONObject() { didSet { payloadChanged() } }
+    var alert: Notification.AlertValue? { didSet { payloadChanged() } }
+    var badge: Int? { didSet { payloadChanged() } }
+    var sound: Sound? { didSet { payloadChanged() } }
+    var contentAvailable = false { didSet { payloadChanged() } }
+    var mutableContent = false { didSet { payloadChanged() } }
+    var urlArgs: [String]? { didSet { payloadChanged() } }
+    var category: String? { didSet { payloadChanged() } }
+    var mdm: String? { didSet { payloadChanged() } }
+    var threadId: String? { didSet { payloadChanged() } }
+    var targetContentId: String? { didSet { payloadChanged() } }
+    var interruptionLevel: InterruptionLevel? { didSet { payloadChanged() } }
+    var relevanceScore: Double? { didSet { payloadChanged() } }
+    var filterCriteria: String? { didSet { payloadChanged() } }
+    var timestamp: Int? { didSet { payloadChanged() } }
+    var event: String? { didSet { payloadChanged() } }
+    var contentState: JSONObject? { didSet { payloadChanged() } }
+    var staleDate: Int? { didSet { payloadChanged() } }
+    var dismissalDate: Int? { didSet { payloadChanged() } }
+    var attributesType: String? { didSet { payloadChanged() } }
+    var attributes: JSONObject? { didSet { payloadChanged() } }
     var encoding = PayloadEncoding.utf8 { didSet { compiled = nil } }
 
     // MARK: Delivery fields: not part of the payload, so they keep `compiled`.
@@ -45,9 +49,15 @@ struct NotificationState: Sendable {
         if let compiled {
             return compiled
         }
-        let bytes = encoding.encode(utf8: PayloadCompiler.compile(self))
+        let bytes = encoding.encode(utf8: givenJSON ?? PayloadCompiler.compile(self))
         compiled = bytes
         return bytes
+    }
+
+    /// Drops the compiled bytes and the given JSON: the payload is now the fields'.
+    mutating func payloadChanged() {
+        compiled = nil
+        givenJSON = nil
     }
 
     /// node-apn's `setAlertText`: a string unless the alert is a dictionary, then `body`.

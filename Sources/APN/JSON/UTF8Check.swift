@@ -1,0 +1,43 @@
+/// Well-formed UTF-8 (Unicode Table 3-7), one sequence at a time, with the offset of the
+/// first byte that breaks it.
+enum UTF8Check {
+    /// The length of the well-formed sequence starting at `offset` (a byte ≥ 0x80).
+    ///
+    /// - Throws: ``JSONParseError/Kind/invalidUTF8`` at the first byte that cannot be there:
+    ///   a lead byte that never starts a sequence (0x80–0xC1, 0xF5–0xFF), or a continuation
+    ///   outside the range its lead allows (overlong forms, surrogates, beyond U+10FFFF), or
+    ///   ``JSONParseError/Kind/unexpectedEnd`` when the text stops inside the sequence.
+    static func sequenceLength(in bytes: [UInt8], at offset: Int) throws(JSONParseError) -> Int {
+        let lead = bytes[offset]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        default:
+            throw JSONParseError(kind: .invalidUTF8, offset: offset, message: "byte 0x\(hex(lead)) cannot start a UTF-8 sequence")
+        }
+        for position in offset + 1..<offset + length {
+            guard position < bytes.count else {
+                throw JSONParseError(kind: .unexpectedEnd, offset: position, message: "the text ends inside a UTF-8 sequence")
+            }
+            let range = position == offset + 1 ? secondRange : 0x80...0xBF
+            guard range.contains(bytes[position]) else {
+                throw JSONParseError(
+                    kind: .invalidUTF8, offset: position,
+                    message: "byte 0x\(hex(bytes[position])) cannot follow 0x\(hex(lead)) in UTF-8")
+            }
+        }
+        return length
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    }
+}

@@ -1,0 +1,83 @@
+import APN
+import Foundation
+
+/// `apn send …`: sends one notification to many devices and reports what was not accepted.
+enum SendCommand {
+    static let usage = """
+        usage: apn send [options] (--token HEX ... | --tokens-file FILE)
+          --certs DIR               use DIR/client.pem, DIR/client.key and DIR/ca.pem (as written by `apn certs`)
+          --cert FILE --key FILE    the push certificate and its key (PEM or DER)
+          --pfx FILE                a PKCS#12 bundle instead of --cert/--key
+          --passphrase PW           the key's passphrase or the PKCS#12 password
+          --ca FILE                 trust this CA certificate (default: the system store; --certs sets it)
+          --address HOST:PORT       the gateway (default gateway.sandbox.push.apple.com:2195,
+                                    gateway.push.apple.com:2195 with --production)
+          --sandbox | --production  the environment (default sandbox)
+          --format simple|enhanced|frame   command 0, 1 or 2 (default enhanced)
+          --fast                    write as much as the socket takes per write (bulk sending)
+          --max-connections N       open up to N sockets (default 1)
+        Recipients:
+          --token HEX               a device token; repeatable
+          --tokens-file FILE        one token per line (- for standard input); blank lines and lines
+                                    starting with # are skipped; a bad line is reported and skipped
+        Payload, either as JSON text (sent as given: key order and number text kept):
+          --payload JSON | --payload-file FILE
+        or built from:
+          --alert TEXT --title TEXT --badge N --sound NAME --category NAME
+          --content-available --mutable-content --custom KEY=JSON (repeatable)
+          --expiry UNIXTIME         when the gateway may stop trying (default 0)
+          --priority N              10 (default) or 5
+        Output:
+          one JSON line per notification not accepted ({"token":…,"outcome":…}; --all: every one),
+          then one summary line; a progress line on standard error when it is a terminal.
+          --no-confirm              end by waiting the grace window instead of a confirmed flush
+        Exits 0 when every notification was accepted, 1 when some were not, 2 on bad usage.
+        """
+
+    private static let valued = CredentialFlags.valued.union(PayloadFlags.valued).union([
+        "--format", "--max-connections", "--token", "--tokens-file",
+    ])
+    private static let switches = CredentialFlags.switches.union(PayloadFlags.switches).union([
+        "--fast", "--all", "--no-confirm",
+    ])
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let flags = try Flags(arguments, valued: valued, switches: switches)
+        if flags.wantsHelp {
+            print(usage)
+            return 0
+        }
+        guard flags.positional.isEmpty else {
+            throw UsageError("send takes no arguments, got \"\(flags.positional[0])\" (tokens go in --token)")
+        }
+        var options = Connection.Options()
+        try CredentialFlags(flags).apply(to: &options)
+        if let format = flags.value("--format") {
+            let formats: [String: Connection.Format] = ["simple": .simple, "enhanced": .enhanced, "frame": .frame]
+            guard let chosen = formats[format] else {
+                throw UsageError("--format: \"\(format)\" is not one of simple, enhanced, frame")
+            }
+            options.format = chosen
+        }
+        options.fastMode = flags.switches.contains("--fast")
+        if let connections = try flags.integer("--max-connections", as: Int.self, in: 1...64) {
+            options.maxConnections = connections
+        }
+        let note = try PayloadFlags.notification(flags)
+        let tokens = flags.all("--token")
+        let file = flags.value("--tokens-file")
+        guard !tokens.isEmpty || file != nil else {
+            throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
+        }
+        let list = try TokenList(tokens: tokens, file: file)
+        do throws(APNError) {
+            try note.validate(for: options.format.command, voip: options.voip)
+        } catch {
+            throw UsageError(error.message)
+        }
+        let sending = SendRun(
+            options: options, notification: note, tokens: list, all: flags.switches.contains("--all"),
+            confirm: !flags.switches.contains("--no-confirm"))
+        return runBlocking { await sending.run() }
+    }
+}

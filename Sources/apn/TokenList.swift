@@ -1,0 +1,93 @@
+import APN
+import Foundation
+
+/// Device tokens from `--token` values and a `--tokens-file` (one per line, `-` for
+/// standard input; blank lines and lines starting with `#` skipped). A line that is not a
+/// token is kept as a ``BadLine`` and does not stop the others.
+struct TokenList {
+    /// A line (or `--token` value) that is not a device token.
+    struct BadLine {
+        /// Where it came from: `--token` or `FILE:LINE`.
+        let source: String
+        /// The 1-based line number in the file (0 for `--token`).
+        let line: Int
+        /// The text, trimmed.
+        let text: String
+        /// Why it is not a token.
+        let error: APNError
+    }
+
+    private(set) var devices: [Device] = []
+    private(set) var bad: [BadLine] = []
+
+    /// Reads `tokens` (from `--token`) and then `file`, if given.
+    init(tokens: [String], file: String?) throws(UsageError) {
+        for token in tokens {
+            add(Array(token.utf8)[...], source: "--token", line: 0)
+        }
+        guard let file else { return }
+        let bytes = try Self.read(file)
+        devices.reserveCapacity(devices.count + bytes.count / 65)
+        var lineNumber = 0
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            lineNumber += 1
+            var line = bytes[start..<end]
+            while let first = line.first, first == 0x20 || first == 0x09 { line = line.dropFirst() }
+            while let last = line.last, last == 0x20 || last == 0x09 || last == 0x0D { line = line.dropLast() }
+            if !line.isEmpty && line.first != UInt8(ascii: "#") {
+                add(line, source: file == "-" ? "stdin" : file, line: lineNumber)
+            }
+            start = end < bytes.endIndex ? end + 1 : end
+        }
+    }
+
+    private mutating func add(_ text: ArraySlice<UInt8>, source: String, line: Int) {
+        if let token = Self.decodeHex(text), let device = try? Device(token: token) {
+            devices.append(device)
+            return
+        }
+        // The slow path, for the library's own message (odd length, not hex, not 32 bytes).
+        let string = String(decoding: text, as: UTF8.self)
+        do throws(APNError) {
+            devices.append(try Device(string))
+        } catch {
+            bad.append(BadLine(source: source, line: line, text: string, error: error))
+        }
+    }
+
+    /// Plain hex (no spaces or `<>`), or nil.
+    private static func decodeHex(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        guard text.count % 2 == 0, !text.isEmpty else { return nil }
+        var bytes = [UInt8](repeating: 0, count: text.count / 2)
+        var index = text.startIndex
+        for position in bytes.indices {
+            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
+            bytes[position] = high << 4 | low
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The whole file, or standard input for `-`.
+    private static func read(_ path: String) throws(UsageError) -> [UInt8] {
+        if path == "-" {
+            return Array(FileHandle.standardInput.readDataToEndOfFile())
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+            throw UsageError("--tokens-file: \(path) \(reason)")
+        }
+        return Array(data)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@Suite("README's apn send example")
+struct ApnReadmeSendTests {
+    /// README.md, found from this file's path.
+    static func readme() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    }
+
+    /// The `apn send` command of the block after the example marker, its continuation lines
+    /// joined, split into words as the shell would (single and double quotes).
+    static func sendArguments(_ readme: String) throws -> [String] {
+        let marker = try #require(readme.range(of: "<!-- apn-send-example"))
+        let block = readme[marker.upperBound...]
+        let start = try #require(block.range(of: ".build/debug/apn send "))
+        var command = ""
+        for line in block[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasSuffix("\\") {
+                command += trimmed.dropLast() + " "
+            } else {
+                command += trimmed
+                break
+            }
+        }
+        return words(command)
+    }
+
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == " " {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    @Test("README opens with swift run apn demo, then swift test")
+    func firstCommands() throws {
+        let readme = try Self.readme()
+        let demo = try #require(readme.range(of: "swift run apn demo"))
+        let test = try #require(readme.range(of: "swift test"))
+        #expect(demo.lowerBound < test.lowerBound)
+        #expect(readme.distance(from: readme.startIndex, to: demo.lowerBound) < 1_200, "not at the top")
+    }
+
+    @Test("the example, against apn mock-gateway on an ephemeral port, delivers and exits 0")
+    func example() throws {
+        var arguments = try Self.sendArguments(try Self.readme())
+        let fixture = try SendFixture()
+        let certsIndex = try #require(arguments.firstIndex(of: "--certs"))
+        arguments[certsIndex + 1] = fixture.certs
+        let addressIndex = try #require(arguments.firstIndex(of: "--address"))
+        arguments[addressIndex + 1] = fixture.address
+        let apn = try ApnProcess(["send"] + arguments)
+        let (status, standardError) = try apn.waitForExit(timeout: 30)
+        #expect(status == 0, "\(arguments) \(standardError)")
+        let lines = try apn.remainingLines().map(jsonObject)
+        #expect(lines.count == 1)
+        #expect(lines.first?["accepted"] as? Int == 1)
+        #expect(try fixture.stop()["accepted"] as? Int == 1)
+    }
+}

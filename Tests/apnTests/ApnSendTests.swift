@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@Suite("apn send")
+struct ApnSendTests {
+    static let good = [String(repeating: "11", count: 32), String(repeating: "22", count: 32), String(repeating: "33", count: 32)]
+
+    @Test("a tokens file: comments and blanks skipped, a bad line reported by number, a refused token listed, exit 1")
+    func tokensFile() throws {
+        let fixture = try SendFixture(gatewayArguments: ["--reject", Self.good[1]])
+        let tokens = try fixture.file("tokens.txt", "# recipients\n\(Self.good[0])\n\n  \(Self.good[1])\nnot-a-token\n\(Self.good[2])\r\n")
+        let (status, lines, standardError) = try fixture.send(["--tokens-file", tokens, "--alert", "Hi", "--badge", "2"])
+        #expect(status == 1, "\(standardError)")
+        let bad = try #require(lines.first { $0["line"] != nil })
+        #expect(bad["line"] as? Int == 5)
+        #expect(bad["token"] as? String == "not-a-token")
+        let rejected = try #require(lines.first { $0["outcome"] as? String == "rejected" })
+        #expect(rejected["token"] as? String == Self.good[1])
+        #expect(rejected["status"] as? Int == 8)
+        let summary = try #require(lines.last)
+        #expect(summary["accepted"] as? Int == 2)
+        #expect(summary["invalid_tokens"] as? Int == 1)
+        #expect(summary["confirmed"] as? Bool == true)
+        #expect(try fixture.stop()["accepted"] as? Int == 2)
+    }
+
+    @Test("--payload is sent as given, --all lists every outcome, exit 0")
+    func payloadAsGiven() throws {
+        let fixture = try SendFixture()
+        let payload = #"{"z":1.50, "aps":{"alert":"é"},"n":1e3}"#
+        let (status, lines, standardError) = try fixture.send([
+            "--token", Self.good[0], "--token", Self.good[2], "--payload", payload, "--all", "--format", "frame",
+            "--priority", "5", "--expiry", "1700000000",
+        ])
+        #expect(status == 0, "\(standardError)")
+        #expect(lines.count == 3)
+        #expect(lines.prefix(2).allSatisfy { $0["outcome"] as? String == "accepted" })
+        #expect(lines.last?["accepted"] as? Int == 2)
+    }
+
+    @Test("bad usage exits 2 with a clear message", arguments: [
+        (["--bogus"], "unknown option --bogus"),
+        (["--token", "11", "--payload", #"{"aps":{"badge":01}}"#], "invalidNumber at byte 17"),
+        (["--token", "11", "--payload", "[1]"], "notAnObject"),
+        (["--tokens-file", "/nonexistent/tokens.txt", "--alert", "x"], "/nonexistent/tokens.txt does not exist"),
+        (["--alert", "x"], "no recipients"),
+        (["--token", "11", "--custom", "k=nope"], "--custom k: invalid JSON"),
+        (["--token", "11", "--format", "http2"], "--format"),
+    ])
+    func badUsage(arguments: [String], message: String) throws {
+        let apn = try ApnProcess(["send"] + arguments)
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 2)
+        #expect(standardError.contains(message), "\(standardError)")
+    }
+
+    @Test("an unreadable tokens file exits 2")
+    func unreadableTokensFile() throws {
+        let fixture = try SendFixture()
+        let tokens = try fixture.file("locked.txt", Self.good[0] + "\n")
+        chmod(tokens, 0)
+        guard FileManager.default.contents(atPath: tokens) == nil else { return }  // running as root
+        let (status, _, standardError) = try fixture.send(["--tokens-file", tokens, "--alert", "x"])
+        #expect(status == 2)
+        #expect(standardError.contains("cannot be read"), "\(standardError)")
+    }
+
+    @Test("a missing certificate fails every notification, names the file and exits 1")
+    func missingCertificate() throws {
+        let apn = try ApnProcess([
+            "send", "--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem", "--address", "127.0.0.1:9",
+            "--token", Self.good[0], "--alert", "x",
+        ])
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 1)
+        #expect(standardError.contains("/nonexistent/c.pem"), "\(standardError)")
+        let lines = try apn.remainingLines().map(jsonObject)
+        #expect(lines.first?["outcome"] as? String == "failed")
+        #expect(lines.last?["failed"] as? Int == 1)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// A temporary directory with `apn certs` in `certs/` and an `apn mock-gateway` process
+/// using them on an ephemeral loopback port, for the `apn send` tests.
+final class SendFixture {
+    let directory: String
+    let certs: String
+    let gateway: ApnProcess
+    let address: String
+
+    init(gatewayArguments: [String] = []) throws {
+        directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("apnTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        certs = (directory as NSString).appendingPathComponent("certs")
+        #expect(try ApnProcess(["certs", certs]).waitForExit().status == 0)
+        gateway = try ApnProcess(["mock-gateway", "--certs", certs] + gatewayArguments)
+        address = try #require(try jsonObject(try gateway.nextLine())["gateway"] as? String)
+    }
+
+    /// Writes `text` into the directory and returns the path.
+    func file(_ name: String, _ text: String) throws -> String {
+        let path = (directory as NSString).appendingPathComponent(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Runs `apn send --certs … --address …` plus `arguments`: status, JSON lines, stderr.
+    func send(_ arguments: [String]) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
+        let apn = try ApnProcess(["send", "--certs", certs, "--address", address] + arguments)
+        let (status, standardError) = try apn.waitForExit(timeout: 30)
+        return (status, try apn.remainingLines().map(jsonObject), standardError)
+    }
+
+    /// Stops the gateway and returns its summary line.
+    func stop() throws -> [String: Any] {
+        gateway.send(SIGTERM)
+        #expect(try gateway.waitForExit().status == 0)
+        return try jsonObject(try #require(try gateway.remainingLines().last))
+    }
+
+    deinit {
+        if gateway.process.isRunning { gateway.send(SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
