@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "APN", targets: ["APN"]),
         .library(name: "APNWire", targets: ["APNWire"]),
+        .library(name: "APNFeedbackStore", targets: ["APNFeedbackStore"]),
         .executable(name: "apn-bench", targets: ["apn-bench"]),
         .executable(name: "apn", targets: ["apn"]),
     ],
@@ -26,6 +27,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // SQLite 3 from Debian's libsqlite3-dev, for the feedback token store only.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The durable token registry a feedback polling service applies feedback to.
+        .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite"]),
+        .testTarget(name: "APNFeedbackStoreTests", dependencies: ["APNFeedbackStore", "APN", "CSQLite"]),
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
         // The public library in node-apn 1.x's vocabulary.
@@ -33,7 +43,7 @@ let package = Package(
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APN", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            dependencies: ["APN", "APNFeedbackStore", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, a raw TLS client.

@@ -117,7 +117,7 @@ enum ChaosBenchmark {
             + "lost \(check.lost), unmarked duplicates \(check.unmarkedDuplicates); resent \(flushed.report.resent), "
             + "gateway connections \(gateway.connectionCount)"
         return RoundResult(
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            seconds: elapsed.inSeconds,
             summary: summary, problems: check.problems)
     }
 

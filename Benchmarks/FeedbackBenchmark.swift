@@ -51,7 +51,7 @@ enum FeedbackBenchmark {
         guard result.count == count else {
             throw BenchUsageError(description: "read \(result.count) of \(count) tuples")
         }
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return elapsed.inSeconds
     }
 
     /// The entry count, written by the reading task before it signals. `@unchecked Sendable`

@@ -54,7 +54,7 @@ func measureRounds(_ rounds: Int, _ body: () -> Void) -> [Double] {
     let clock = ContinuousClock()
     return (0..<rounds).map { _ in
         let elapsed = clock.measure(body)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return elapsed.inSeconds
     }
 }
 
@@ -84,4 +84,11 @@ func format(_ value: Double) -> String {
 @inline(never)
 func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
+}
+
+extension Duration {
+    /// The duration in seconds, for rates.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
 }

@@ -49,7 +49,7 @@ enum MockGatewayBenchmark {
             throw BenchUsageError(description: "the gateway recorded \(gateway.recordCount) of \(count)")
         }
         let elapsed = clock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return elapsed.inSeconds
     }
 
     /// Whole 161-byte command 2 frames filling at most 16 KB, and how many there are.

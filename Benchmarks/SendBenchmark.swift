@@ -121,7 +121,7 @@ enum SendBenchmark {
             throw BenchUsageError(description: "outcomes \(report), records \(gateway.recordCount) of \(expected)")
         }
         return RoundResult(
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            seconds: elapsed.inSeconds,
             resent: report.resent)
     }
 

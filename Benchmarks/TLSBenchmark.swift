@@ -47,7 +47,7 @@ enum TLSBenchmark {
             if let error = failure.error { throw error }
             let elapsed = clock.now - start
             if round > 0 {
-                seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                seconds.append(elapsed.inSeconds)
             }
         }
         report("bytes through TLS", operations: bytesPerRound, seconds: seconds, unit: "bytes/s")

@@ -10,6 +10,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("mock", "notifications/s an in-process MockGateway decodes and records from one TLS client, 161-byte frames in 16 KB writes", MockGatewayBenchmark.run),
     ("send", "Connection → MockGateway over TLS: precompiled, rolling confirmation, compiled payloads, 1 rejection per 10,000, memory queued and in flight", SendBenchmark.run),
     ("feedback", "tuples/s one Feedback.read() decodes from an in-process MockGateway over TLS", FeedbackBenchmark.run),
+    ("feedback-store", "the SQLite token store: bulk registration, then feedback applied in batches (APNFeedbackStore)", FeedbackStoreBenchmark.run),
     ("chaos", "1M through Connection into a remote-like MockGateway (latency, rejections, silent closes, resets), every outcome checked", ChaosBenchmark.run),
 ]
 
@@ -18,7 +19,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
         + "       apn-bench chaos [--latency-ms MS] [--connections N] [--confirm N] [--report 1] [--settle-ms MS]\n"
         + "\nscenarios:\n"
     for scenario in scenarios {
-        text += "  \(scenario.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(scenario.summary)\n"
+        text += "  \(scenario.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(scenario.summary)\n"
     }
     return text
 }

@@ -146,7 +146,8 @@ public final class Connection: Sendable {
         return .push(record)
     }
 
-    /// Why `notification` cannot be sent (its payload is too large), or nil.
+    /// Why `notification` cannot be sent (what the format cannot carry, or a payload too
+    /// large for it), or nil.
     private func refusal(_ notification: Notification, _ delivery: Notification.Delivery) -> APNError? {
         let command = options.format.command
         // Never sent without what the format cannot carry: priority 5 (power-conserving,

@@ -15,9 +15,11 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
     case transmitted(Notification, Device)
     /// Everything pushed so far has been written, on every socket.
     case completed
-    /// A notification was refused: by the gateway (Apple's status) or locally (2, 7, 8,
-    /// 512–515). Notification and device are `nil` when the error response named none the
-    /// connection still tracks (identifier 0, or one already settled) and for status 10.
+    /// A notification was refused: by the gateway (Apple's status, an unknown byte as it
+    /// came) or locally (2, 7, 8; 255 for what the format cannot carry; 512–515).
+    /// Notification and device are `nil` when the error response named none the
+    /// connection still holds (identifier 0, one already settled, one evicted from a
+    /// `cacheLength` cache) and for status 10.
     case transmissionError(StatusCode, Notification?, Device?)
     /// An error response named a notification this many places older than the oldest one
     /// still cached; raise ``Connection/Options/cacheLength``, or leave it `nil`.

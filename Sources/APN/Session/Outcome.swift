@@ -7,8 +7,10 @@ public enum NotificationOutcome: Hashable, Sendable, CustomStringConvertible {
     case accepted(Acceptance)
     /// The gateway refused it with an error response naming it.
     case rejected(StatusCode)
-    /// It was not delivered, for the reason the error gives (retry limit, connection retry
-    /// limit, credentials, termination, or not resent after an earlier rejection).
+    /// It was not delivered, for the reason the error gives: refused before sending (bad
+    /// token, payload too large, no device, what the format cannot carry), retry limit,
+    /// connection retry limit, credentials, termination, or not resent after an earlier
+    /// rejection.
     indirect case failed(APNError)
     /// Nobody can tell whether the gateway took it.
     case unknownFate(UnknownFateReason)

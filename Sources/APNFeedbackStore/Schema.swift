@@ -1,0 +1,53 @@
+/// The store's schema, versioned with SQLite's `user_version`: each migration moves a file
+/// from one version to the next in one transaction, so a file is always at a version this
+/// code or a newer one wrote.
+enum Schema {
+    /// The version this code writes.
+    static let currentVersion = 1
+
+    /// Migration `n` moves a file from version `n` to `n + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE tokens (
+            token BLOB PRIMARY KEY NOT NULL,
+            topic TEXT,
+            registered_at INTEGER NOT NULL,
+            active INTEGER NOT NULL,
+            deactivated_at INTEGER,
+            last_feedback_at INTEGER
+        ) WITHOUT ROWID;
+        CREATE INDEX tokens_by_state ON tokens (active, token);
+        CREATE TABLE feedback (
+            token BLOB NOT NULL,
+            time INTEGER NOT NULL,
+            read_at INTEGER NOT NULL,
+            applied TEXT NOT NULL,
+            PRIMARY KEY (token, time)
+        ) WITHOUT ROWID;
+        """,
+    ]
+
+    /// Brings the database to ``currentVersion``; refuses a newer file untouched.
+    static func migrate(_ database: SQLiteDatabase) throws(StoreError) {
+        let version = try userVersion(database)
+        guard version <= currentVersion else {
+            throw StoreError(
+                .schemaTooNew(found: version, supported: currentVersion),
+                "the token store was written by a newer swift-apn (schema \(version); this one knows up to \(currentVersion))")
+        }
+        for next in version..<currentVersion {
+            try database.transaction { () throws(StoreError) in
+                // Read again inside the write lock: another process may have migrated.
+                guard try userVersion(database) == next else { return }
+                try database.execute(migrations[next])
+                try database.execute("PRAGMA user_version = \(next + 1)")
+            }
+        }
+    }
+
+    static func userVersion(_ database: SQLiteDatabase) throws(StoreError) -> Int {
+        let statement = try database.prepare("PRAGMA user_version")
+        guard try statement.step(), let version = statement.int64(0) else { return 0 }
+        return Int(version)
+    }
+}
