@@ -47,7 +47,9 @@ final class ApnProcess: Sendable {
         throw Failure.executableNotFound(runner.path)
     }
 
-    init(_ arguments: [String]) throws {
+    /// Starts `apn` with `arguments`; `input`, when given, is its standard input (then
+    /// closed), else it reads from /dev/null.
+    init(_ arguments: [String], input: [UInt8]? = nil) throws {
         process = Process()
         process.executableURL = try Self.executable()
         process.arguments = arguments
@@ -55,10 +57,19 @@ final class ApnProcess: Sendable {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = input.map { _ in Pipe() }
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
         let exited = self.exited
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        if let inputPipe, let input {
+            // Written from a thread of its own: a child that stops reading must not block the test.
+            let writer = inputPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+            }
+        }
         let outputDescriptor = output.fileHandleForReading.fileDescriptor
         let errorDescriptor = error.fileHandleForReading.fileDescriptor
         Thread.detachNewThread { [self] in readLines(outputDescriptor) }

@@ -24,6 +24,19 @@ struct ApnSendTests {
         #expect(try fixture.stop()["accepted"] as? Int == 2)
     }
 
+    @Test("tokens from standard input (--tokens-file -), a bad line reported by number")
+    func tokensFromStandardInput() throws {
+        let fixture = try SendFixture(gatewayArguments: [])
+        let input = "# from a pipe\n\(Self.good[0])\nzz\n\(Self.good[2])\n"
+        let (status, lines, standardError) = try fixture.send(["--tokens-file", "-", "--alert", "Hi"], input: Array(input.utf8))
+        #expect(status == 1, "a bad line: \(standardError)")
+        let bad = try #require(lines.first { $0["line"] != nil })
+        #expect(bad["line"] as? Int == 3)
+        let summary = try #require(lines.last)
+        #expect(summary["accepted"] as? Int == 2)
+        #expect(try fixture.stop()["accepted"] as? Int == 2)
+    }
+
     @Test("--payload is sent as given, --all lists every outcome, exit 0")
     func payloadAsGiven() throws {
         let fixture = try SendFixture()

@@ -26,8 +26,8 @@ final class SendFixture {
     }
 
     /// Runs `apn send --certs … --address …` plus `arguments`: status, JSON lines, stderr.
-    func send(_ arguments: [String]) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
-        let apn = try ApnProcess(["send", "--certs", certs, "--address", address] + arguments)
+    func send(_ arguments: [String], input: [UInt8]? = nil) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
+        let apn = try ApnProcess(["send", "--certs", certs, "--address", address] + arguments, input: input)
         let (status, standardError) = try apn.waitForExit(timeout: 30)
         return (status, try apn.remainingLines().map(jsonObject), standardError)
     }
