@@ -35,10 +35,11 @@ final class SQLiteDatabase {
         guard result == SQLITE_OK else { throw error(result, text ?? "failed: \(sql)") }
     }
 
-    /// Compiles a statement to run many times.
-    func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+    /// Compiles a statement: `persistent` for one kept to run many times.
+    func prepare(_ sql: String, persistent: Bool = true) throws(StoreError) -> SQLiteStatement {
         var statement: OpaquePointer?
-        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let result = sqlite3_prepare_v3(handle, sql, -1, flags, &statement, nil)
         guard result == SQLITE_OK, let statement else { throw error(result, "cannot prepare \(sql)") }
         return SQLiteStatement(statement, database: self)
     }
@@ -54,7 +55,13 @@ final class SQLiteDatabase {
             try? execute("ROLLBACK")
             throw error
         }
-        try execute("COMMIT")
+        do {
+            try execute("COMMIT")
+        } catch {
+            // A failed COMMIT leaves the transaction open: every later BEGIN would fail.
+            try? execute("ROLLBACK")
+            throw error
+        }
         return value
     }
 

@@ -46,7 +46,7 @@ enum Schema {
     }
 
     static func userVersion(_ database: SQLiteDatabase) throws(StoreError) -> Int {
-        let statement = try database.prepare("PRAGMA user_version")
+        let statement = try database.prepare("PRAGMA user_version", persistent: false)
         guard try statement.step(), let version = statement.int64(0) else { return 0 }
         return Int(version)
     }

@@ -70,7 +70,10 @@ public final class TokenStore {
         try Schema.migrate(database)
         upsert = try database.prepare("""
             INSERT INTO tokens (token, topic, registered_at, active, deactivated_at, last_feedback_at)
-            VALUES (?1, ?2, ?3, 1, NULL, NULL)
+            VALUES (?1, ?2, ?3,
+                NOT EXISTS (SELECT 1 FROM feedback WHERE token = ?1 AND time >= ?3),
+                (SELECT max(time) FROM feedback WHERE token = ?1 AND time >= ?3),
+                (SELECT max(time) FROM feedback WHERE token = ?1))
             ON CONFLICT (token) DO UPDATE SET
                 topic = coalesce(excluded.topic, tokens.topic),
                 registered_at = max(tokens.registered_at, excluded.registered_at),
@@ -107,7 +110,8 @@ public final class TokenStore {
 
     /// Records that the app registered `device` at `time` (UNIX seconds). A later
     /// registration than the one held wins; a token deactivated before `time` is active
-    /// again, one deactivated at or after it stays inactive.
+    /// again, one deactivated at or after it stays inactive — also when the feedback came
+    /// first, for a token the store did not know yet (an import after the service ran).
     public func register(_ device: Device, topic: String? = nil, at time: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in try upsert(device.token, topic, time) }
     }
@@ -151,11 +155,12 @@ public final class TokenStore {
     /// The token's record, or nil when it was never registered.
     public func lookup(_ device: Device) throws(StoreError) -> TokenRecord? {
         select.reset()
+        // Reset however it ends: a statement left on a row holds a read snapshot, which
+        // keeps WAL checkpoints from completing.
+        defer { select.reset() }
         select.bind(1, device.token)
         guard try select.step() else { return nil }
-        let record = try Self.record(select)
-        select.reset()
-        return record
+        return try Self.record(select)
     }
 
     /// Calls `body` with every token that matches `filter`, in token order, reading as it
@@ -167,13 +172,14 @@ public final class TokenStore {
         case .inactive: " WHERE active = 0"
         }
         let statement = try database.prepare(
-            "SELECT token, topic, registered_at, active, deactivated_at, last_feedback_at FROM tokens\(condition) ORDER BY token")
+            "SELECT token, topic, registered_at, active, deactivated_at, last_feedback_at FROM tokens\(condition) ORDER BY token",
+            persistent: false)
         while try statement.step() { try body(Self.record(statement)) }
     }
 
     /// How many tokens are active and inactive.
     public func counts() throws(StoreError) -> (active: Int, inactive: Int) {
-        let statement = try database.prepare("SELECT coalesce(sum(active), 0), count(*) FROM tokens")
+        let statement = try database.prepare("SELECT coalesce(sum(active), 0), count(*) FROM tokens", persistent: false)
         guard try statement.step() else { return (0, 0) }
         let active = Int(statement.int64(0) ?? 0)
         return (active, Int(statement.int64(1) ?? 0) - active)

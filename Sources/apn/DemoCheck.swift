@@ -22,12 +22,12 @@ struct DemoCheck {
         }
         let pushed = Set(plan.tokens)
         for token in recorded.keys where !pushed.contains(token) {
-            problems.append("the gateway recorded token \(Self.hex(token)), which was never pushed")
+            problems.append("the gateway recorded token \(hexString(token)), which was never pushed")
         }
         for (index, token) in plan.tokens.enumerated() {
             let times = recorded[token] ?? 0
             if times == 2 { duplicatesRecorded += 1 }
-            let name = "notification \(index + 1) (token \(Self.hex(token).prefix(16))…)"
+            let name = "notification \(index + 1) (token \(hexString(token).prefix(16))…)"
             guard let outcome = outcomes[index] else {
                 problems.append("\(name) has no outcome")
                 continue
@@ -61,16 +61,5 @@ struct DemoCheck {
                 "notification \(plan.rejectedIndex + 1) should be rejected with status 8, got "
                     + (outcomes[plan.rejectedIndex].map { "\($0)" } ?? "no outcome"))
         }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -45,7 +45,7 @@ struct DemoRun: Sendable {
             [
                 ("gateway", .string("127.0.0.1:\(gateway.gatewayPort)")),
                 ("feedback", .string("127.0.0.1:\(gateway.feedbackPort)")),
-                ("reject_token", .string(DemoCheck.hex(plan.tokens[plan.rejectedIndex]))),
+                ("reject_token", .string(hexString(plan.tokens[plan.rejectedIndex]))),
                 ("shutdown_after", .integer(plan.shutdownAfter)),
                 ("drop_after", .integer(plan.dropAfter)),
                 ("feedback_tuples", .integer(plan.feedback.count)),
@@ -85,7 +85,7 @@ struct DemoRun: Sendable {
         options.port = gateway.gatewayPort
         options.errorCallback = { code, _, device in
             printer.step(
-                "errorCallback", "  errorCallback(\(code), \(device.map { DemoCheck.hex($0.token) } ?? "nil"))",
+                "errorCallback", "  errorCallback(\(code), \(device.map { hexString($0.token) } ?? "nil"))",
                 [("code", .string("\(code)")), ("token", device.map { .string($0.hexString) } ?? .null)])
         }
         let connection = Connection(options: options)
@@ -192,7 +192,7 @@ struct DemoRun: Sendable {
                 "feedback_entry", "  \(FeedbackCommand.isoDate(entry.time))  \(entry.device.hexString)",
                 [("time", .integer(Int(entry.unixTime))), ("token", .string(entry.device.hexString))])
         }
-        let expected = plan.feedback.map { "\($0.time) \(DemoCheck.hex($0.token))" }
+        let expected = plan.feedback.map { "\($0.time) \(hexString($0.token))" }
         return entries.map { "\($0.unixTime) \($0.device.hexString)" } == expected
     }
 }

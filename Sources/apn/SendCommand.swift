@@ -26,7 +26,7 @@ enum SendCommand {
           --alert TEXT --title TEXT --badge N --sound NAME --category NAME
           --content-available --mutable-content --custom KEY=JSON (repeatable)
           --expiry UNIXTIME         when the gateway may stop trying (default 0)
-          --priority N              10 (default) or 5
+          --priority N              10 (default) or 5; other than 10 sends command 2 (--format frame)
         Output:
           one JSON line per notification not accepted ({"token":…,"outcome":…}; --all: every one),
           then one summary line; a progress line on standard error when it is a terminal.
@@ -64,6 +64,17 @@ enum SendCommand {
             options.maxConnections = connections
         }
         let note = try PayloadFlags.notification(flags)
+        if note.priority != 10 {
+            // Only command 2 carries a priority: chosen for it unless a format was asked for,
+            // which is then bad usage rather than every notification refused.
+            guard flags.value("--format") == nil || options.format == .frame else {
+                throw UsageError("--priority \(note.priority) needs --format frame (commands 0 and 1 carry no priority)")
+            }
+            options.format = .frame
+        }
+        if note.expiry != 0, options.format == .simple {
+            throw UsageError("--expiry needs --format enhanced or frame (command 0 carries no expiry)")
+        }
         let tokens = flags.all("--token")
         let file = flags.value("--tokens-file")
         guard !tokens.isEmpty || file != nil else {

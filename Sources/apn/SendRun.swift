@@ -31,10 +31,9 @@ struct SendRun: Sendable {
                 ]))
         }
         let started = ContinuousClock.now
+        // No event listener: one would turn on a `transmitted` event per notification. What
+        // ended the connection is in the outcomes, and said once on standard error below.
         let connection = Connection(options: options)
-        connection.on { event in
-            if case .error(let error) = event { LineWriter.stderr("apn send: \(error)") }
-        }
         let progress = ProgressLine(total: devices.count)
         let outcomes = Mutex([NotificationOutcome?](repeating: nil, count: all ? devices.count : 0))
         if !devices.isEmpty {
@@ -68,8 +67,20 @@ struct SendRun: Sendable {
                 LineWriter.stdout(line(undelivered.device, undelivered.outcome))
             }
         }
+        if let ended = report.notAccepted.lazy.compactMap({ Self.terminating($0.outcome) }).first {
+            LineWriter.stderr("apn send: \(ended)")
+        }
         LineWriter.stdout(summary(report, seconds: seconds))
         return report.accepted == devices.count && badLines.isEmpty ? 0 : 1
+    }
+
+    /// The error that ended the connection (credentials, the connection retry limit), if
+    /// this outcome carries one.
+    private static func terminating(_ outcome: NotificationOutcome) -> APNError? {
+        guard case .failed(let error) = outcome,
+              [.initialisationFailed, .connectionRetryLimitExceeded, .connectionTerminated].contains(error.code)
+        else { return nil }
+        return error
     }
 
     private func line(_ device: Device?, _ outcome: NotificationOutcome?) -> JSONValue {

@@ -75,6 +75,24 @@ struct TokenStoreTests {
         #expect(try store.lookup(Self.device(1))?.isActive == true, "the re-registration after it stands")
     }
 
+    @Test func aRegistrationImportedAfterItsFeedbackFollowsApplesRuleToo() throws {
+        let folder = try Folder()
+        let store = try folder.store()
+        let summary = try store.apply([Self.entry(1, at: 1_500), Self.entry(2, at: 1_500)], readAt: 1_600)
+        #expect(summary.unknown == 2, "neither is known yet")
+        try store.register([
+            TokenStore.Registration(device: Self.device(1), at: 1_000),
+            TokenStore.Registration(device: Self.device(2), at: 2_000),
+        ])
+        let before = try #require(try store.lookup(Self.device(1)))
+        #expect(!before.isActive && before.deactivatedAt == 1_500 && before.lastFeedbackAt == 1_500,
+            "registered before the feedback time: deactivated, whatever order they arrived in")
+        let after = try #require(try store.lookup(Self.device(2)))
+        #expect(after.isActive && after.deactivatedAt == nil && after.lastFeedbackAt == 1_500, "registered after it: kept")
+        try store.register(Self.device(1), at: 1_501)
+        #expect(try store.lookup(Self.device(1))?.isActive == true, "registered again later: active")
+    }
+
     @Test func registrationsAndUnregistrationsInAnyOrderKeepTheLatest() throws {
         let folder = try Folder()
         let store = try folder.store()

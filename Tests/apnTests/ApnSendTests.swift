@@ -37,6 +37,14 @@ struct ApnSendTests {
         #expect(try fixture.stop()["accepted"] as? Int == 2)
     }
 
+    @Test("--priority 5 without --format sends command 2, the only one that carries it")
+    func priorityChoosesTheFrameFormat() throws {
+        let fixture = try SendFixture(gatewayArguments: [])
+        let (status, _, standardError) = try fixture.send(["--token", Self.good[0], "--alert", "later", "--priority", "5"])
+        #expect(status == 0, "\(standardError)")
+        #expect(try fixture.stop()["accepted"] as? Int == 1)
+    }
+
     @Test("--payload is sent as given, --all lists every outcome, exit 0")
     func payloadAsGiven() throws {
         let fixture = try SendFixture()
@@ -57,6 +65,8 @@ struct ApnSendTests {
         (["--token", "11", "--payload", "[1]"], "notAnObject"),
         (["--tokens-file", "/nonexistent/tokens.txt", "--alert", "x"], "/nonexistent/tokens.txt does not exist"),
         (["--alert", "x"], "no recipients"),
+        (["--token", "11", "--alert", "x", "--priority", "5", "--format", "enhanced"], "--priority 5 needs --format frame"),
+        (["--token", "11", "--alert", "x", "--expiry", "1", "--format", "simple"], "--expiry needs --format enhanced or frame"),
         (["--token", "11", "--custom", "k=nope"], "--custom k: invalid JSON"),
         (["--token", "11", "--format", "http2"], "--format"),
     ])

@@ -37,7 +37,6 @@ enum UTF8Check {
     }
 
     private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+        hexString([byte]).uppercased()
     }
 }

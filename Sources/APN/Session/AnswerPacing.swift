@@ -72,19 +72,28 @@ extension GatewaySession {
     /// Entries written or encoded on this connection less than an answer span ago (or not
     /// yet taken): what counts against the paced window.
     mutating func unansweredCount(_ now: Timestamp) -> Int {
-        let span = pacing.answerNanos
+        stream.answeredPrefix = answeredPrefix(now)
+        return sent.count - stream.answeredPrefix
+    }
+
+    /// How many of the written entries were taken at least an answer span before `now`.
+    func answeredPrefix(_ now: Timestamp) -> Int {
         var prefix = min(stream.answeredPrefix, takenCount)
-        while prefix < takenCount, sent[prefix].writtenAt.adding(nanoseconds: span) <= now { prefix += 1 }
-        stream.answeredPrefix = prefix
-        return sent.count - prefix
+        while prefix < takenCount, sent[prefix].writtenAt.adding(nanoseconds: pacing.answerNanos) <= now { prefix += 1 }
+        return prefix
+    }
+
+    /// Whether one more entry may be encoded now (always, unpaced).
+    mutating func withinPacedWindow(_ now: Timestamp) -> Bool {
+        guard let window = pacingWindow(now) else { return true }
+        return unansweredCount(now) < window
     }
 
     /// While the paced window holds back pending entries: when it opens again — the oldest
     /// unanswered entry's span ends, or the window doubles.
     func pacingDeadline(_ now: Timestamp) -> Timestamp? {
         guard !pending.isEmpty, !awaitingMarker, let window = pacingWindow(now) else { return nil }
-        var prefix = min(stream.answeredPrefix, takenCount)
-        while prefix < takenCount, sent[prefix].writtenAt.adding(nanoseconds: pacing.answerNanos) <= now { prefix += 1 }
+        let prefix = answeredPrefix(now)
         guard sent.count - prefix >= window else { return nil }
         let doubling = pacing.nextDoubling(connectedAt: connectedAt, now: now)
         let ageOut = prefix < takenCount ? sent[prefix].writtenAt.adding(nanoseconds: pacing.answerNanos) : nil

@@ -41,13 +41,12 @@ extension GatewaySession {
     /// is full, or the connection has written its paced window.
     mutating func fillOutbound(_ now: Timestamp) {
         guard !awaitingMarker, !pending.isEmpty else { return }
-        let window = pacingWindow(now)
         while !awaitingMarker, outboundBytes.readableBytes < configuration.writeBatchBytes, !pending.isEmpty {
             if cacheMemory >= cacheMemoryLimit {
                 askForRoom()
                 return
             }
-            if let window, unansweredCount(now) >= window { return }
+            if !withinPacedWindow(now) { return }
             let resentCopy = pending[0].flags.contains(.possiblyDuplicated)
             encode(pending.removeFirst())
             if resentCopy, !awaitingMarker, configuration.command != .simple,

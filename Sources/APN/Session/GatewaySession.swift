@@ -163,6 +163,7 @@ package struct GatewaySession: ~Copyable {
 
     /// Whether a push now would be encoded at once: connected, nothing queued ahead of it,
     /// and room in the outbound buffer. A pool hands notifications to such sessions first.
+    /// (A paced window that is full, see ``AnswerPacing``, still queues the push.)
     package var acceptsImmediately: Bool {
         guard case .connected = phase else { return false }
         return pending.isEmpty && !awaitingMarker && outboundBytes.readableBytes < configuration.writeBatchBytes
@@ -223,7 +224,7 @@ package struct GatewaySession: ~Copyable {
             // pushes land here while the outbound buffer is full.
             queuedSinceCompleted = true
             pending.append(consume entry)
-        case _ where acceptsImmediately:
+        case _ where acceptsImmediately && withinPacedWindow(now):
             // The common case at full speed: straight into the outbound buffer. Only the
             // first entry in flight can change the deadline (it ends the idle wait).
             queuedSinceCompleted = true

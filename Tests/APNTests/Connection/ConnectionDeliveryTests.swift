@@ -121,17 +121,25 @@ struct ConnectionDeliveryTests {
         #expect(records.first { number(of: $0.token) == 4 }?.priority == 5)
     }
 
-    @Test("a connect timeout of zero is off, as node-apn's 0: the connection is made")
+    @Test("timeouts of zero are off, as node-apn's 0: the connection is made, and kept once idle")
     func zeroTimeoutsAreOff() async throws {
         let fixture = try GatewayFixture()
-        let connection = Connection(options: fixture.options { $0.connectTimeout = .zero; $0.connectionTimeout = .zero })
+        let connection = Connection(options: fixture.options {
+            $0.connectTimeout = .zero
+            $0.connectionTimeout = .zero
+            $0.shutdownGraceWindow = .milliseconds(50)
+        })
         let log = ConnectionLog()
-        connection.push(note(1), to: device(1), outcome: log.outcome(1))
-        let report = await connection.flush()
-        #expect(report.confirmed)
-        #expect(log.wait { $0.outcomes[1] != nil })
-        #expect(log.outcomes[1]?.isAccepted == true)
+        log.listen(to: connection)
+        let outcome = await connection.send(note(1), to: device(1))
+        #expect(outcome == .accepted(Acceptance(evidence: .graceWindow)))
+        // Idle from the moment the grace window accepted it: a zero idle timeout taken as
+        // "at once" would have closed the socket in that same turn. A flush without
+        // confirmation returns after everything that turn reported has been delivered.
+        _ = await connection.flush(confirm: false)
         #expect(!log.eventNames.contains("timeout"))
+        #expect(!log.eventNames.contains("disconnected"))
+        #expect(fixture.mock.openConnectionCount == 1)
         await connection.shutdown()
     }
 }

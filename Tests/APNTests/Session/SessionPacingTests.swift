@@ -105,6 +105,31 @@ struct SessionPacingTests {
         #expect(h.session.resendCount == 8_500 + 1_998)
     }
 
+    @Test func notificationsPushedOneByOneAreHeldToTheWindowToo() {
+        var h = SessionHarness()
+        h.push(1...2_000)
+        h.connected()
+        _ = Self.writeAll(&h)
+        h.now = h.now + .milliseconds(10)
+        h.respond(.invalidToken, 1_000)
+        h.closed()
+        h.connected()
+        let connectedAt = h.now
+        var written = Self.writeAll(&h)
+        #expect(written == Array(1_001...2_000))
+        // Nothing is queued now: each push would go straight to the outbound buffer but for
+        // the window, 2 × 999 a span.
+        for n in 2_001...5_000 {
+            h.push(n...n)
+            written += Self.writeAll(&h)
+        }
+        #expect(written.count == 1_998)
+        #expect(h.timer == connectedAt + .milliseconds(10))
+        h.advance(0.010)
+        written += Self.writeAll(&h)
+        #expect(written == Array(1_001...5_000), "in order, none lost")
+    }
+
     @Test func pacingCanBeTurnedOff() {
         var h = Self.afterARejection { $0.pacesAfterRejections = false }
         h.connected()
