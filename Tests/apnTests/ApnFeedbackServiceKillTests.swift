@@ -21,7 +21,7 @@ import Testing
 ///    reads and takes a new batch afterwards, from this process and from `apn tokens`.
 /// Tuples the mock wrote that the process had not yet read are gone — as with Apple's
 /// service, which forgets what it sent: nothing can keep those.
-@Suite("apn feedback-service: SIGKILL mid-visit", .timeLimit(.minutes(3)))
+@Suite("apn feedback-service: stopped mid-visit", .timeLimit(.minutes(3)))
 struct ApnFeedbackServiceKillTests {
     static let count = 100_000
 
@@ -97,6 +97,40 @@ struct ApnFeedbackServiceKillTests {
         let listed = try ApnTokensTests.tokens(["list", "--inactive"], store: folder.store)
         #expect(listed.status == 0 && listed.lines.count == registeredAndRead, "\(listed.error)")
 
+        gateway.send(SIGTERM)
+        #expect(try gateway.waitForExit(timeout: 30).status == 0)
+    }
+
+    @Test("SIGTERM mid-visit: reading stops, what was read is committed, the visit's line says so, exit 0")
+    func terminateMidVisit() throws {
+        let folder = try ApnTokensTests.Folder()
+        let certs = try ApnFeedbackServiceTests.certificates(folder)
+        let served = (0..<20_000).map(Self.tuple)
+        let file = try folder.file("feedback.txt", served.map { "\($0.token):\($0.time)" }.joined(separator: "\n"))
+        let gateway = try ApnProcess([
+            "mock-gateway", "--certs", certs, "--feedback-file", file,
+            "--feedback-write-size", "3800", "--feedback-pause-ms", "5",
+        ])
+        let address = try #require(try jsonObject(try gateway.nextLine(timeout: 60))["feedback"] as? String)
+        let service = try ApnProcess([
+            "feedback-service", "--interval", "3600", "--log-batches", "--batch-size", "500",
+            "--store", folder.store, "--certs", certs, "--address", address,
+        ])
+        var committed = 0
+        while committed < 2_000 {
+            committed = try #require(try jsonObject(try service.nextLine(timeout: 30))["committed"] as? Int)
+        }
+        service.send(SIGTERM)
+        let (status, error) = try service.waitForExit(timeout: 30)
+        #expect(status == 0, "\(error)")
+        let lines = try service.remainingLines().map(jsonObject)
+        let visit = try #require(lines.last)
+        #expect(visit["event"] as? String == "visit")
+        #expect(visit["stopped"] as? Bool == true)
+        let read = try #require(visit["read"] as? Int)
+        #expect(read >= committed && read < served.count, "stopped in the middle")
+        let store = try TokenStore(path: folder.store)
+        #expect(try store.feedbackCount() == read, "everything it read was committed before it exited")
         gateway.send(SIGTERM)
         #expect(try gateway.waitForExit(timeout: 30).status == 0)
     }
