@@ -60,10 +60,10 @@ let package = Package(
         .target(
             name: "MockGateway", dependencies: ["APNWire", "APNTLS"], path: "MockGateway", exclude: ["README.md"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "APNTLS", "APNWire", "TestSupport"]),
-        // `apn certs` and `apn mock-gateway`.
-        .executableTarget(name: "apn", dependencies: ["APN", "MockGateway", "APNTLS", "APNWire"]),
+        // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
+        .executableTarget(name: "apn", dependencies: ["APN", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
         // Depends on `apn` so that `swift test` alone builds the executable its tests run.
-        .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNTLS", "APNWire", "TestSupport"]),
+        .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

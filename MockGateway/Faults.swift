@@ -95,6 +95,10 @@ extension MockGateway {
         /// Write feedback tuples in TLS records of at most this many bytes; `nil` writes
         /// them all at once.
         public var feedbackWriteSize: Int?
+        /// Wait this long between two writes of ``feedbackWriteSize`` bytes (a slow feedback
+        /// service, so a visit lasts long enough to interrupt); zero, the default: no pause.
+        /// Each write then has 10 s of its own to complete, rather than the visit.
+        public var feedbackWritePause: Duration
 
         /// No faults: the gateway behaves as Apple's did.
         public init() {
@@ -117,6 +121,7 @@ extension MockGateway {
             latency = .zero
             readRate = nil
             feedbackWriteSize = nil
+            feedbackWritePause = .zero
         }
 
         /// The most bytes a connection holds while they wait out the ``latency``: 16 MiB.

@@ -1,4 +1,5 @@
 import APNTLS
+import Foundation
 
 /// One feedback connection, run on its own thread: handshake, write every queued tuple
 /// (in chunks when ``MockGateway/Faults/feedbackWriteSize`` says so), close cleanly.
@@ -11,9 +12,15 @@ struct FeedbackConnection {
     func run() {
         guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
         let batch = driver.shared.update { $0.takeFeedback() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let paced = batch.pause > .zero
+        var deadline = ContinuousClock.now + .seconds(10)
         var start = 0
         while start < batch.bytes.count {
+            if paced {
+                // Pacing (a fault), not synchronisation: the slow service being simulated.
+                if start > 0 { Thread.sleep(forTimeInterval: batch.seconds) }
+                deadline = .now + .seconds(10)
+            }
             let end = min(batch.bytes.count, start + max(1, batch.writeSize ?? batch.bytes.count))
             guard driver.writeAll(batch.bytes[start..<end], deadline: deadline) else {
                 driver.connection.close()
@@ -22,5 +29,12 @@ struct FeedbackConnection {
             start = end
         }
         driver.finish(closeNotify: true, linger: settings.lingerTimeout)
+    }
+}
+
+extension FeedbackBatch {
+    /// The pause between writes, in seconds.
+    var seconds: Double {
+        Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18
     }
 }

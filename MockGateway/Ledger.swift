@@ -77,7 +77,8 @@ struct Ledger: ~Copyable {
             bytes.writeFeedbackTuple(time: tuple.time, token: tuple.token)
         }
         feedbackQueue.removeAll()
-        return FeedbackBatch(bytes: bytes.readableBytesArray, writeSize: faults.feedbackWriteSize)
+        return FeedbackBatch(
+            bytes: bytes.readableBytesArray, writeSize: faults.feedbackWriteSize, pause: faults.feedbackWritePause)
     }
 
     /// The status a rejection fault gives the notification, if any. Each table is looked
@@ -158,6 +159,7 @@ extension MockGateway.Faults {
 struct FeedbackBatch: Sendable {
     var bytes: [UInt8]
     var writeSize: Int?
+    var pause: Duration = .zero
 }
 
 /// The gateway's decision on one notification, or on all that one read brought: what the

@@ -37,3 +37,25 @@ public struct FeedbackApplication: Hashable, Sendable, CustomStringConvertible {
         "read \(read): deactivated \(deactivated), kept \(kept), unknown \(unknown), duplicates \(duplicates)"
     }
 }
+
+/// One feedback tuple the store received, and what applying it did.
+public struct FeedbackRecord: Hashable, Sendable {
+    /// What applying a tuple did.
+    public enum Outcome: String, Hashable, Sendable {
+        /// The token was deactivated: the feedback time was at or after its registration.
+        case deactivated
+        /// The token was kept: the app registered it again after the feedback time.
+        case kept
+        /// The store did not know the token.
+        case unknown
+    }
+
+    /// The device the service named.
+    public let device: Device
+    /// The tuple's time, as UNIX seconds.
+    public let time: Int64
+    /// When it was read and applied, as UNIX seconds.
+    public let readAt: Int64
+    /// What applying it did.
+    public let outcome: Outcome
+}

@@ -185,6 +185,32 @@ public final class TokenStore {
         return (active, Int(statement.int64(1) ?? 0) - active)
     }
 
+    /// Calls `body` with every feedback tuple the store received, in (token, time) order.
+    /// Each (token, time) is held once, however often it was applied.
+    public func feedback(_ body: (FeedbackRecord) throws -> Void) throws {
+        let statement = try database.prepare("SELECT token, time, read_at, applied FROM feedback ORDER BY token, time")
+        while try statement.step() {
+            let device: Device
+            do throws(APNError) {
+                device = try Device(token: statement.bytes(0), validatesLength: false)
+            } catch {
+                throw StoreError(.corrupt, "the token store holds an empty token in its feedback")
+            }
+            guard let outcome = statement.text(3).flatMap(FeedbackRecord.Outcome.init(rawValue:)) else {
+                throw StoreError(.corrupt, "the token store holds a feedback tuple with an unknown outcome")
+            }
+            try body(FeedbackRecord(
+                device: device, time: statement.int64(1) ?? 0, readAt: statement.int64(2) ?? 0, outcome: outcome))
+        }
+    }
+
+    /// How many feedback tuples the store received (each (token, time) once).
+    public func feedbackCount() throws(StoreError) -> Int {
+        let statement = try database.prepare("SELECT count(*) FROM feedback")
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(0) ?? 0)
+    }
+
     private static func record(_ row: SQLiteStatement) throws(StoreError) -> TokenRecord {
         let device: Device
         do throws(APNError) {

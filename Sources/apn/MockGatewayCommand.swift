@@ -40,6 +40,8 @@ enum MockGatewayCommand {
           --feedback TOKEN:UNIXTIME   queue a feedback tuple; repeatable
           --feedback-file FILE        queue tuples from FILE, one TOKEN:UNIXTIME (or TOKEN UNIXTIME)
                                       per line; blank lines and lines starting with # are skipped
+          --feedback-write-size N     write feedback tuples N bytes at a time (default: all at once)
+          --feedback-pause-ms MS      pause MS milliseconds between those writes (a slow service)
           --tls-min 1.0|1.1|1.2|1.3   oldest TLS version accepted (default 1.2)
           --no-session-tickets        do not issue TLS session tickets
           --no-client-cert            do not require a client certificate
@@ -51,7 +53,7 @@ enum MockGatewayCommand {
         "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
         "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
         "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
-        "--read-rate",
+        "--read-rate", "--feedback-write-size", "--feedback-pause-ms",
     ]
     private static let switches: Set<String> = ["--no-session-tickets", "--no-client-cert"]
 
@@ -201,7 +203,7 @@ enum MockGatewayCommand {
 
     /// The faults of a remote gateway and the other "after N" ends: `--reset-after`,
     /// `--drop-every`, `--reset-every`, `--stall-after`, `--error-lag`, `--error-trickle-ms`,
-    /// `--error-id`, `--latency-ms`, `--read-rate`.
+    /// `--error-id`, `--latency-ms`, `--read-rate`, `--feedback-write-size`, `--feedback-pause-ms`.
     private static func parseRemoteFaults(_ flags: Flags, into faults: inout MockGateway.Faults) throws(UsageError) {
         faults.resetAfter = try flags.integer("--reset-after", in: 1...Int.max)
         faults.closeEvery = try flags.integer("--drop-every", in: 1...Int.max)
@@ -223,6 +225,10 @@ enum MockGatewayCommand {
             faults.latency = .milliseconds(latency)
         }
         faults.readRate = try flags.integer("--read-rate", in: 1...TokenBucket.maximumRate)
+        faults.feedbackWriteSize = try flags.integer("--feedback-write-size", in: 1...Int.max)
+        if let pause = try flags.integer("--feedback-pause-ms", in: 0...60_000) {
+            faults.feedbackWritePause = .milliseconds(pause)
+        }
     }
 
     /// Splits `VALUE[:STATUS]`; STATUS defaults to 8 (invalid token).

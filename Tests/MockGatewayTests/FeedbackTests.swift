@@ -27,4 +27,17 @@ import Testing
         #expect(harness.gateway.feedbackConnectionCount == 2)
         #expect(harness.gateway.connectionCount == 0)
     }
+
+    @Test func pausesBetweenWritesWhenAskedTo() throws {
+        var faults = MockGateway.Faults()
+        faults.feedbackWriteSize = 38
+        faults.feedbackWritePause = .milliseconds(20)
+        let harness = try Harness(faults: faults)
+        for n in 1...6 { harness.gateway.queueFeedback(time: UInt32(n), token: token(UInt8(n))) }
+        let started = ContinuousClock.now
+        let served = try harness.connect(feedback: true).readToEnd()
+        #expect(served.bytes.count == 6 * 38)
+        #expect(served.end == .closed(clean: true))
+        #expect(ContinuousClock.now - started >= .milliseconds(100), "five pauses of 20 ms between six writes")
+    }
 }

@@ -26,7 +26,7 @@ import Foundation
 public final class Feedback: Sendable {
     /// The options the poller was created with.
     public let options: Options
-    private let poller: FeedbackPoller
+    let poller: FeedbackPoller
 
     /// Creates a poller; with an ``Options/interval`` above zero it visits the service now
     /// and then every interval, as node-apn; else nothing connects until ``start()`` or

@@ -11,7 +11,7 @@ import Foundation
 final class FeedbackPoller: Sendable {
     let options: Feedback.Options
     let hub = ListenerHub<FeedbackEvent>()
-    private let context: ClientContextCache
+    let context: ClientContextCache
     private let queue: DispatchQueue
     private let schedule: FeedbackSchedule
 

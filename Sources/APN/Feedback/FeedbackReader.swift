@@ -59,6 +59,13 @@ struct FeedbackReader {
 
     /// Reads one connection's tuples, handing each entry to `onEntry` as it is decoded.
     func read(onEntry: (Feedback.Entry) -> Void) -> End {
+        read(onEntry: { onEntry($0); return true }, afterRead: { true })
+    }
+
+    /// Reads one connection's tuples, handing each entry to `onEntry` as it is decoded and
+    /// calling `afterRead` once every entry of a socket read was handed over, before the
+    /// next read. Either returning false ends the visit as `.cancelled` at once.
+    func read(onEntry: (Feedback.Entry) -> Bool, afterRead: () -> Bool) -> End {
         let tlsContext: TLSClientContext
         switch context.load() {
         case .success(let loaded): tlsContext = loaded
@@ -92,11 +99,13 @@ struct FeedbackReader {
                 buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 do throws(WireError) {
                     while let tuple = try decoder.next() {
-                        onEntry(Feedback.Entry(unixTime: tuple.time, device: Device(unvalidated: tuple.token)))
+                        guard onEntry(Feedback.Entry(unixTime: tuple.time, device: Device(unvalidated: tuple.token)))
+                        else { return .cancelled }
                     }
                 } catch {
                     return .failed(APNError.malformedResponse(error))
                 }
+                guard afterRead() else { return .cancelled }
             case .wantRead, .wantWrite:
                 if isCancelled() { return .cancelled }
                 if options.readTimeout > .zero, ContinuousClock.now - lastData > options.readTimeout {

@@ -1,0 +1,139 @@
+import APN
+import APNFeedbackStore
+import Foundation
+
+/// The loop of `apn feedback-service`: a visit to the feedback service, each batch applied
+/// to the store in one transaction before more is read, one JSON line per visit, then a wait
+/// of the interval (or of the backoff after a failed visit).
+///
+/// Why `Feedback.visit` and not the `feedback: .batch { … }` option of a polling `Feedback`:
+/// the poller delivers batches on its callback queue with `async` and keeps reading the
+/// socket meanwhile. A slow commit would let read-but-unstored batches pile up in the queue,
+/// all lost if the process is killed, and the service would see no backpressure. `visit`
+/// calls us on the reading thread and reads nothing more until we return, so when a tuple is
+/// read from the socket every tuple read before it is already committed. The interval and
+/// the backoff are therefore scheduled here, on the same thread, with the poller's own
+/// interval off.
+final class FeedbackService {
+    private let settings: FeedbackServiceCommand.Settings
+    private let store: TokenStore
+    private let stop: StopRequest
+    private let feedback: Feedback
+    /// A batch read but not committed (the store failed): committed before anything more is
+    /// read, at the next visit.
+    private var pending: [Feedback.Entry] = []
+
+    init(settings: FeedbackServiceCommand.Settings, store: TokenStore, stop: StopRequest) {
+        self.settings = settings
+        self.store = store
+        self.stop = stop
+        self.feedback = Feedback(options: settings.feedback)
+    }
+
+    /// Visits until stopped (or once); returns the exit status.
+    func run() -> Int32 {
+        var failures = 0
+        while true {
+            let started = ContinuousClock.now
+            let time = Date()
+            var visit = VisitTally()
+            let failure = visitOnce(&visit)
+            var fields = Self.counts(visit.applied, time: time, seconds: (ContinuousClock.now - started))
+            if let failure {
+                failures += 1
+                let retry = backoff(after: failures)
+                fields.insert(("event", .string("visit_failed")), at: 0)
+                fields.append(("error", .string(failure.message)))
+                if let retry, !failure.isFinal { fields.append(("retry_in", .integer(Int(retry.components.seconds)))) }
+                LineWriter.stdout(.object(fields))
+                if failure.isFinal || settings.interval == nil { return 1 }
+                if stop.wait(retry ?? .seconds(1)) { return 0 }
+            } else {
+                failures = 0
+                fields.insert(("event", .string("visit")), at: 0)
+                fields.append(("stopped", .bool(visit.stopped)))
+                LineWriter.stdout(.object(fields))
+                guard let interval = settings.interval, !stop.wait(interval) else { return 0 }
+            }
+        }
+    }
+
+    /// What one visit did.
+    private struct VisitTally {
+        var applied = FeedbackApplication()
+        var batches = 0
+        var stopped = false
+    }
+
+    /// Why a visit failed; `isFinal` when going on cannot help (unusable credentials).
+    private struct Failure {
+        var message: String
+        var isFinal = false
+    }
+
+    /// One visit: the batch left over from a failed commit first, then the service's tuples.
+    private func visitOnce(_ visit: inout VisitTally) -> Failure? {
+        if !pending.isEmpty {
+            if let error = commit(pending, into: &visit) { return Failure(message: "\(error)") }
+            pending = []
+        }
+        var storeError: StoreError?
+        do throws(APNError) {
+            let end = try feedback.visit(batchSize: settings.batchSize, isCancelled: { [stop] in stop.isRequested }) {
+                entries in
+                // Runs on this thread; the socket is not read again until it returns.
+                if let error = commit(entries, into: &visit) {
+                    storeError = error
+                    pending = entries
+                    return false
+                }
+                return true
+            }
+            visit.stopped = end == .stopped && storeError == nil
+        } catch {
+            return Failure(message: error.message, isFinal: error.code == .credentials)
+        }
+        return storeError.map { Failure(message: "\($0)") }
+    }
+
+    /// Applies one batch in one transaction; prints its line with `--log-batches` once it
+    /// is committed.
+    private func commit(_ entries: [Feedback.Entry], into visit: inout VisitTally) -> StoreError? {
+        do throws(StoreError) {
+            let applied = try store.apply(entries, readAt: Int64(Date().timeIntervalSince1970.rounded(.down)))
+            visit.applied.read += applied.read
+            visit.applied.deactivated += applied.deactivated
+            visit.applied.kept += applied.kept
+            visit.applied.unknown += applied.unknown
+            visit.applied.duplicates += applied.duplicates
+            visit.batches += 1
+            if settings.logsBatches {
+                LineWriter.stdout(.object([
+                    ("event", .string("batch")), ("read", .integer(applied.read)),
+                    ("committed", .integer(visit.applied.read)),
+                ]))
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// 1 s after the first failure, doubling, at most the interval; nil with `--once`.
+    private func backoff(after failures: Int) -> Duration? {
+        guard let interval = settings.interval else { return nil }
+        return min(interval, .seconds(1 << min(failures - 1, 20)))
+    }
+
+    private static func counts(_ applied: FeedbackApplication, time: Date, seconds: Duration) -> [(String, JSONValue)] {
+        let milliseconds = Int(seconds.components.seconds) * 1000 + Int(seconds.components.attoseconds / 1_000_000_000_000_000)
+        return [
+            ("time", .integer(Int(time.timeIntervalSince1970.rounded(.down)))),
+            ("date", .string(FeedbackCommand.isoDate(time))),
+            ("read", .integer(applied.read)), ("deactivated", .integer(applied.deactivated)),
+            ("kept", .integer(applied.kept)), ("unknown", .integer(applied.unknown)),
+            ("duplicates", .integer(applied.duplicates)),
+            ("seconds", .string(String(format: "%.3f", Double(milliseconds) / 1000))),
+        ]
+    }
+}
