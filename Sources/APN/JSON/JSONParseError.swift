@@ -50,6 +50,9 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
         /// More than whitespace after the value.
         public static let trailingData = Kind(.trailingData)
         /// An object names the same key twice; which value counts would be up to the reader.
+        /// Keys compare as Swift strings (and ``JSONObject``'s keys) do, by canonical
+        /// equivalence: `"é"` precomposed and decomposed are the same key here, though their
+        /// bytes differ.
         public static let duplicateKey = Kind(.duplicateKey)
         /// Arrays and objects nested deeper than ``JSONParser/maximumDepth``.
         public static let tooDeep = Kind(.tooDeep)

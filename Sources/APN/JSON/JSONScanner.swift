@@ -61,16 +61,16 @@ struct JSONScanner {
             }
             let keyOffset = offset
             let key = try string()
-            guard object[key] == nil else {
-                throw JSONParseError(kind: .duplicateKey, offset: keyOffset, message: "the key \"\(key)\" appears twice")
-            }
             skipWhitespace()
             guard try peek("object") == UInt8(ascii: ":") else {
                 throw fail(.unexpectedByte, "expected ':' after a key")
             }
             offset += 1
             skipWhitespace()
-            object[key] = try value()
+            // One lookup: the value is stored, and a key already there is the error.
+            guard object.updateValue(try value(), forKey: key) == nil else {
+                throw JSONParseError(kind: .duplicateKey, offset: keyOffset, message: "the key \"\(key)\" appears twice")
+            }
             skipWhitespace()
             switch try peek("object") {
             case UInt8(ascii: ","):

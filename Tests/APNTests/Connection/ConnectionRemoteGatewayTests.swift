@@ -189,7 +189,10 @@ struct ConnectionRemoteGatewayTests {
         #expect(report.accepted + report.unknownFate == 200)
         #expect(report.accepted == report.possiblyDuplicated, "only resent copies can have been confirmed")
         #expect(RecordCounts(fixture.mock).counts.values.allSatisfy { $0 <= 2 }, "never a third copy")
-        #expect(fixture.mock.connectionCount <= 4, "no reconnect loop")
+        // Two answered connections and the socket `minConnections` keeps open, with room
+        // for the reopenings a loaded machine (ThreadSanitizer) interleaves; a reconnect
+        // loop would be unbounded.
+        #expect(fixture.mock.connectionCount <= 6, "no reconnect loop")
     }
 
     @Test("a gateway that stops reading: what its TCP never acknowledged is never accepted by the grace window")
