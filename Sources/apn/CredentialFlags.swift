@@ -3,6 +3,26 @@ import APN
 /// The credential and address flags `apn feedback` and `apn send` share: `--certs`,
 /// `--cert/--key`, `--pfx/--passphrase`, `--ca`, `--address`, `--sandbox/--production`.
 struct CredentialFlags {
+    /// The usage lines for these flags; `service` names what `--address` reaches and its
+    /// defaults, e.g. `the gateway (default …)`.
+    static func usage(address service: String, sandbox: String, production: String) -> String {
+        """
+          --certs DIR               use DIR/client.pem, DIR/client.key and DIR/ca.pem (as written by `apn certs`)
+          --cert FILE --key FILE    the push certificate and its key (PEM or DER)
+          --pfx FILE                a PKCS#12 bundle instead of --cert/--key
+          --passphrase PW           the key's passphrase or the PKCS#12 password
+          --ca FILE                 trust this CA certificate (default: the system store; --certs sets it)
+          --address HOST:PORT       \(service) (default \(sandbox),
+                                    \(production) with --production)
+          --sandbox | --production  the environment (default sandbox)
+        """
+    }
+
+    /// The feedback service's lines of ``usage(address:sandbox:production:)``.
+    static let feedbackUsage = usage(
+        address: "the feedback service", sandbox: "feedback.sandbox.push.apple.com:2196",
+        production: "feedback.push.apple.com:2196")
+
     /// The flags that take a value.
     static let valued: Set<String> = ["--certs", "--cert", "--key", "--pfx", "--passphrase", "--ca", "--address"]
     /// The switches.

@@ -9,14 +9,7 @@ import Synchronization
 enum FeedbackCommand {
     static let usage = """
         usage: apn feedback [options]
-          --certs DIR               use DIR/client.pem, DIR/client.key and DIR/ca.pem (as written by `apn certs`)
-          --cert FILE --key FILE    the push certificate and its key (PEM or DER)
-          --pfx FILE                a PKCS#12 bundle instead of --cert/--key
-          --passphrase PW           the key's passphrase or the PKCS#12 password
-          --ca FILE                 trust this CA certificate (default: the system store; --certs sets it)
-          --address HOST:PORT       the feedback service (default feedback.sandbox.push.apple.com:2196,
-                                    feedback.push.apple.com:2196 with --production)
-          --sandbox | --production  the environment (default sandbox)
+        \(CredentialFlags.feedbackUsage)
           --interval SECONDS        poll now, then every SECONDS until SIGINT/SIGTERM (default 3600)
           --once                    poll once and exit
         Prints one line per entry: {"time":UNIX,"date":"ISO-8601","token":"<hex>"}.

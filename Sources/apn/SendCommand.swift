@@ -5,14 +5,9 @@ import Foundation
 enum SendCommand {
     static let usage = """
         usage: apn send [options] (--token HEX ... | --tokens-file FILE)
-          --certs DIR               use DIR/client.pem, DIR/client.key and DIR/ca.pem (as written by `apn certs`)
-          --cert FILE --key FILE    the push certificate and its key (PEM or DER)
-          --pfx FILE                a PKCS#12 bundle instead of --cert/--key
-          --passphrase PW           the key's passphrase or the PKCS#12 password
-          --ca FILE                 trust this CA certificate (default: the system store; --certs sets it)
-          --address HOST:PORT       the gateway (default gateway.sandbox.push.apple.com:2195,
-                                    gateway.push.apple.com:2195 with --production)
-          --sandbox | --production  the environment (default sandbox)
+        \(CredentialFlags.usage(
+            address: "the gateway", sandbox: "gateway.sandbox.push.apple.com:2195",
+            production: "gateway.push.apple.com:2195"))
           --format simple|enhanced|frame   command 0, 1 or 2 (default enhanced)
           --fast                    write as much as the socket takes per write (bulk sending)
           --max-connections N       open up to N sockets (default 1)
