@@ -60,20 +60,8 @@ struct CredentialFlags {
         }
     }
 
-    /// Sets the feedback service's credentials and address.
-    func apply(to options: inout Feedback.Options) {
-        options.production = production
-        if let cert { options.cert = cert }
-        if let key { options.key = key }
-        if let pfx { options.pfx = pfx }
-        if let ca { options.ca = ca }
-        options.passphrase = passphrase
-        if let address { options.address = address }
-        if let port { options.port = port }
-    }
-
-    /// Sets the gateway's credentials and address.
-    func apply(to options: inout Connection.Options) {
+    /// Sets the credentials and address of a gateway or feedback connection.
+    func apply(to options: inout some CredentialOptions) {
         options.production = production
         if let cert { options.cert = cert }
         if let key { options.key = key }
@@ -84,3 +72,19 @@ struct CredentialFlags {
         if let port { options.port = port }
     }
 }
+
+/// The credential and address part `Connection.Options` and `Feedback.Options` have in
+/// common (one options part in the library is #16's work; until then the CLI names it).
+protocol CredentialOptions {
+    var cert: CredentialSource? { get set }
+    var key: CredentialSource? { get set }
+    var pfx: CredentialSource? { get set }
+    var ca: [CredentialSource]? { get set }
+    var passphrase: String? { get set }
+    var address: String? { get set }
+    var port: UInt16 { get set }
+    var production: Bool { get set }
+}
+
+extension Connection.Options: CredentialOptions {}
+extension Feedback.Options: CredentialOptions {}

@@ -43,12 +43,7 @@ enum TokensUnregister {
         guard let store = TokensCommand.open(path) else { return 1 }
         do throws(StoreError) {
             try store.unregister(device, at: time ?? TokenTime.now)
-            guard let record = try store.lookup(device) else {
-                LineWriter.stderr("apn tokens: unknown token \(device.hexString)")
-                return 1
-            }
-            LineWriter.stdout(TokensCommand.line(record))
-            return 0
+            return try TokensShow.printRecord(of: device, in: store)
         } catch {
             TokensCommand.fail(error)
             return 1
@@ -93,15 +88,20 @@ enum TokensShow {
         let device = try TokensCommand.device(try TokensCommand.single(flags, "TOKEN"))
         guard let store = TokensCommand.open(path) else { return 1 }
         do throws(StoreError) {
-            guard let record = try store.lookup(device) else {
-                LineWriter.stderr("apn tokens: unknown token \(device.hexString)")
-                return 1
-            }
-            LineWriter.stdout(TokensCommand.line(record))
-            return 0
+            return try printRecord(of: device, in: store)
         } catch {
             TokensCommand.fail(error)
             return 1
         }
+    }
+
+    /// Prints the token's line: 0, or 1 with "unknown token" when the store does not hold it.
+    static func printRecord(of device: Device, in store: TokenStore) throws(StoreError) -> Int32 {
+        guard let record = try store.lookup(device) else {
+            LineWriter.stderr("apn tokens: unknown token \(device.hexString)")
+            return 1
+        }
+        LineWriter.stdout(TokensCommand.line(record))
+        return 0
     }
 }
