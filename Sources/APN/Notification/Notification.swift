@@ -84,3 +84,8 @@ public final class Notification: Sendable, CustomStringConvertible {
         return Notification(state: copy)
     }
 }
+
+/// ``Notification`` under a name Foundation does not also use: with `import Foundation`
+/// beside `import APN`, plain `Notification` is ambiguous (Foundation has one too), and
+/// `PushNotification` (or `APN.Notification`) says which.
+public typealias PushNotification = Notification

@@ -1,3 +1,5 @@
+import Foundation // UUID
+
 /// Everything a ``Notification`` holds, guarded by its mutex.
 ///
 /// The payload fields are stored properties whose `didSet` drops the compiled payload,
@@ -43,6 +45,13 @@ struct NotificationState: Sendable {
     var truncateAtWordEnd = false
     var device: Device?
     var errorCallback: Notification.ErrorCallback?
+
+    // MARK: HTTP/2 provider API headers: the binary protocol has no field for them.
+
+    var topic: String?
+    var pushType: PushType?
+    var collapseId: String?
+    var apnsId: UUID?
 
     /// The compiled payload, compiling and caching it first if needed.
     mutating func compiledPayload() -> [UInt8] {

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Apple's answer to one request, read from the response's status, headers and JSON body
+/// (`{"reason":"BadDeviceToken"}`, `{"reason":"Unregistered","timestamp":1700000000000}`).
+struct ProviderAnswer: Sendable, Equatable {
+    var status: Int
+    var apnsID: String?
+    var uniqueID: String?
+    var reason: ProviderReason?
+    /// The 410 timestamp: milliseconds since 1970 in Apple's body.
+    var timestamp: Date?
+
+    /// The largest response body read as JSON; Apple's are under 100 bytes.
+    static let bodyLimit = 4_096
+
+    /// Reads an answer. A status that is not a number, or a refusal whose body is not the
+    /// JSON object Apple sends, is a protocol error; a reason string this library does not
+    /// know is kept as it came.
+    init(headers: [(name: String, value: String)], body: [UInt8]) throws(ProviderError) {
+        var status: Int?
+        for (name, value) in headers {
+            switch name {
+            case ":status": status = Int(value)
+            case "apns-id": apnsID = value
+            case "apns-unique-id": uniqueID = value
+            default: break
+            }
+        }
+        guard let status, (100...599).contains(status) else {
+            throw ProviderError(code: .protocolError, message: "a response without a valid :status")
+        }
+        self.status = status
+        guard status != 200, !body.isEmpty else { return }
+        guard body.count <= Self.bodyLimit,
+            let object = try? JSONParser(maximumDepth: 4, maximumSize: Self.bodyLimit).parseObject(bytes: body)
+        else {
+            // Apple always sends a JSON reason; a proxy in between may not. The status
+            // still decides what happens.
+            return
+        }
+        if case .string(let text)? = object["reason"] { reason = ProviderReason(rawValue: text) }
+        if case .number(let milliseconds)? = object["timestamp"], milliseconds.isFinite {
+            timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
+        }
+    }
+
+    init(status: Int, apnsID: String? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {
+        self.status = status
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.reason = reason
+        self.timestamp = timestamp
+    }
+
+    /// What to do with a request after this answer.
+    var disposition: ProviderDisposition {
+        switch status {
+        case 200: .delivered
+        case 403 where reason == .expiredProviderToken: .renewTokenAndRetry
+        case 429 where reason == .tooManyProviderTokenUpdates: .fail
+        case 429, 500, 503: .retryAfterBackoff
+        default: .fail
+        }
+    }
+}
+
+/// What a request's answer (or its stream's end) asks of the provider.
+enum ProviderDisposition: Equatable, Sendable {
+    /// Accepted: report success.
+    case delivered
+    /// Report the failure; sending it again cannot succeed.
+    case fail
+    /// Send it again after a backoff, within the retry limit (429, 500, 503).
+    case retryAfterBackoff
+    /// Send it again at once, on another connection: the server never processed it
+    /// (REFUSED_STREAM, or above a GOAWAY's last stream id).
+    case retryNow
+    /// Renew the provider token and send it again, once (`ExpiredProviderToken`).
+    case renewTokenAndRetry
+}

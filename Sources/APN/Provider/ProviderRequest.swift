@@ -1,0 +1,87 @@
+import Foundation
+
+/// One notification for one device as an HTTP/2 request to Apple's provider API: the
+/// header fields (without `authorization`, added when written so a renewed provider token
+/// is used on a retry) and the payload as the body.
+///
+/// Made before anything is sent, so a notification Apple would refuse for its form alone
+/// (payload too large, priority or collapse id out of range, no topic where one is needed)
+/// is refused here, typed, without a round trip.
+struct ProviderRequest: Sendable {
+    /// A header field name (lowercase) and value.
+    typealias Field = (name: String, value: String)
+
+    let device: Device
+    let fields: [Field]
+    let body: [UInt8]
+
+    /// The payload limit: 4 KB, 5 KB for VoIP notifications.
+    static func payloadLimit(for pushType: PushType) -> Int {
+        pushType == .voip ? 5_120 : 4_096
+    }
+
+    /// The longest `apns-collapse-id`, in bytes.
+    static let collapseIdLimit = 64
+
+    /// Builds the request.
+    ///
+    /// - Parameters:
+    ///   - authority: the `:authority` (the host Apple's API is reached at).
+    ///   - defaultTopic: used when the notification has no ``Notification/topic``.
+    ///   - requiresTopic: token authentication: Apple answers `MissingTopic` without one.
+    /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
+    init(
+        _ notification: Notification, to device: Device, authority: String, defaultTopic: String?,
+        requiresTopic: Bool
+    ) throws(ProviderError) {
+        let snapshot = notification.withState { state in
+            (
+                payload: state.compiledPayload(), priority: state.priority, expiry: state.expiry, topic: state.topic,
+                pushType: state.pushType, collapseId: state.collapseId, apnsId: state.apnsId,
+                utf8: state.encoding == .utf8,
+                silent: state.contentAvailable && state.alert == nil && state.badge == nil && state.sound == nil
+            )
+        }
+        guard snapshot.utf8 else {
+            throw .invalid(.invalidValue("a UCS-2 payload cannot be sent through the HTTP/2 provider API, which takes UTF-8 JSON only"))
+        }
+        let pushType = snapshot.pushType ?? (snapshot.silent ? .background : .alert)
+        let limit = Self.payloadLimit(for: pushType)
+        if snapshot.payload.count > limit {
+            throw .invalid(
+                .payloadTooLarge(
+                    size: snapshot.payload.count, limit: limit, encoding: "utf8",
+                    context: "the HTTP/2 provider API (\(pushType) push)"))
+        }
+        guard [10, 5, 1].contains(snapshot.priority) else {
+            throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(snapshot.priority) (BadPriority)"))
+        }
+        if let collapseId = snapshot.collapseId, collapseId.utf8.count > Self.collapseIdLimit {
+            throw .invalid(
+                .invalidValue(
+                    "apns-collapse-id is \(collapseId.utf8.count) bytes; at most \(Self.collapseIdLimit) (BadCollapseId)"))
+        }
+        let topic = snapshot.topic ?? defaultTopic
+        if topic == nil && requiresTopic {
+            throw .invalid(
+                .invalidValue(
+                    "apns-topic is required with token authentication: set Notification.topic or Provider.Options.topic (MissingTopic)"
+                ))
+        }
+        var fields: [Field] = [
+            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + device.hexString),
+            (":authority", authority),
+        ]
+        if let topic { fields.append(("apns-topic", topic)) }
+        fields.append(("apns-push-type", pushType.rawValue))
+        fields.append(("apns-priority", String(snapshot.priority)))
+        // Sent always, 0 included: as in the binary protocol, 0 means "deliver once, never
+        // store" (an absent header would let Apple store the notification).
+        fields.append(("apns-expiration", String(snapshot.expiry)))
+        if let collapseId = snapshot.collapseId { fields.append(("apns-collapse-id", collapseId)) }
+        if let apnsId = snapshot.apnsId { fields.append(("apns-id", apnsId.uuidString.lowercased())) }
+        self.device = device
+        self.fields = fields
+        self.body = snapshot.payload
+    }
+}

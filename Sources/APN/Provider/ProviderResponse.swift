@@ -1,0 +1,46 @@
+public import Foundation
+
+/// What became of one notification sent through a ``Provider``: Apple's answer, or the
+/// failure that kept it from answering. ``Provider/send(_:to:)-(_,[Device])`` returns one
+/// per device, in the order given.
+public struct ProviderResponse: Sendable, CustomStringConvertible {
+    /// The device the notification was for.
+    public let device: Device
+    /// `nil` when the notification was delivered (HTTP 200); otherwise why not.
+    public let error: ProviderError?
+    /// The HTTP status Apple answered: 200 on success; `nil` when no answer came.
+    public let status: Int?
+    /// The `apns-id` Apple answered (the request's, or the one Apple assigned).
+    public let apnsID: String?
+    /// The `apns-unique-id` Apple answers in the development environment, to look the
+    /// notification up in its delivery log.
+    public let uniqueID: String?
+    /// How many times the request was sent (retries after 429, 500, 503, a refused stream or
+    /// an expired provider token count).
+    public let attempts: Int
+
+    /// Creates a response; the library makes them, tests may too.
+    public init(
+        device: Device, error: ProviderError?, status: Int?, apnsID: String?, uniqueID: String?, attempts: Int
+    ) {
+        self.device = device
+        self.error = error
+        self.status = status
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.attempts = attempts
+    }
+
+    /// Whether Apple accepted the notification (HTTP 200).
+    public var isSuccess: Bool { error == nil && status == 200 }
+    /// Apple's reason for refusing it, typed.
+    public var reason: ProviderReason? { error?.reason }
+    /// For 410 answers: when Apple last knew the token to be valid.
+    public var timestamp: Date? { error?.timestamp }
+
+    /// `device: 200 apns-id` or `device: error`.
+    public var description: String {
+        if let error { return "\(device): \(error)" }
+        return "\(device): \(status.map(String.init) ?? "-") \(apnsID ?? "")"
+    }
+}

@@ -1,0 +1,65 @@
+@testable import APN
+import Foundation
+import Testing
+
+@Suite("HTTP/2 provider API: Apple's answers")
+struct ProviderAnswerTests {
+    @Test("200 with apns-id and apns-unique-id")
+    func success() throws {
+        let answer = try ProviderAnswer(
+            headers: [(":status", "200"), ("apns-id", "eabeae54-14a8-11e5-b60b-1697f925ec7b"), ("apns-unique-id", "u-1")],
+            body: [])
+        #expect(answer == ProviderAnswer(status: 200, apnsID: "eabeae54-14a8-11e5-b60b-1697f925ec7b", uniqueID: "u-1"))
+        #expect(answer.disposition == .delivered)
+    }
+
+    @Test("410 Unregistered with Apple's millisecond timestamp")
+    func unregistered() throws {
+        let answer = try ProviderAnswer(
+            headers: [(":status", "410")], body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8))
+        #expect(answer.reason == .unregistered)
+        #expect(answer.timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
+        #expect(answer.disposition == .fail)
+    }
+
+    @Test("every documented reason decodes typed, with Apple's status")
+    func everyReason() throws {
+        #expect(ProviderReason.documented.count == 32)
+        for reason in ProviderReason.documented {
+            let status = try #require(reason.status)
+            let answer = try ProviderAnswer(
+                headers: [(":status", String(status))], body: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
+            #expect(answer.reason == reason)
+        }
+    }
+
+    @Test("what each status asks: retry 429/500/503, renew on ExpiredProviderToken, never retry other 4xx")
+    func dispositions() {
+        #expect(ProviderAnswer(status: 429, reason: .tooManyRequests).disposition == .retryAfterBackoff)
+        #expect(ProviderAnswer(status: 429, reason: .tooManyProviderTokenUpdates).disposition == .fail)
+        #expect(ProviderAnswer(status: 500, reason: .internalServerError).disposition == .retryAfterBackoff)
+        #expect(ProviderAnswer(status: 503, reason: .shutdown).disposition == .retryAfterBackoff)
+        #expect(ProviderAnswer(status: 403, reason: .expiredProviderToken).disposition == .renewTokenAndRetry)
+        #expect(ProviderAnswer(status: 403, reason: .invalidProviderToken).disposition == .fail)
+        #expect(ProviderAnswer(status: 400, reason: .badDeviceToken).disposition == .fail)
+        #expect(ProviderAnswer(status: 413, reason: .payloadTooLarge).disposition == .fail)
+    }
+
+    @Test("an unknown reason is kept as it came; a body that is not JSON leaves the status to decide")
+    func unknownAndGarbage() throws {
+        let unknown = try ProviderAnswer(headers: [(":status", "400")], body: Array(#"{"reason":"Brand New"}"#.utf8))
+        #expect(unknown.reason?.rawValue == "Brand New")
+        #expect(unknown.reason?.status == nil)
+        let garbage = try ProviderAnswer(headers: [(":status", "503")], body: Array("<html>busy</html>".utf8))
+        #expect(garbage.reason == nil)
+        #expect(garbage.disposition == .retryAfterBackoff)
+    }
+
+    @Test("a response without a usable :status is a protocol error")
+    func badStatus() {
+        for headers: [(name: String, value: String)] in [[], [(":status", "abc")], [(":status", "99")], [(":status", "600")]] {
+            let error = #expect(throws: ProviderError.self) { try ProviderAnswer(headers: headers, body: []) }
+            #expect(error?.code == .protocolError)
+        }
+    }
+}
