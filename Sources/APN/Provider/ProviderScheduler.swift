@@ -1,0 +1,235 @@
+/// Which requests a ``Provider`` sends next, which it retries and when, and which have run
+/// out of time: the pure part of the provider, driven by its I/O loop and by table tests.
+///
+/// | input | what happens |
+/// |---|---|
+/// | enqueue | the request waits in `ready` (FIFO) with its deadline (`requestTimeout` from now) |
+/// | take | the oldest ready request is handed to a connection; `attempts` + 1 |
+/// | answered 200 | complete: delivered |
+/// | answered 429, 500, 503 | within `retryLimit` attempts: waits `backoff(attempts)` (doubling, capped), then ready again at the front; past it: complete `retriesExhausted` with the last status and reason |
+/// | answered 403 ExpiredProviderToken | once per request, when the loop could renew the token: ready again at the front; otherwise complete `rejected` |
+/// | answered anything else | complete `rejected` (4xx reasons cannot succeed when sent again) |
+/// | refused (REFUSED_STREAM, above a GOAWAY's last stream id) | never processed by the server: ready again at the front, within `retryLimit` refusals; past it: `retriesExhausted` |
+/// | lost (the connection ended with the stream open, no answer) | complete `connectionFailed`: the server may have processed it, so it is not sent again |
+/// | tick past a deadline | a waiting request completes `timedOut`; an in-flight one too, and its stream is reset |
+/// | failAll | every request not in flight completes with the error (no connection could be made; shutdown) |
+struct ProviderScheduler: ~Copyable {
+    /// A request's identity inside one provider.
+    typealias ID = Int
+
+    struct Configuration {
+        var requestTimeout: Duration
+        var retryLimit: Int
+        var initialBackoff: Duration
+        var maxBackoff: Duration
+    }
+
+    /// Where a request is.
+    enum Place: Equatable {
+        case ready
+        case backingOff(until: Timestamp)
+        case inFlight
+    }
+
+    struct Entry {
+        let request: ProviderRequest
+        let deadline: Timestamp
+        var place: Place
+        var attempts = 0
+        var retries = 0
+        var renewedToken = false
+    }
+
+    /// What the loop must do with a finished request: report `response` to its sender.
+    struct Completion {
+        let id: ID
+        let response: ProviderResponse
+    }
+
+    let configuration: Configuration
+    private(set) var entries: [ID: Entry] = [:]
+    private var ready = RingBuffer<ID>()
+    /// Every id in the order enqueued, which is also deadline order (each deadline is
+    /// `requestTimeout` after its enqueue); completed ids leave lazily from the front.
+    private var byAge = RingBuffer<ID>()
+    /// Requests waiting out a backoff, soonest first (few: only 429, 500 and 503 answers).
+    private var backingOff: [(until: Timestamp, id: ID)] = []
+    private var nextID: ID = 0
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Requests waiting for a connection (ready now).
+    var readyCount: Int { ready.count }
+    /// Every request not yet complete.
+    var count: Int { entries.count }
+
+    /// Adds a request; it may be sent at once.
+    mutating func enqueue(_ request: ProviderRequest, now: Timestamp) -> ID {
+        nextID += 1
+        entries[nextID] = Entry(request: request, deadline: now + configuration.requestTimeout, place: .ready)
+        ready.append(nextID)
+        byAge.append(nextID)
+        return nextID
+    }
+
+    /// The next request to send, now in flight; nil when none is ready.
+    mutating func take() -> (id: ID, request: ProviderRequest)? {
+        while let id = ready.popFirst() {
+            // A request that completed while queued (timed out, cancelled) leaves its id behind.
+            guard var entry = entries[id], entry.place == .ready else { continue }
+            entry.place = .inFlight
+            entry.attempts += 1
+            entries[id] = entry
+            return (id, entry.request)
+        }
+        return nil
+    }
+
+    /// Apple answered request `id`. `canRenewToken` says whether the loop may renew the
+    /// provider token now (it renews before sending the request again).
+    mutating func answered(_ id: ID, _ answer: ProviderAnswer, now: Timestamp, canRenewToken: Bool) -> Completion? {
+        guard var entry = entries[id], entry.place == .inFlight else { return nil }
+        switch answer.disposition {
+        case .delivered:
+            return complete(id, error: nil, answer: answer)
+        case .renewTokenAndRetry where canRenewToken && !entry.renewedToken:
+            entry.renewedToken = true
+            entry.place = .ready
+            entries[id] = entry
+            ready.prepend(id)
+            return nil
+        case .retryAfterBackoff:
+            guard entry.retries < configuration.retryLimit else {
+                return complete(
+                    id, error: .answered(answer, code: .retriesExhausted, after: entry.attempts), answer: answer)
+            }
+            entry.retries += 1
+            let wait = backoff(afterRetry: entry.retries)
+            let until = now + wait
+            entry.place = .backingOff(until: until)
+            entries[id] = entry
+            let index = backingOff.firstIndex { $0.until > until } ?? backingOff.endIndex
+            backingOff.insert((until, id), at: index)
+            return nil
+        case .fail, .renewTokenAndRetry, .retryNow:
+            return complete(id, error: .answered(answer, code: .rejected, after: entry.attempts), answer: answer)
+        }
+    }
+
+    /// The server refused request `id`'s stream without processing it.
+    mutating func refused(_ id: ID) -> Completion? {
+        guard var entry = entries[id], entry.place == .inFlight else { return nil }
+        guard entry.retries < configuration.retryLimit else {
+            return complete(
+                id,
+                error: ProviderError(
+                    code: .retriesExhausted,
+                    message: "the server refused the stream \(entry.attempts) times without processing it"),
+                answer: nil)
+        }
+        entry.retries += 1
+        entry.place = .ready
+        entries[id] = entry
+        ready.prepend(id)
+        return nil
+    }
+
+    /// Request `id` was in flight when it ended without an answer (`error` says how).
+    mutating func failInFlight(_ id: ID, _ error: ProviderError) -> Completion? {
+        guard let entry = entries[id], entry.place == .inFlight else { return nil }
+        return complete(id, error: error, answer: nil)
+    }
+
+    /// Request `id` is withdrawn by its sender (cancelled); nil if it already completed.
+    mutating func cancel(_ id: ID) -> Completion? {
+        guard entries[id] != nil else { return nil }
+        return complete(
+            id,
+            error: ProviderError(
+                code: .cancelled, message: "the task awaiting it was cancelled; a request already written is not recalled"),
+            answer: nil)
+    }
+
+    /// Moves requests whose backoff is over back to `ready` (at the front, soonest first),
+    /// and completes those past their deadline. Returns the completions and the in-flight
+    /// ids among them (whose streams the loop resets).
+    mutating func tick(now: Timestamp) -> (completions: [Completion], resetStreams: [ID]) {
+        var completions: [Completion] = []
+        var resets: [ID] = []
+        while let id = byAge.first {
+            guard let entry = entries[id] else {
+                _ = byAge.removeFirst()
+                continue
+            }
+            guard entry.deadline <= now else { break }
+            _ = byAge.removeFirst()
+            if entry.place == .inFlight { resets.append(id) }
+            let wasInFlight = entry.place == .inFlight
+            completions.append(
+                complete(
+                    id,
+                    error: ProviderError(
+                        code: .timedOut,
+                        message: "no answer within \(configuration.requestTimeout) after \(entry.attempts) attempt(s)"
+                            + (wasInFlight ? "; it may have been delivered" : "")),
+                    answer: nil))
+        }
+        let due = backingOff.prefix { $0.until <= now }
+        backingOff.removeFirst(due.count)
+        for (_, id) in due.reversed() where entries[id] != nil {
+            entries[id]?.place = .ready
+            ready.prepend(id)
+        }
+        return (completions, resets)
+    }
+
+    /// The earliest time ``tick(now:)`` has something to do (dropping the ids of completed
+    /// requests from the front of the age order on the way).
+    mutating func nextDeadline() -> Timestamp? {
+        while let id = byAge.first, entries[id] == nil { _ = byAge.removeFirst() }
+        let oldest = byAge.first.flatMap { entries[$0]?.deadline }
+        switch (oldest, backingOff.first?.until) {
+        case (let a?, let b?): return min(a, b)
+        case (let a, let b): return a ?? b
+        }
+    }
+
+    /// Completes every request not in flight with `error`.
+    mutating func failWaiting(_ error: ProviderError) -> [Completion] {
+        let ids = entries.filter { $0.value.place != .inFlight }.keys.sorted()
+        ready.removeAll()
+        backingOff.removeAll()
+        return ids.map { complete($0, error: error, answer: nil) }
+    }
+
+    /// The wait before retry number `retry` (1 = the first): `initialBackoff` doubling,
+    /// at most `maxBackoff`.
+    func backoff(afterRetry retry: Int) -> Duration {
+        var wait = configuration.initialBackoff
+        for _ in 1..<max(1, retry) where wait < configuration.maxBackoff { wait *= 2 }
+        return min(wait, configuration.maxBackoff)
+    }
+
+    private mutating func complete(_ id: ID, error: ProviderError?, answer: ProviderAnswer?) -> Completion {
+        let entry = entries.removeValue(forKey: id)!
+        let response = ProviderResponse(
+            device: entry.request.device, error: error, status: answer?.status, apnsID: answer?.apnsID,
+            uniqueID: answer?.uniqueID, attempts: entry.attempts)
+        return Completion(id: id, response: response)
+    }
+}
+
+extension ProviderError {
+    /// Apple's refusal as an error.
+    static func answered(_ answer: ProviderAnswer, code: Code, after attempts: Int) -> ProviderError {
+        let what = answer.reason.map { "\($0)" } ?? "no reason given"
+        let message = code == .retriesExhausted
+            ? "Apple answered \(answer.status) (\(what)) to each of \(attempts) attempts"
+            : "Apple answered \(answer.status) (\(what))"
+        return ProviderError(
+            code: code, message: message, status: answer.status, reason: answer.reason, timestamp: answer.timestamp,
+            apnsID: answer.apnsID)
+    }
+}
