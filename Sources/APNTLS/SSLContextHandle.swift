@@ -3,6 +3,10 @@ internal import COpenSSL
 /// Owns one OpenSSL `SSL_CTX` and holds the settings client and server share.
 final class SSLContextHandle {
     let pointer: OpaquePointer
+    /// A server's ALPN protocols, kept alive here because the SSL_CTX's select callback
+    /// holds only a raw pointer to them (see ``answerApplicationProtocols(_:)``). Set
+    /// while the context is configured, never after.
+    var alpnPreference: ALPNServerPreference?
 
     /// A context for `method` (`TLS_client_method()` or `TLS_server_method()`) with the
     /// modes the non-blocking connection relies on and the version bounds applied.

@@ -22,12 +22,19 @@ public final class TLSClientContext: @unchecked Sendable {
     ///   - credentials: the client certificate and key presented to the server, if any.
     ///   - minimumVersion: TLS 1.2 by default.
     ///   - maximumVersion: `nil` for the newest OpenSSL supports.
+    ///   - applicationProtocols: the protocols offered through ALPN, most preferred first
+    ///     (`["h2"]` for Apple's HTTP/2 provider API); empty (the default) offers none, as
+    ///     the binary gateway expects. Read the server's choice from
+    ///     ``TLSConnection/applicationProtocol`` after the handshake.
+    /// - Throws: ``TLSError/Kind-swift.struct/configuration`` for a protocol name that is
+    ///   empty or longer than 255 bytes.
     public init(
         trustedCertificates: [TLSCertificate]? = nil,
         verifiesPeer: Bool = true,
         credentials: TLSCredentials? = nil,
         minimumVersion: TLSVersion = .tls1_2,
-        maximumVersion: TLSVersion? = nil
+        maximumVersion: TLSVersion? = nil,
+        applicationProtocols: [String] = []
     ) throws(TLSError) {
         handle = try SSLContextHandle(
             method: TLS_client_method(), minimumVersion: minimumVersion, maximumVersion: maximumVersion)
@@ -47,6 +54,7 @@ public final class TLSClientContext: @unchecked Sendable {
         if let credentials {
             try handle.use(credentials)
         }
+        try handle.offerApplicationProtocols(applicationProtocols)
     }
 }
 

@@ -16,6 +16,8 @@ extension TLSError {
             case certificateGeneration = "certificate generation"
             case configuration
             case wrongEnvironment = "wrong push environment"
+            case wrongKeyType = "wrong key type"
+            case signing
         }
 
         private let base: Base
@@ -69,6 +71,11 @@ extension TLSError {
         /// The push client certificate lacks Apple's extension for the chosen environment;
         /// see ``TLSCredentials/checkPushEnvironment(_:)``.
         public static let wrongEnvironment = Kind(.wrongEnvironment)
+        /// The key is not of the type the operation needs, such as an RSA or P-384 key
+        /// where ES256 needs an EC key on P-256.
+        public static let wrongKeyType = Kind(.wrongKeyType)
+        /// Computing a signature failed.
+        public static let signing = Kind(.signing)
 
         /// The kind's name, e.g. "verify" or "wrong passphrase".
         public var description: String { base.rawValue }
@@ -90,6 +97,8 @@ extension TLSError {
                 "the peer refused the TLS session: check that it accepts this client certificate"
             case .wrongEnvironment:
                 "use a certificate Apple issued for this environment, or connect to the environment the certificate was issued for (sandbox or production)"
+            case .wrongKeyType:
+                "provider tokens need the EC P-256 key Apple issues as AuthKey_<key id>.p8"
             default:
                 nil
             }

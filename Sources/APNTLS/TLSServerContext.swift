@@ -4,7 +4,8 @@ internal import COpenSSL
 /// accepts: the server's credentials, client-certificate policy, versions and tickets.
 public final class TLSServerContext: @unchecked Sendable {
     // @unchecked Sendable: the SSL_CTX is fully configured in init and never changed after;
-    // OpenSSL allows concurrent SSL_new() on a configured context.
+    // OpenSSL allows concurrent SSL_new() on a configured context, and its ALPN callback
+    // only reads the immutable protocol list the handle keeps.
     let handle: SSLContextHandle
 
     /// Creates a server context.
@@ -21,13 +22,21 @@ public final class TLSServerContext: @unchecked Sendable {
     ///   - maximumVersion: `nil` for the newest OpenSSL supports.
     ///   - sessionTickets: issue session tickets (TLS 1.2 tickets and TLS 1.3 tickets);
     ///     `false` sends none.
+    ///   - applicationProtocols: the protocols this server speaks through ALPN, most
+    ///     preferred first (`["h2"]` for an HTTP/2 gateway). A client offering some of
+    ///     them gets the first of these it offered; a client offering only others is
+    ///     refused with the no_application_protocol alert; a client offering none is
+    ///     served without a protocol. Empty (the default) ignores clients' offers.
+    /// - Throws: ``TLSError/Kind-swift.struct/configuration`` for a protocol name that is
+    ///   empty or longer than 255 bytes.
     public init(
         credentials: TLSCredentials,
         clientCertificateAuthorities: [TLSCertificate] = [],
         requiresClientCertificate: Bool = true,
         minimumVersion: TLSVersion = .tls1_2,
         maximumVersion: TLSVersion? = nil,
-        sessionTickets: Bool = true
+        sessionTickets: Bool = true,
+        applicationProtocols: [String] = []
     ) throws(TLSError) {
         handle = try SSLContextHandle(
             method: TLS_server_method(), minimumVersion: minimumVersion, maximumVersion: maximumVersion)
@@ -55,5 +64,6 @@ public final class TLSServerContext: @unchecked Sendable {
             _ = SSL_CTX_set_options(handle.pointer, capn_SSL_OP_NO_TICKET())
             try handle.check(SSL_CTX_set_num_tickets(handle.pointer, 0) == 1, "disabling TLS 1.3 tickets")
         }
+        try handle.answerApplicationProtocols(applicationProtocols)
     }
 }

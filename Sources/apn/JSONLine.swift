@@ -1,3 +1,4 @@
+import APNTLS
 import Foundation
 
 /// A JSON value with object keys kept in the order written, so output lines read as documented.
@@ -12,32 +13,14 @@ enum JSONValue {
     /// The value as compact JSON text.
     var text: String {
         switch self {
-        case .string(let string): return Self.quote(string)
+        case .string(let string): return JSONText.quoted(string)
         case .integer(let number): return String(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .null: return "null"
         case .array(let elements): return "[" + elements.map(\.text).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.map { "\(Self.quote($0.0)):\($0.1.text)" }.joined(separator: ",") + "}"
+            return "{" + members.map { "\(JSONText.quoted($0.0)):\($0.1.text)" }.joined(separator: ",") + "}"
         }
-    }
-
-    /// `string` as a JSON string literal.
-    static func quote(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

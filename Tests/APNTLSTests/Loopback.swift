@@ -17,22 +17,27 @@ struct Fixture {
     }
 
     func serverContext(
-        requiresClientCertificate: Bool = true, version: TLSVersion? = nil, sessionTickets: Bool = true
+        requiresClientCertificate: Bool = true, version: TLSVersion? = nil, sessionTickets: Bool = true,
+        applicationProtocols: [String] = []
     ) throws -> TLSServerContext {
         try TLSServerContext(
             credentials: server.credentials(),
             clientCertificateAuthorities: requiresClientCertificate ? [authority.certificate] : [],
             requiresClientCertificate: requiresClientCertificate,
             maximumVersion: version,
-            sessionTickets: sessionTickets)
+            sessionTickets: sessionTickets,
+            applicationProtocols: applicationProtocols)
     }
 
-    func clientContext(presentsCertificate: Bool = true, version: TLSVersion? = nil) throws -> TLSClientContext {
+    func clientContext(
+        presentsCertificate: Bool = true, version: TLSVersion? = nil, applicationProtocols: [String] = []
+    ) throws -> TLSClientContext {
         try TLSClientContext(
             trustedCertificates: [authority.certificate],
             credentials: presentsCertificate ? client.credentials() : nil,
             minimumVersion: version ?? .tls1_2,
-            maximumVersion: version)
+            maximumVersion: version,
+            applicationProtocols: applicationProtocols)
     }
 }
 
