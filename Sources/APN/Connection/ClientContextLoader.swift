@@ -11,6 +11,9 @@ struct ClientCredentialOptions: Sendable {
     var checksPushEnvironment: Bool
     var isProduction: Bool
     var rejectUnauthorized: Bool
+    /// ALPN protocols to offer (`h2` for the HTTP/2 provider API; none for the binary
+    /// gateway).
+    var applicationProtocols: [String] = []
 }
 
 /// Turns a connection's credential options into a TLS client context, once: node-apn loaded
@@ -32,7 +35,8 @@ enum ClientContextLoader {
         }
         return try tls { () throws(TLSError) in
             try TLSClientContext(
-                trustedCertificates: trusted, verifiesPeer: options.rejectUnauthorized, credentials: credentials)
+                trustedCertificates: trusted, verifiesPeer: options.rejectUnauthorized, credentials: credentials,
+                applicationProtocols: options.applicationProtocols)
         }
     }
 
@@ -73,7 +77,7 @@ enum ClientContextLoader {
         }
     }
 
-    private static func bytes(of source: CredentialSource) throws(APNError) -> [UInt8] {
+    static func bytes(of source: CredentialSource) throws(APNError) -> [UInt8] {
         switch source {
         case .data(let bytes):
             return bytes
@@ -86,14 +90,14 @@ enum ClientContextLoader {
         }
     }
 
-    private static func isPEM(_ bytes: [UInt8]) -> Bool {
+    static func isPEM(_ bytes: [UInt8]) -> Bool {
         let marker = Array("-----BEGIN".utf8)
         let window = bytes.prefix(4096)
         guard window.count >= marker.count else { return false }
         return (0...(window.count - marker.count)).contains { window[$0..<$0 + marker.count].elementsEqual(marker) }
     }
 
-    private static func describe(_ source: CredentialSource) -> String {
+    static func describe(_ source: CredentialSource) -> String {
         switch source {
         case .file(let path): path
         case .data(let bytes): "\(bytes.count) bytes of credential data"

@@ -54,7 +54,6 @@ struct ProviderScheduler: ~Copyable {
     private var byAge = RingBuffer<ID>()
     /// Requests waiting out a backoff, soonest first (few: only 429, 500 and 503 answers).
     private var backingOff: [(until: Timestamp, id: ID)] = []
-    private var nextID: ID = 0
 
     init(configuration: Configuration) {
         self.configuration = configuration
@@ -65,13 +64,12 @@ struct ProviderScheduler: ~Copyable {
     /// Every request not yet complete.
     var count: Int { entries.count }
 
-    /// Adds a request; it may be sent at once.
-    mutating func enqueue(_ request: ProviderRequest, now: Timestamp) -> ID {
-        nextID += 1
-        entries[nextID] = Entry(request: request, deadline: now + configuration.requestTimeout, place: .ready)
-        ready.append(nextID)
-        byAge.append(nextID)
-        return nextID
+    /// Adds request `id` (unique in this provider; the sender makes it, to be able to
+    /// cancel); it may be sent at once.
+    mutating func enqueue(_ request: ProviderRequest, id: ID, now: Timestamp) {
+        entries[id] = Entry(request: request, deadline: now + configuration.requestTimeout, place: .ready)
+        ready.append(id)
+        byAge.append(id)
     }
 
     /// The next request to send, now in flight; nil when none is ready.

@@ -1,0 +1,231 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A client of Apple's HTTP/2 provider API (`api.push.apple.com`), beside the binary
+/// ``Connection``, sending the same ``Notification``s.
+///
+/// ```swift
+/// var options = Provider.Options()
+/// options.authentication = .token(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", key: "AuthKey_ABC123DEFG.p8")
+/// options.topic = "com.example.app"
+/// let provider = Provider(options: options)
+/// let note = PushNotification().setAlertText("Hello")
+/// do {
+///     let response = try await provider.send(note, to: device)
+///     print(response.apnsID ?? "")
+/// } catch {
+///     print(error.reason ?? error.code)   // e.g. BadDeviceToken
+/// }
+/// let responses = await provider.send(note, to: devices)   // one per device, in order
+/// await provider.close()
+/// ```
+///
+/// Concurrency: one I/O thread per provider owns its connections (each an HTTP/2 session
+/// over TLS with ALPN `h2`), its request table and its provider token; `send` and
+/// `close` may be called from any thread or task. Requests go out on up to
+/// ``Options/maxConnections`` connections, each carrying as many streams at once as the
+/// server allows (and ``Options/maxConcurrentStreams``). 429, 500 and 503 answers are
+/// retried with a backoff, streams the server did not process (REFUSED_STREAM, GOAWAY) at
+/// once on another connection, `ExpiredProviderToken` once with a renewed token; every
+/// other refusal reaches the caller typed. Every notification handed to ``send(_:to:)-(_,Device)``
+/// ends in exactly one ``ProviderResponse``.
+public final class Provider: Sendable {
+    /// The options the provider was created with.
+    public let options: Options
+    let inbox = CommandInbox<ProviderCommand>()
+    let hub = ListenerHub<ProviderEvent>()
+    private let nextID = Atomic<Int>(0)
+    private let callbackQueue: DispatchQueue
+    private let requiresTopic: Bool
+
+    /// Creates a provider; nothing connects until the first notification is sent.
+    public init(options: Options = Options()) {
+        self.options = options
+        self.requiresTopic = options.authentication.requiresTopic
+        let queue = DispatchQueue(label: "swift-apn.provider.callbacks", target: options.callbackQueue)
+        self.callbackQueue = queue
+        // The loop is created on its own thread and never leaves it; only Sendable parts
+        // cross over.
+        let thread = Thread { [inbox, hub] in
+            var loop = ProviderLoop(options: options, inbox: inbox, hub: hub, queue: queue)
+            loop.run()
+        }
+        thread.name = "swift-apn.provider.io"
+        thread.start()
+    }
+
+    /// Finishes what was sent, closes the connections and ends the I/O thread.
+    deinit {
+        inbox.post(.release)
+    }
+
+    // MARK: Sending
+
+    /// Sends `notification` to `device` and returns Apple's answer.
+    ///
+    /// - Throws: ``ProviderError``: Apple's refusal (``ProviderError/reason``, the 410
+    ///   ``ProviderError/timestamp``), a notification that cannot be sent as it is
+    ///   (``ProviderError/Code/invalidNotification``), a timeout, a connection failure,
+    ///   or ``ProviderError/Code/cancelled`` when the awaiting task is cancelled (a request
+    ///   already written is not recalled).
+    @discardableResult
+    public func send(_ notification: Notification, to device: Device) async throws(ProviderError) -> ProviderResponse {
+        let response = await sendAll(notification, to: [device])[0]
+        if let error = response.error { throw error }
+        return response
+    }
+
+    /// Sends `notification` to every device (apns2's `sendMany`) and returns one response
+    /// per device, in the order given; it never throws: each response says what became of
+    /// its notification.
+    public func send(_ notification: Notification, to devices: [Device]) async -> [ProviderResponse] {
+        await sendAll(notification, to: devices)
+    }
+
+    /// Sends `notification` to `device`; `completion` is called once with the response,
+    /// on the callback queue.
+    public func send(
+        _ notification: Notification, to device: Device, completion: @escaping @Sendable (ProviderResponse) -> Void
+    ) {
+        let queue = callbackQueue
+        submit(notification, to: [device]) { _, response in queue.async { completion(response) } }
+    }
+
+    private func sendAll(_ notification: Notification, to devices: [Device]) async -> [ProviderResponse] {
+        guard !devices.isEmpty else { return [] }
+        let gathering = ResponseGathering(count: devices.count)
+        // The ids to cancel, and whether cancellation came first (before they were known).
+        let cancellation = Mutex<(ids: [Int], cancelled: Bool)>(([], false))
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                gathering.setContinuation(continuation)
+                let submitted = submit(notification, to: devices) { index, response in
+                    gathering.deliver(response, at: index)
+                }
+                let cancelled = cancellation.withLock { state in
+                    state.ids = submitted
+                    return state.cancelled
+                }
+                if cancelled { cancel(submitted) }
+            }
+        } onCancel: {
+            let ids = cancellation.withLock { state in
+                state.cancelled = true
+                return state.ids
+            }
+            cancel(ids)
+        }
+    }
+
+    private func cancel(_ ids: [Int]) {
+        for id in ids { inbox.post(.cancel(id)) }
+    }
+
+    /// Builds each device's request (a notification that cannot be sent is answered at
+    /// once) and hands them to the I/O thread in one command; returns their ids.
+    @discardableResult
+    private func submit(
+        _ notification: Notification, to devices: [Device],
+        completion: @escaping @Sendable (Int, ProviderResponse) -> Void
+    ) -> [Int] {
+        var submissions: [ProviderSubmission] = []
+        submissions.reserveCapacity(devices.count)
+        for (index, device) in devices.enumerated() {
+            do throws(ProviderError) {
+                let request = try ProviderRequest(
+                    notification, to: device, authority: options.resolvedHost, defaultTopic: options.topic,
+                    requiresTopic: requiresTopic)
+                let id = nextID.add(1, ordering: .relaxed).newValue
+                submissions.append(ProviderSubmission(id: id, request: request) { completion(index, $0) })
+            } catch {
+                completion(
+                    index,
+                    ProviderResponse(device: device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
+            }
+        }
+        if !submissions.isEmpty { inbox.post(.send(submissions)) }
+        return submissions.map(\.id)
+    }
+
+    // MARK: Events
+
+    /// Calls `listener` with every event from now on, on the callback queue, until
+    /// ``removeListener(_:)``.
+    @discardableResult
+    public func on(_ listener: @escaping @Sendable (ProviderEvent) -> Void) -> ListenerID {
+        ListenerID(value: hub.add(listener) ?? 0)
+    }
+
+    /// Calls `listener` with every response Apple refuses for `reason` (apns2's
+    /// `client.on(Errors.badDeviceToken, …)`).
+    @discardableResult
+    public func on(_ reason: ProviderReason, _ listener: @escaping @Sendable (ProviderResponse) -> Void) -> ListenerID {
+        on { event in
+            if case .failed(let response) = event, response.reason == reason { listener(response) }
+        }
+    }
+
+    /// Stops calling a listener.
+    public func removeListener(_ id: ListenerID) {
+        hub.remove(id.value)
+    }
+
+    /// The events from now on, as an asynchronous sequence that ends when the provider is
+    /// closed. Each access makes a new stream; events are buffered without bound.
+    public var events: AsyncStream<ProviderEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ProviderEvent.self)
+        if let id = hub.add({ continuation.yield($0) }, onFinish: { continuation.finish() }) {
+            continuation.onTermination = { [hub] _ in hub.remove(id) }
+        }
+        return stream
+    }
+
+    /// Identifies a listener added with ``on(_:)-(_)``.
+    public struct ListenerID: Hashable, Sendable {
+        let value: Int
+    }
+
+    // MARK: Closing
+
+    /// Stops taking notifications (later ones fail with ``ProviderError/Code/shutDown``),
+    /// waits for every answer still due (each bounded by ``Options/requestTimeout``),
+    /// then closes the connections with GOAWAY. Event streams end.
+    public func close() async {
+        await withCheckedContinuation { continuation in
+            inbox.post(.close(reply: { continuation.resume() }))
+        }
+    }
+}
+
+/// Collects the responses of one `send(_:to: [Device])` and resumes its caller once all
+/// have come. Responses arrive on the I/O thread (or at once, for refused notifications).
+private final class ResponseGathering: Sendable {
+    private struct State {
+        var responses: [ProviderResponse?]
+        var remaining: Int
+        var continuation: CheckedContinuation<[ProviderResponse], Never>?
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(responses: Array(repeating: nil, count: count), remaining: count))
+    }
+
+    func setContinuation(_ continuation: CheckedContinuation<[ProviderResponse], Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func deliver(_ response: ProviderResponse, at index: Int) {
+        let finished: (CheckedContinuation<[ProviderResponse], Never>, [ProviderResponse])? = state.withLock { state in
+            guard state.responses[index] == nil else { return nil }
+            state.responses[index] = response
+            state.remaining -= 1
+            guard state.remaining == 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (continuation, state.responses.map { $0! })
+        }
+        if let (continuation, responses) = finished { continuation.resume(returning: responses) }
+    }
+}

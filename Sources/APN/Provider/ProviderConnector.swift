@@ -1,0 +1,54 @@
+import APNTLS
+import Foundation
+
+/// Opens a provider's connections off its I/O thread: loads the TLS context once (ALPN
+/// `h2`), then connects and handshakes on a short-lived thread per attempt and checks that
+/// the server chose HTTP/2.
+final class ProviderConnector: Sendable {
+    private let host: String
+    private let port: UInt16
+    private let timeout: Duration
+    private let context: ClientContextCache
+    private let inbox: CommandInbox<ProviderCommand>
+
+    init(options: Provider.Options, inbox: CommandInbox<ProviderCommand>) {
+        self.host = options.resolvedHost
+        self.port = options.port
+        self.timeout = options.connectTimeout
+        var credentials = options.credentials
+        credentials.applicationProtocols = ["h2"]
+        self.context = ClientContextCache(credentials)
+        self.inbox = inbox
+    }
+
+    /// Starts attempt `attempt`; its result is posted to the inbox.
+    func start(attempt: Int) {
+        Thread.detachNewThread { [self] in
+            inbox.post(.connectResult(attempt: attempt, connect()))
+        }
+    }
+
+    private func connect() -> ProviderConnectResult {
+        let tlsContext: TLSClientContext
+        switch context.load() {
+        case .success(let loaded): tlsContext = loaded
+        case .failure(let error): return .failed(ProviderError(code: .authentication, message: error.message))
+        }
+        let peer = "\(host):\(port)"
+        do throws(TLSError) {
+            let connection = try TLSConnection.connect(host: host, port: port, context: tlsContext, timeout: timeout)
+            try connection.handshake(deadline: ContinuousClock.now + timeout)
+            guard connection.applicationProtocol == "h2" else {
+                connection.close()
+                return .failed(
+                    ProviderError(
+                        code: .connectionFailed,
+                        message: "\(peer) did not agree to HTTP/2 (ALPN h2); it chose \(connection.applicationProtocol ?? "nothing")"))
+            }
+            try connection.setKeepAlive(true)
+            return .connected(ConnectionHandoff(connection))
+        } catch {
+            return .failed(ProviderError(code: .connectionFailed, message: "connecting to \(peer): \(error)"))
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// What a ``Provider`` reports to its listeners (``Provider/on(_:)-(_)``), in order, on the
+/// callback queue. Per-notification events are made only while someone listens.
+public enum ProviderEvent: Sendable, CustomStringConvertible {
+    /// A connection is open and speaks HTTP/2 (the peer, e.g. `api.push.apple.com:443`).
+    case connected(String)
+    /// A connection ended; the error says why when it was not a clean close.
+    case disconnected(String, ProviderError?)
+    /// A connection could not be made.
+    case connectionFailed(ProviderError)
+    /// The server sent GOAWAY: no new streams on that connection; the ones it did not
+    /// process are sent again on another.
+    case goaway(String, errorCode: UInt32, debugData: String)
+    /// A new provider token was signed (its `iat`, seconds since 1970).
+    case tokenRenewed(issuedAt: Int64)
+    /// A notification was not delivered: Apple refused it (``ProviderResponse/reason``), or
+    /// it failed (``ProviderResponse/error``).
+    case failed(ProviderResponse)
+
+    /// One line for logs.
+    public var description: String {
+        switch self {
+        case .connected(let peer): "connected to \(peer)"
+        case .disconnected(let peer, let error): "disconnected from \(peer)" + (error.map { ": \($0)" } ?? "")
+        case .connectionFailed(let error): "connection failed: \(error)"
+        case .goaway(let peer, let code, let debug): "GOAWAY from \(peer) (error code \(code))" + (debug.isEmpty ? "" : ": \(debug)")
+        case .tokenRenewed(let issuedAt): "provider token renewed (iat \(issuedAt))"
+        case .failed(let response): "failed: \(response)"
+        }
+    }
+}

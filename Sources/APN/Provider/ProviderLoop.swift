@@ -1,0 +1,431 @@
+import APNHTTP2
+import APNTLS
+import Dispatch
+import Glibc
+
+/// A provider's I/O thread: it alone owns the scheduler, the connections and their HTTP/2
+/// sessions, and the provider token. Other threads reach it through the inbox; it reports
+/// through completions (called here, each quick: a continuation resumed, a counter
+/// decremented) and events (batched onto the callback queue once per turn).
+///
+/// Each turn: take commands; read what arrived and act on each answer; time out, back
+/// off, ping; close what ended; open a connection when every open one is full; give
+/// ready requests to connections with room; write; sleep in `poll` until a socket, the
+/// inbox or the next deadline wakes it.
+struct ProviderLoop: ~Copyable {
+    /// A stream in flight: the request it carries and the token it was sent with.
+    struct OpenStream {
+        let id: ProviderScheduler.ID
+        let tokenIssuedAt: Int64?
+    }
+
+    private let options: Provider.Options
+    private let inbox: CommandInbox<ProviderCommand>
+    private let connector: ProviderConnector
+    private let clock: ConnectionClock
+    private let hub: ListenerHub<ProviderEvent>
+    private let queue: DispatchQueue
+    private let authorization: ProviderAuthorization
+    private let sessionConfiguration: HTTP2Session.Configuration
+    private var scheduler: ProviderScheduler
+    private var completions: [ProviderScheduler.ID: @Sendable (ProviderResponse) -> Void] = [:]
+    private var sockets: [ProviderSocket] = []
+    private var streamsByRequest: [ProviderScheduler.ID: (socket: Int, stream: Int32)] = [:]
+    private var openStreams: [Int: [Int32: OpenStream]] = [:]
+    private var readable: Set<Int> = []
+    private var connecting = false
+    private var attempts = 0
+    private var failedAttempts = 0
+    private var nextAttemptAt: Timestamp?
+    private var nextSocketNumber = 0
+    private var closeReplies: [@Sendable () -> Void] = []
+    /// `close()` was called: new requests are refused.
+    private var closing = false
+    /// Everything was answered and the connections are closed.
+    private var closed = false
+    /// The provider is gone: once closed, the thread ends.
+    private var released = false
+    private var finished = false
+    private var events: [ProviderEvent] = []
+    private var now = Timestamp(nanoseconds: 0)
+
+    init(
+        options: Provider.Options, inbox: CommandInbox<ProviderCommand>, hub: ListenerHub<ProviderEvent>,
+        queue: DispatchQueue
+    ) {
+        self.options = options
+        self.inbox = inbox
+        self.connector = ProviderConnector(options: options, inbox: inbox)
+        self.clock = options.clock
+        self.hub = hub
+        self.queue = queue
+        self.authorization = ProviderAuthorization(options)
+        var configuration = HTTP2Session.Configuration()
+        // Apple's answers are small; a larger body is a broken or hostile peer.
+        configuration.maxBodySize = ProviderAnswer.bodyLimit
+        configuration.maxConcurrentStreams = 100  // server-initiated streams: none expected
+        self.sessionConfiguration = configuration
+        self.scheduler = ProviderScheduler(
+            configuration: ProviderScheduler.Configuration(
+                requestTimeout: options.requestTimeout, retryLimit: max(0, options.retryLimit),
+                initialBackoff: options.initialBackoff, maxBackoff: options.maxBackoff))
+    }
+
+    // MARK: The loop
+
+    mutating func run() {
+        let observer = clock.manual?.observe { [inbox] in inbox.post(.clockAdvanced) }
+        defer { if let observer { clock.manual?.removeObserver(observer) } }
+        var commands: [ProviderCommand] = []
+        while !finished {
+            inbox.take(swapping: &commands)
+            now = clock.now()
+            for index in commands.indices { handle(commands[index]) }
+            readSockets()
+            fireTimers()
+            closeEndedSockets()
+            maintainConnections()
+            assignWork()
+            for socket in sockets { socket.flush() }
+            closeEndedSockets()
+            finishCloseIfDone()
+            dispatchEvents()
+            if finished { break }
+            let sleeps = inbox.prepareToSleep()
+            waitForActivity(timeout: sleeps ? pollTimeout() : 0)
+            if sleeps { inbox.awake() }
+        }
+    }
+
+    private mutating func handle(_ command: ProviderCommand) {
+        switch command {
+        case .send(let submissions):
+            for submission in submissions {
+                if closing {
+                    submission.completion(
+                        ProviderResponse(
+                            device: submission.request.device,
+                            error: ProviderError(code: .shutDown, message: "the provider is closed"), status: nil,
+                            apnsID: nil, uniqueID: nil, attempts: 0))
+                    continue
+                }
+                scheduler.enqueue(submission.request, id: submission.id, now: now)
+                completions[submission.id] = submission.completion
+            }
+        case .cancel(let id):
+            resetStream(of: id)
+            complete(scheduler.cancel(id))
+        case .connectResult(_, let result):
+            connected(result)
+        case .close(let reply):
+            closing = true
+            if closed { dispatch(reply) } else { closeReplies.append(reply) }
+        case .release:
+            closing = true
+            released = true
+        case .clockAdvanced:
+            break
+        }
+    }
+
+    // MARK: Reading and answers
+
+    private mutating func readSockets() {
+        for socket in sockets where readable.contains(socket.number) || socket.connection.hasBufferedData {
+            for event in socket.readAvailable(now: now) { handle(event, on: socket) }
+        }
+        readable.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func handle(_ event: HTTP2Event, on socket: ProviderSocket) {
+        switch event {
+        case .response(let streamID, let headers, let body):
+            guard let open = takeStream(streamID, on: socket) else { return }
+            answered(open, headers: headers, body: body)
+        case .streamClosed(let streamID, let code):
+            guard let open = takeStream(streamID, on: socket) else { return }
+            if code == .refusedStream {
+                complete(scheduler.refused(open.id))
+            } else {
+                complete(
+                    scheduler.failInFlight(
+                        open.id,
+                        ProviderError(
+                            code: .connectionFailed,
+                            message: "the server reset the stream (\(code)) before answering; it may have been delivered")))
+            }
+        case .streamRejected(let streamID, let reason):
+            guard let open = takeStream(streamID, on: socket) else { return }
+            complete(scheduler.failInFlight(open.id, ProviderError(code: .protocolError, message: "\(reason)")))
+        case .goaway(_, let code, let debugData):
+            socket.draining = true
+            event(.goaway(socket.peer, errorCode: code.rawValue, debugData: String(decoding: debugData, as: UTF8.self)))
+        case .pingAcknowledged:
+            socket.pingSentAt = nil
+        case .remoteSettingsChanged, .request:
+            break
+        }
+    }
+
+    private mutating func answered(_ open: OpenStream, headers: [HTTP2Header], body: [UInt8]) {
+        let answer: ProviderAnswer
+        do throws(ProviderError) {
+            answer = try ProviderAnswer(headers: headers.map { ($0.name, $0.value) }, body: body)
+        } catch {
+            complete(scheduler.failInFlight(open.id, error))
+            return
+        }
+        var canRetry = false
+        if answer.disposition == .renewTokenAndRetry {
+            // Sent with a token already replaced: the current one may do. Otherwise renew,
+            // when Apple allows an update now.
+            if open.tokenIssuedAt != authorization.issuedAt {
+                canRetry = true
+            } else if authorization.renewAfterExpiry() {
+                canRetry = true
+                if let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
+            }
+        }
+        complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry))
+    }
+
+    private mutating func takeStream(_ streamID: Int32, on socket: ProviderSocket) -> OpenStream? {
+        guard let open = openStreams[socket.number]?.removeValue(forKey: streamID) else { return nil }
+        socket.streams[streamID] = nil
+        streamsByRequest[open.id] = nil
+        return open
+    }
+
+    // MARK: Timers
+
+    private mutating func fireTimers() {
+        let (done, resets) = scheduler.tick(now: now)
+        for id in resets { resetStream(of: id) }
+        for completion in done { complete(completion) }
+        guard let interval = options.pingInterval else { return }
+        for socket in sockets where socket.failure == nil {
+            if let sent = socket.pingSentAt {
+                if now - sent >= options.pingTimeout {
+                    socket.failure = .lost("no answer to PING within \(options.pingTimeout)")
+                }
+            } else if now - socket.lastActivity >= interval {
+                socket.session.submitPing()
+                socket.pingSentAt = now
+            }
+        }
+    }
+
+    /// Milliseconds until the next deadline (rounded up), 0 when one is due or a socket has
+    /// decrypted bytes waiting, -1 for none. With a manual clock, time moves only by
+    /// `advance`, which posts to the inbox: only an already due deadline needs a timeout.
+    private mutating func pollTimeout() -> Int32 {
+        if sockets.contains(where: { $0.connection.hasBufferedData }) { return 0 }
+        var earliest = scheduler.nextDeadline()
+        func consider(_ time: Timestamp?) {
+            guard let time else { return }
+            earliest = min(earliest ?? time, time)
+        }
+        if scheduler.readyCount > 0, !connecting { consider(nextAttemptAt) }
+        if let interval = options.pingInterval {
+            for socket in sockets {
+                consider(socket.pingSentAt.map { $0 + options.pingTimeout } ?? socket.lastActivity + interval)
+            }
+        }
+        guard let earliest else { return -1 }
+        let nanoseconds = earliest.nanoseconds &- clock.now().nanoseconds
+        if nanoseconds <= 0 { return 0 }
+        if clock.manual != nil { return -1 }
+        return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
+    }
+
+    private mutating func waitForActivity(timeout: Int32) {
+        var descriptors = [pollfd(fd: inbox.wake.descriptor, events: Int16(POLLIN), revents: 0)]
+        for socket in sockets {
+            var events = Int16(POLLIN)
+            if socket.hasPendingOutput { events |= Int16(POLLOUT) }
+            descriptors.append(pollfd(fd: socket.connection.fileDescriptor, events: events, revents: 0))
+        }
+        let result = descriptors.withUnsafeMutableBufferPointer { buffer in
+            poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
+        }
+        guard result > 0 else { return }
+        for (offset, socket) in sockets.enumerated()
+        where descriptors[offset + 1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            readable.insert(socket.number)
+        }
+    }
+
+    // MARK: Connections
+
+    private mutating func connected(_ result: ProviderConnectResult) {
+        connecting = false
+        switch result {
+        case .connected(let handoff):
+            do throws(HTTP2Error) {
+                let session = try HTTP2Session(role: .client, configuration: sessionConfiguration)
+                nextSocketNumber += 1
+                let socket = ProviderSocket(
+                    number: nextSocketNumber, connection: handoff.connection, session: session,
+                    peer: handoff.connection.peerDescription, now: now)
+                sockets.append(socket)
+                openStreams[socket.number] = [:]
+                failedAttempts = 0
+                nextAttemptAt = nil
+                event(.connected(socket.peer))
+            } catch {
+                handoff.connection.close()
+                connectFailed(ProviderError(code: .protocolError, message: "starting HTTP/2: \(error)"))
+            }
+        case .failed(let error):
+            connectFailed(error)
+        }
+    }
+
+    private mutating func connectFailed(_ error: ProviderError) {
+        failedAttempts += 1
+        event(.connectionFailed(error))
+        let hopeless = error.code == .authentication || failedAttempts >= max(1, options.connectionRetryLimit)
+        if hopeless && !sockets.contains(where: \.isUsable) {
+            for completion in scheduler.failWaiting(error) { complete(completion) }
+            failedAttempts = 0
+        }
+        nextAttemptAt = now + scheduler.backoff(afterRetry: max(1, failedAttempts))
+    }
+
+    /// Opens a connection when requests are ready and every usable one is full.
+    private mutating func maintainConnections() {
+        guard !connecting, scheduler.readyCount > 0 else { return }
+        let usable = sockets.filter(\.isUsable)
+        guard usable.count < max(1, options.maxConnections),
+            usable.allSatisfy({ $0.capacity(limit: options.maxConcurrentStreams) == 0 })
+        else { return }
+        if let nextAttemptAt, nextAttemptAt > now { return }
+        connecting = true
+        attempts += 1
+        connector.start(attempt: attempts)
+    }
+
+    private mutating func closeEndedSockets() {
+        guard sockets.contains(where: { $0.failure != nil || $0.ended || ($0.draining && $0.streams.isEmpty) })
+            || sockets.contains(where: { !$0.session.wantsRead && !$0.session.wantsWrite })
+        else { return }
+        var kept: [ProviderSocket] = []
+        for socket in sockets {
+            let done = socket.failure != nil || socket.ended || (socket.draining && socket.streams.isEmpty)
+                || (!socket.session.wantsRead && !socket.session.wantsWrite)
+            guard done else {
+                kept.append(socket)
+                continue
+            }
+            let reason = socket.failure
+                ?? .lost("the connection ended before Apple answered; the notification may have been delivered, so it is not sent again")
+            for (_, open) in openStreams.removeValue(forKey: socket.number) ?? [:] {
+                streamsByRequest[open.id] = nil
+                complete(scheduler.failInFlight(open.id, reason))
+            }
+            socket.streams.removeAll()
+            socket.close()
+            event(.disconnected(socket.peer, socket.failure))
+        }
+        sockets = kept
+    }
+
+    // MARK: Sending
+
+    private mutating func assignWork() {
+        guard scheduler.readyCount > 0 else { return }
+        let token: (value: String?, renewed: Bool)
+        do throws(ProviderError) {
+            token = try authorization.current()
+        } catch {
+            for completion in scheduler.failWaiting(error) { complete(completion) }
+            return
+        }
+        if token.renewed, let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
+        let authorizationHeader = token.value.map { HTTP2Header("authorization", $0) }
+        for socket in sockets where socket.isUsable {
+            var room = socket.capacity(limit: options.maxConcurrentStreams)
+            while room > 0, let (id, request) = scheduler.take() {
+                var headers = request.headers
+                if let authorizationHeader { headers.append(authorizationHeader) }
+                do throws(HTTP2Error) {
+                    let streamID = try socket.session.submitRequest(headers: headers, body: request.body)
+                    socket.streams[streamID] = id
+                    openStreams[socket.number, default: [:]][streamID] = OpenStream(
+                        id: id, tokenIssuedAt: authorization.issuedAt)
+                    streamsByRequest[id] = (socket.number, streamID)
+                    room -= 1
+                } catch {
+                    // No more streams on this connection: the request goes back to the front.
+                    socket.draining = true
+                    complete(scheduler.refused(id))
+                    break
+                }
+            }
+            if scheduler.readyCount == 0 { break }
+        }
+    }
+
+    private mutating func resetStream(of id: ProviderScheduler.ID) {
+        guard let (number, streamID) = streamsByRequest.removeValue(forKey: id),
+            let socket = sockets.first(where: { $0.number == number })
+        else { return }
+        openStreams[number]?[streamID] = nil
+        socket.streams[streamID] = nil
+        socket.session.resetStream(streamID, errorCode: .cancel)
+    }
+
+    // MARK: Reports
+
+    private mutating func complete(_ completion: ProviderScheduler.Completion?) {
+        guard let completion else { return }
+        if !completion.response.isSuccess && hub.hasListeners { events.append(.failed(completion.response)) }
+        completions.removeValue(forKey: completion.id)?(completion.response)
+    }
+
+    private mutating func event(_ event: ProviderEvent) {
+        if hub.hasListeners { events.append(event) }
+    }
+
+    private mutating func dispatchEvents() {
+        guard !events.isEmpty else { return }
+        let batch = events
+        events.removeAll()
+        queue.async { [hub] in
+            let listeners = hub.snapshot()
+            for event in batch {
+                for listener in listeners { listener(event) }
+            }
+        }
+    }
+
+    /// Once closing and every request is answered: GOAWAY and close each connection, end
+    /// the event streams, answer `close()`. The thread itself stays (answering later sends
+    /// with `shutDown`) until the provider is released.
+    private mutating func finishCloseIfDone() {
+        guard closing, !closed, scheduler.count == 0 else {
+            if closed && released { finished = true }
+            return
+        }
+        for socket in sockets {
+            socket.session.terminate(errorCode: .noError)
+            socket.close()
+            event(.disconnected(socket.peer, nil))
+        }
+        sockets.removeAll()
+        openStreams.removeAll()
+        closed = true
+        let replies = closeReplies
+        closeReplies.removeAll()
+        dispatchEvents()
+        queue.async { [hub] in
+            hub.finish()
+            for reply in replies { reply() }
+        }
+        if released { finished = true }
+    }
+
+    private func dispatch(_ reply: @escaping @Sendable () -> Void) {
+        queue.async(execute: reply)
+    }
+}

@@ -1,0 +1,147 @@
+public import Dispatch
+public import Foundation
+
+extension Provider {
+    /// How a ``Provider`` reaches Apple's HTTP/2 provider API and behaves. Every property
+    /// has a default; set what differs.
+    ///
+    /// ```swift
+    /// var options = Provider.Options()
+    /// options.authentication = .token(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", key: "AuthKey_ABC123DEFG.p8")
+    /// options.topic = "com.example.app"
+    /// options.production = true
+    /// ```
+    public struct Options: Sendable {
+        // MARK: Authentication
+
+        /// Provider tokens (a `.p8` key), an existing token, or the client certificate
+        /// below. Token authentication by default needs ``authentication`` set; the
+        /// default is ``ProviderAuthentication/certificate``.
+        public var authentication: ProviderAuthentication = .certificate
+        /// The client certificate (PEM or DER), for certificate authentication; the same
+        /// sources as ``Connection/Options/cert``.
+        public var cert: CredentialSource? = "cert.pem"
+        /// The certificate's private key (PEM or DER).
+        public var key: CredentialSource? = "key.pem"
+        /// A PKCS#12 bundle with certificate and key, instead of ``cert`` and ``key``.
+        public var pfx: CredentialSource?
+        /// The passphrase of an encrypted key or of ``pfx``.
+        public var passphrase: String?
+        /// Check that a client certificate carries the push OID for the environment in use.
+        public var checksPushEnvironment = true
+
+        // MARK: Where
+
+        /// `api.push.apple.com` when `true`, `api.sandbox.push.apple.com` (the default)
+        /// otherwise.
+        public var production = false
+        /// Another host (a test gateway, a proxy); `nil` uses Apple's for ``production``.
+        public var host: String?
+        /// 443 (Apple also listens on 2197).
+        public var port: UInt16 = 443
+        /// CA certificates to trust instead of the system's (a test gateway's CA).
+        public var ca: [CredentialSource]?
+        /// Verify the server's certificate and name (default `true`); turning it off is
+        /// reported once on standard error.
+        public var rejectUnauthorized = true
+
+        // MARK: Requests
+
+        /// The `apns-topic` of notifications that set no ``Notification/topic``: the app's
+        /// bundle id. Required with token authentication.
+        public var topic: String?
+        /// Connections opened at most (pushok's `setMaxConcurrentConnections`): another is
+        /// opened when every open one has as many streams in flight as it may.
+        public var maxConnections = 1
+        /// Streams in flight per connection at most (pushok's `setNbConcurrentRequests`);
+        /// the server's `SETTINGS_MAX_CONCURRENT_STREAMS` lowers it (Apple's starts at 1
+        /// and rises to about 1,000 once the connection is authenticated).
+        public var maxConcurrentStreams = 1_000
+        /// How long a notification may take from ``Provider/send(_:to:)-(_,Device)`` to its
+        /// answer, retries included; past it the result is ``ProviderError/Code/timedOut``.
+        public var requestTimeout: Duration = .seconds(30)
+        /// How many times a notification is sent again after 429, 500 or 503 (with a
+        /// backoff) or a refused stream (at once, on a fresh connection).
+        public var retryLimit = 3
+        /// The wait before the first retry after 429, 500 or 503; it doubles each retry.
+        public var initialBackoff: Duration = .milliseconds(250)
+        /// The longest wait between retries, and between connection attempts.
+        public var maxBackoff: Duration = .seconds(8)
+
+        // MARK: Connections
+
+        /// The bound on TCP connect + TLS handshake.
+        public var connectTimeout: Duration = .seconds(10)
+        /// Consecutive failed connection attempts after which the notifications waiting for
+        /// a connection fail with ``ProviderError/Code/connectionFailed`` (later ones try
+        /// again).
+        public var connectionRetryLimit = 3
+        /// A PING on a connection idle this long keeps it open through NATs and proves the
+        /// server alive; `nil` sends none.
+        public var pingInterval: Duration? = .seconds(60)
+        /// A connection whose PING goes unanswered this long is closed.
+        public var pingTimeout: Duration = .seconds(10)
+
+        // MARK: Provider tokens
+
+        /// How old a provider token gets before a new one is signed: 50 minutes by default,
+        /// kept between Apple's 20 (it refuses more frequent updates with
+        /// `TooManyProviderTokenUpdates`) and 60 (it refuses older tokens with
+        /// `ExpiredProviderToken`).
+        public var tokenRefreshInterval: Duration = .seconds(50 * 60)
+        /// The wall clock a provider token's `iat` is read from (tests move it).
+        public var currentDate: @Sendable () -> Date = { Date() }
+
+        // MARK: Callbacks
+
+        /// Where event listeners and completion handlers run, in order. `nil`: a private
+        /// serial queue. Never the I/O thread.
+        public var callbackQueue: DispatchQueue?
+        /// The clock timeouts, backoffs and pings run on; tests pass a ``ManualClock``.
+        public var clock: ConnectionClock = .continuous
+
+        /// Options with every default.
+        public init() {}
+
+        /// The host connected to.
+        public var resolvedHost: String {
+            host ?? (production ? Self.productionHost : Self.sandboxHost)
+        }
+
+        /// Apple's production host.
+        public static let productionHost = "api.push.apple.com"
+        /// Apple's development host.
+        public static let sandboxHost = "api.sandbox.push.apple.com"
+
+        var credentials: ClientCredentialOptions {
+            let usesCertificate = authentication.usesCertificate
+            return ClientCredentialOptions(
+                cert: usesCertificate ? cert : nil, key: usesCertificate ? key : nil, ca: ca,
+                pfx: usesCertificate ? pfx : nil, passphrase: passphrase,
+                checksPushEnvironment: usesCertificate && checksPushEnvironment,
+                isProduction: production, rejectUnauthorized: rejectUnauthorized)
+        }
+    }
+}
+
+/// How a ``Provider`` authenticates to Apple.
+public enum ProviderAuthentication: Sendable, Hashable {
+    /// The client certificate in ``Provider/Options/cert`` and ``Provider/Options/key``
+    /// (or ``Provider/Options/pfx``).
+    case certificate
+    /// Provider tokens: ES256 JSON Web Tokens signed with the `.p8` key Apple issued
+    /// (`key`: its path or bytes), naming `keyID` and `teamID`; signed when first needed
+    /// and renewed every ``Provider/Options/tokenRefreshInterval``.
+    case token(keyID: String, teamID: String, key: CredentialSource)
+    /// A provider token made elsewhere (pushok's `useExisting`), sent as it is and never
+    /// renewed: whoever made it renews it, with a new provider.
+    case existingToken(String)
+
+    var usesCertificate: Bool {
+        if case .certificate = self { return true }
+        return false
+    }
+
+    /// Whether Apple needs an `apns-topic` on every request.
+    var requiresTopic: Bool { !usesCertificate }
+}

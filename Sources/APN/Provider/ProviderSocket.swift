@@ -1,0 +1,108 @@
+import APNHTTP2
+import APNTLS
+
+/// One HTTP/2 connection of a ``Provider``: the TLS socket, its nghttp2 session, which
+/// scheduler request each open stream carries, the bytes not yet written and the PING in
+/// flight. Owned by the provider's I/O thread, which alone touches it.
+final class ProviderSocket {
+    let number: Int
+    let connection: TLSConnection
+    let session: HTTP2Session
+    /// `host:port`, for events.
+    let peer: String
+    /// Open streams and the request each carries; a stream leaves when its answer or its
+    /// end arrives.
+    var streams: [Int32: ProviderScheduler.ID] = [:]
+    /// GOAWAY received (or the connection is being given up): no new streams.
+    var draining = false
+    /// When bytes last arrived, or a stream was opened: the idle time before a PING.
+    var lastActivity: Timestamp
+    /// When the unanswered PING was sent.
+    var pingSentAt: Timestamp?
+    /// Why the connection must close, once known.
+    var failure: ProviderError?
+    /// The peer closed cleanly (TLS close_notify or the end of the HTTP/2 session).
+    var ended = false
+
+    private var output: [UInt8] = []
+    private var written = 0
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    init(number: Int, connection: TLSConnection, session: HTTP2Session, peer: String, now: Timestamp) {
+        self.number = number
+        self.connection = connection
+        self.session = session
+        self.peer = peer
+        self.lastActivity = now
+    }
+
+    var isUsable: Bool { failure == nil && !ended && !draining }
+
+    /// How many more streams may be opened now: the server's limit and `limit`, less those
+    /// open.
+    func capacity(limit: Int) -> Int {
+        guard isUsable else { return 0 }
+        return max(0, min(Int(session.remoteMaxConcurrentStreams), limit) - streams.count)
+    }
+
+    /// Bytes are waiting to be written (poll for writability).
+    var hasPendingOutput: Bool { written < output.count || session.wantsWrite }
+
+    /// Writes what the session has to send until the socket would block. A failure is
+    /// recorded in ``failure``.
+    func flush() {
+        while failure == nil {
+            if written == output.count {
+                output.removeAll(keepingCapacity: true)
+                written = 0
+                if session.appendOutput(to: &output) == 0 { return }
+            }
+            let step = output.withUnsafeBytes { bytes in
+                connection.write(UnsafeRawBufferPointer(rebasing: bytes[written...]))
+            }
+            switch step {
+            case .done(let count): written += count
+            case .wantWrite, .wantRead: return
+            case .closed: failure = .lost("the server closed the connection")
+            case .failed(let error): failure = .lost("writing: \(error)")
+            }
+        }
+    }
+
+    /// Reads what has arrived and feeds it to the session; the events it produced.
+    func readAvailable(now: Timestamp) -> [HTTP2Event] {
+        reading: while failure == nil && !ended {
+            let step = readBuffer.withUnsafeMutableBytes { connection.read(into: $0) }
+            switch step {
+            case .done(let count):
+                lastActivity = now
+                do throws(HTTP2Error) {
+                    try readBuffer.withUnsafeBytes { try session.receive(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                } catch {
+                    failure = ProviderError(code: .protocolError, message: "the server broke HTTP/2: \(error)")
+                }
+            case .wantRead, .wantWrite:
+                break reading
+            case .closed:
+                ended = true
+            case .failed(let error):
+                failure = .lost("reading: \(error)")
+            }
+        }
+        return session.takeEvents()
+    }
+
+    /// Closes the socket at once (the session's last frames, such as a GOAWAY, are written
+    /// first when the socket takes them).
+    func close() {
+        flush()
+        connection.close()
+    }
+}
+
+extension ProviderError {
+    /// The connection ended or failed.
+    static func lost(_ what: String) -> ProviderError {
+        ProviderError(code: .connectionFailed, message: what)
+    }
+}
