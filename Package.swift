@@ -33,6 +33,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // nghttp2 from Debian's libnghttp2-dev, for the HTTP/2 session layer only.
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        // HTTP/2 framing without I/O: nghttp2 sessions for client and server, bytes in,
+        // events and bytes out. No product: APN and MockGateway use it.
+        .target(name: "APNHTTP2", dependencies: ["CNGHTTP2"]),
+        .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
         // The durable token registry a feedback polling service applies feedback to.
         .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite"]),
         .testTarget(name: "APNFeedbackStoreTests", dependencies: ["APNFeedbackStore", "APN", "CSQLite"]),
@@ -43,7 +53,7 @@ let package = Package(
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APN", "APNFeedbackStore", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            dependencies: ["APN", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, a raw TLS client.

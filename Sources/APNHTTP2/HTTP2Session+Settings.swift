@@ -1,0 +1,33 @@
+internal import CNGHTTP2
+
+extension HTTP2Session {
+    /// Queues our SETTINGS (a client also turns server push off) and widens the connection
+    /// receive window; nghttp2 puts the client preface in front of them.
+    func submitSettings(_ configuration: Configuration) throws(HTTP2Error) {
+        var settings: [nghttp2_settings_entry] = []
+        if role == .client {
+            settings.append(nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0))
+        }
+        settings += [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: configuration.maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: configuration.initialWindowSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: configuration.maxHeaderListSize),
+        ]
+        let result = nghttp2_submit_settings(session, 0, settings, settings.count)
+        guard result == 0 else {
+            throw HTTP2Error(.invalidArgument, "submitting SETTINGS (a window above 2³¹−1?)", libraryCode: result)
+        }
+        guard configuration.connectionWindowSize <= UInt32(Int32.max) else {
+            throw HTTP2Error(.invalidArgument, "a connectionWindowSize above 2³¹−1")
+        }
+        if configuration.connectionWindowSize > 65_535 {
+            let windowResult = nghttp2_session_set_local_window_size(session, 0, 0, Int32(configuration.connectionWindowSize))
+            guard windowResult == 0 else {
+                throw HTTP2Error(.invalidArgument, "setting the connection window", libraryCode: windowResult)
+            }
+        }
+    }
+}

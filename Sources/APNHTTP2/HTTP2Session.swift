@@ -1,0 +1,122 @@
+internal import CNGHTTP2
+
+/// One HTTP/2 connection, either end, without I/O: bytes the peer sent go in through
+/// ``receive(_:)``, what it said comes out of ``takeEvents()``, and the bytes to send come
+/// out of ``appendOutput(to:limit:)``. nghttp2 does the framing, HPACK and flow control.
+///
+/// The driver loop: after reading, `receive` the bytes, handle `takeEvents()` (submitting
+/// requests or responses), then write what `appendOutput` gives while ``wantsWrite``. When
+/// both ``wantsRead`` and ``wantsWrite`` are false the connection is done: close it.
+///
+/// Not `Sendable`: one thread owns a session and makes every call on it.
+public final class HTTP2Session {
+    /// Which end of the connection this is.
+    public let role: Role
+    /// The nghttp2 session, owned here and freed in deinit.
+    let session: OpaquePointer
+    /// The streams and events the callbacks fill in.
+    let state: SessionState
+    /// Reused buffers for header fields on their way to nghttp2.
+    var headerFields = HeaderFields()
+    /// The remote error `receive` threw; it throws it again on every later call.
+    private var failure: HTTP2Error?
+    /// `terminate` was called: the GOAWAY nghttp2 queues is ours, not a reaction to the peer.
+    var terminatedLocally = false
+
+    /// A session for `role` whose first output is our SETTINGS (preceded, for a client, by
+    /// the connection preface), and a WINDOW_UPDATE opening the connection window to
+    /// `configuration.connectionWindowSize`.
+    public init(role: Role, configuration: Configuration = Configuration()) throws(HTTP2Error) {
+        self.role = role
+        state = SessionState(role: role, configuration: configuration)
+        let callbacks = try CallbackTable()
+        let options = try SessionOptions()
+        var created: OpaquePointer?
+        let userData = Unmanaged.passUnretained(state).toOpaque()
+        let result = switch role {
+        case .client: nghttp2_session_client_new2(&created, callbacks.pointer, userData, options.pointer)
+        case .server: nghttp2_session_server_new2(&created, callbacks.pointer, userData, options.pointer)
+        }
+        guard result == 0, let created else {
+            throw HTTP2Error(.library, "creating an nghttp2 \(role) session", libraryCode: result)
+        }
+        session = created
+        try submitSettings(configuration)
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Feeds bytes read from the connection; events they complete wait in ``takeEvents()``.
+    ///
+    /// Throws when the peer broke the protocol in a way that ends the connection (a remote
+    /// ``HTTP2Error``: bad preface, connection error, flood). The session has then queued a
+    /// GOAWAY: write what ``appendOutput(to:limit:)`` gives, then close. Later calls throw
+    /// the same error and read nothing. Stream-level faults do not throw: the stream is
+    /// reset and reported as an event.
+    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) {
+        if let failure { throw failure }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 {
+            throw fail(receiveFailure(code: Int32(result)))
+        }
+        if !terminatedLocally && libraryIsTerminating {
+            let complaint = state.complaint
+            throw fail(HTTP2Error(
+                .protocolViolation, complaint?.message ?? "the peer's bytes broke HTTP/2; a GOAWAY is queued",
+                libraryCode: complaint?.code))
+        }
+    }
+
+    /// The events since the last call, oldest first.
+    public func takeEvents() -> [HTTP2Event] {
+        guard !state.events.isEmpty else { return [] }
+        defer { state.events = [] }
+        return state.events
+    }
+
+    /// Appends bytes to send to `buffer` and returns how many. Frames are whole, and the
+    /// appending stops once `limit` is reached, so a large backlog comes out in pieces of
+    /// at most `limit` plus one frame (16,393 bytes); call again while ``wantsWrite``.
+    public func appendOutput(to buffer: inout [UInt8], limit: Int = 64 * 1024) -> Int {
+        var appended = 0
+        while appended < limit {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            guard count > 0, let chunk else {
+                if count < 0 && failure == nil {
+                    failure = HTTP2Error(.library, "serializing frames", libraryCode: Int32(count))
+                }
+                break
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+            appended += count
+        }
+        return appended
+    }
+
+    /// Whether the session expects more bytes from the peer.
+    public var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+
+    /// Whether the session has bytes to send (``appendOutput(to:limit:)`` returns them).
+    /// Requests waiting for the peer's stream limit do not count until a stream closes.
+    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS: 100 until its SETTINGS arrive (nghttp2's
+    /// assumption), `UInt32.max` when it sets no limit.
+    public var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// Streams not yet reported closed: for a client every request submitted, sent or
+    /// waiting; for a server every stream the peer opened.
+    public var activeStreamCount: Int { state.streams.count }
+
+    /// Records `error` as the session's failure: `receive` throws it from now on.
+    private func fail(_ error: HTTP2Error) -> HTTP2Error {
+        failure = error
+        return error
+    }
+}
