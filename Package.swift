@@ -49,7 +49,7 @@ let package = Package(
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
         // The public library in node-apn 1.x's vocabulary.
-        .target(name: "APN", dependencies: ["APNWire", "APNTLS"]),
+        .target(name: "APN", dependencies: ["APNWire", "APNTLS", "APNHTTP2"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(
-            name: "APNTests", dependencies: ["APN", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            name: "APNTests", dependencies: ["APN", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["COpenSSL"]),

@@ -137,8 +137,8 @@ struct ProviderLoop: ~Copyable {
         readable.removeAll(keepingCapacity: true)
     }
 
-    private mutating func handle(_ event: HTTP2Event, on socket: ProviderSocket) {
-        switch event {
+    private mutating func handle(_ received: HTTP2Event, on socket: ProviderSocket) {
+        switch received {
         case .response(let streamID, let headers, let body):
             guard let open = takeStream(streamID, on: socket) else { return }
             answered(open, headers: headers, body: body)

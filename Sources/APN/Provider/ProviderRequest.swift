@@ -1,3 +1,4 @@
+import APNHTTP2
 import Foundation
 
 /// One notification for one device as an HTTP/2 request to Apple's provider API: the
@@ -8,11 +9,8 @@ import Foundation
 /// (payload too large, priority or collapse id out of range, no topic where one is needed)
 /// is refused here, typed, without a round trip.
 struct ProviderRequest: Sendable {
-    /// A header field name (lowercase) and value.
-    typealias Field = (name: String, value: String)
-
     let device: Device
-    let fields: [Field]
+    let headers: [HTTP2Header]
     let body: [UInt8]
 
     /// The payload limit: 4 KB, 5 KB for VoIP notifications.
@@ -68,20 +66,20 @@ struct ProviderRequest: Sendable {
                     "apns-topic is required with token authentication: set Notification.topic or Provider.Options.topic (MissingTopic)"
                 ))
         }
-        var fields: [Field] = [
-            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + device.hexString),
-            (":authority", authority),
+        var headers: [HTTP2Header] = [
+            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"),
+            HTTP2Header(":path", "/3/device/" + device.hexString), HTTP2Header(":authority", authority),
         ]
-        if let topic { fields.append(("apns-topic", topic)) }
-        fields.append(("apns-push-type", pushType.rawValue))
-        fields.append(("apns-priority", String(snapshot.priority)))
+        if let topic { headers.append(HTTP2Header("apns-topic", topic)) }
+        headers.append(HTTP2Header("apns-push-type", pushType.rawValue))
+        headers.append(HTTP2Header("apns-priority", String(snapshot.priority)))
         // Sent always, 0 included: as in the binary protocol, 0 means "deliver once, never
         // store" (an absent header would let Apple store the notification).
-        fields.append(("apns-expiration", String(snapshot.expiry)))
-        if let collapseId = snapshot.collapseId { fields.append(("apns-collapse-id", collapseId)) }
-        if let apnsId = snapshot.apnsId { fields.append(("apns-id", apnsId.uuidString.lowercased())) }
+        headers.append(HTTP2Header("apns-expiration", String(snapshot.expiry)))
+        if let collapseId = snapshot.collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
+        if let apnsId = snapshot.apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
         self.device = device
-        self.fields = fields
+        self.headers = headers
         self.body = snapshot.payload
     }
 }

@@ -76,9 +76,10 @@ final class ProviderSocket {
             switch step {
             case .done(let count):
                 lastActivity = now
-                do throws(HTTP2Error) {
-                    try readBuffer.withUnsafeBytes { try session.receive(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-                } catch {
+                let result = readBuffer.withUnsafeBytes { bytes in
+                    Result { () throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
+                }
+                if case .failure(let error) = result {
                     failure = ProviderError(code: .protocolError, message: "the server broke HTTP/2: \(error)")
                 }
             case .wantRead, .wantWrite:

@@ -1,4 +1,5 @@
 @testable import APN
+import APNHTTP2
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ struct ProviderRequestTests {
     }
 
     static func fields(_ request: ProviderRequest) -> [String] {
-        request.fields.map { "\($0.name): \($0.value)" }
+        request.headers.map { "\($0.name): \($0.value)" }
     }
 
     @Test("every header, in order, for a fully specified notification")
