@@ -9,7 +9,10 @@ enum CertsCommand {
           Writes ca.pem, ca.key, server.pem, server.key, client.pem, client.key and client.p12
           into DIR (created if needed). The server certificate covers localhost, 127.0.0.1 and ::1;
           the client certificate carries the sandbox and production push markers for the topic.
-          client.p12 is protected by PW (empty by default). Keys are written with mode 0600.
+          client.p12 is protected by PW (empty by default). For the HTTP/2 provider API it also writes
+          AuthKey_MOCKKEY001.p8, a provider-token signing key (EC P-256, PKCS#8, as Apple issues them),
+          and AuthKey_MOCKKEY001.pub.pem, its public key for the mock gateway (key id MOCKKEY001,
+          team id MOCKTEAM01). Keys are written with mode 0600.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -34,6 +37,14 @@ enum CertsCommand {
 enum CertificateFiles {
     /// How long generated certificates stay valid.
     static let validity = CertificateValidity.days(365)
+    /// The key id of the provider-token key `apn certs` writes (Apple's are 10 characters).
+    static let providerKeyID = "MOCKKEY001"
+    /// The team id the mock gateway accepts that key for.
+    static let providerTeamID = "MOCKTEAM01"
+    /// The provider-token signing key's file name, as Apple names them.
+    static let providerKeyFile = "AuthKey_\(providerKeyID).p8"
+    /// Its public key, for the mock gateway.
+    static let providerPublicKeyFile = "AuthKey_\(providerKeyID).pub.pem"
 
     /// Generates a CA, server and client certificate and writes them into `directory`.
     /// - Returns: the file names written, in order.
@@ -42,6 +53,7 @@ enum CertificateFiles {
         let authority = try CertificateAuthority(commonName: "swift-apn mock gateway CA", validity: validity)
         let server = try authority.issueServerCertificate(validity: validity)
         let client = try authority.issueClientCertificate(topic: topic, validity: validity)
+        let providerKey = try ES256SigningKey.generate()
         let files: [(String, [UInt8], Bool)] = [
             ("ca.pem", Array(try authority.certificate.pem().utf8), false),
             ("ca.key", Array(try authority.privateKey.pem().utf8), true),
@@ -50,6 +62,8 @@ enum CertificateFiles {
             ("client.pem", Array(try client.certificate.pem().utf8), false),
             ("client.key", Array(try client.privateKey.pem().utf8), true),
             ("client.p12", try client.credentials().pkcs12(password: p12Password), true),
+            (providerKeyFile, Array(providerKey.pkcs8PEM().utf8), true),
+            (providerPublicKeyFile, Array(providerKey.verificationKey.publicKeyPEM().utf8), false),
         ]
         for (name, bytes, secret) in files {
             try write(bytes, to: (directory as NSString).appendingPathComponent(name), secret: secret)

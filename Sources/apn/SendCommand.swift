@@ -26,13 +26,14 @@ enum SendCommand {
           one JSON line per notification not accepted ({"token":…,"outcome":…}; --all: every one),
           then one summary line; a progress line on standard error when it is a terminal.
           --no-confirm              end by waiting the grace window instead of a confirmed flush
+        \(ProviderFlags.usage)
         Exits 0 when every notification was accepted, 1 when some were not, 2 on bad usage.
         """
 
-    private static let valued = CredentialFlags.valued.union(PayloadFlags.valued).union([
+    private static let valued = CredentialFlags.valued.union(PayloadFlags.valued).union(ProviderFlags.valued).union([
         "--format", "--max-connections", "--token", "--tokens-file",
     ])
-    private static let switches = CredentialFlags.switches.union(PayloadFlags.switches).union([
+    private static let switches = CredentialFlags.switches.union(PayloadFlags.switches).union(ProviderFlags.switches).union([
         "--fast", "--all", "--no-confirm",
     ])
 
@@ -44,6 +45,10 @@ enum SendCommand {
         }
         guard flags.positional.isEmpty else {
             throw UsageError("send takes no arguments, got \"\(flags.positional[0])\" (tokens go in --token)")
+        }
+        if flags.switches.contains("--http2") { return try runHTTP2(flags) }
+        if let flag = ProviderFlags.http2Only(flags).first {
+            throw UsageError("\(flag) is for the HTTP/2 provider API: add --http2")
         }
         var options = Connection.Options()
         try CredentialFlags(flags).apply(to: &options)
@@ -84,6 +89,28 @@ enum SendCommand {
         let sending = SendRun(
             options: options, notification: note, tokens: list, all: flags.switches.contains("--all"),
             confirm: !flags.switches.contains("--no-confirm"))
+        return runBlocking { await sending.run() }
+    }
+
+    /// `apn send --http2`: the same recipients and payload through the provider API.
+    private static func runHTTP2(_ flags: Flags) throws -> Int32 {
+        for binaryOnly in ["--format", "--fast", "--no-confirm"] where flags.values[binaryOnly] != nil || flags.switches.contains(binaryOnly) {
+            throw UsageError("\(binaryOnly) is for the binary gateway, not --http2")
+        }
+        let options = try ProviderFlags.options(flags)
+        let note = try PayloadFlags.notification(flags)
+        try ProviderFlags.applyHeaders(flags, to: note)
+        guard [10, 5, 1].contains(note.priority) else {
+            throw UsageError("--priority \(note.priority): the provider API takes 10, 5 or 1")
+        }
+        let tokens = flags.all("--token")
+        let file = flags.value("--tokens-file")
+        guard !tokens.isEmpty || file != nil else {
+            throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
+        }
+        let list = try TokenList(tokens: tokens, file: file)
+        let sending = ProviderSendRun(
+            options: options, notification: note, tokens: list, all: flags.switches.contains("--all"))
         return runBlocking { await sending.run() }
     }
 }

@@ -134,7 +134,7 @@ public final class Provider: Sendable {
         for (index, device) in devices.enumerated() {
             do throws(ProviderError) {
                 let request = try ProviderRequest(
-                    notification, to: device, authority: options.resolvedHost, defaultTopic: options.topic,
+                    notification, to: device, authority: options.host, defaultTopic: options.topic,
                     requiresTopic: requiresTopic)
                 let id = nextID.add(1, ordering: .relaxed).newValue
                 submissions.append(ProviderSubmission(id: id, request: request) { completion(index, $0) })

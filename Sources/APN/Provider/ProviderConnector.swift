@@ -12,7 +12,7 @@ final class ProviderConnector: Sendable {
     private let inbox: CommandInbox<ProviderCommand>
 
     init(options: Provider.Options, inbox: CommandInbox<ProviderCommand>) {
-        self.host = options.resolvedHost
+        self.host = options.host
         self.port = options.port
         self.timeout = options.connectTimeout
         var credentials = options.credentials

@@ -35,8 +35,9 @@ extension Provider {
         /// `api.push.apple.com` when `true`, `api.sandbox.push.apple.com` (the default)
         /// otherwise.
         public var production = false
-        /// Another host (a test gateway, a proxy); `nil` uses Apple's for ``production``.
-        public var host: String?
+        /// Another host (a test gateway, a proxy); `nil` uses Apple's for ``production``
+        /// (the name ``Connection/Options/address`` has too).
+        public var address: String?
         /// 443 (Apple also listens on 2197).
         public var port: UInt16 = 443
         /// CA certificates to trust instead of the system's (a test gateway's CA).
@@ -103,9 +104,9 @@ extension Provider {
         /// Options with every default.
         public init() {}
 
-        /// The host connected to.
-        public var resolvedHost: String {
-            host ?? (production ? Self.productionHost : Self.sandboxHost)
+        /// The host connected to, after ``address`` and ``production``.
+        public var host: String {
+            address ?? (production ? Self.productionHost : Self.sandboxHost)
         }
 
         /// Apple's production host.
