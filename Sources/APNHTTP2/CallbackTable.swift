@@ -16,45 +16,45 @@ final class CallbackTable {
         pointer = callbacks
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             guard let frame, frame.pointee.hd.type == FrameType.headers else { return 0 }
-            SessionState.from(userData).beginHeaders(streamID: frame.pointee.hd.stream_id, category: frame.pointee.headers.cat)
+            SessionState.at(userData).pointee.beginHeaders(streamID: frame.pointee.hd.stream_id, category: frame.pointee.headers.cat)
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, nameLength, value, valueLength, _, userData in
             guard let frame, frame.pointee.hd.type == FrameType.headers else { return 0 }
-            return SessionState.from(userData).header(
+            return SessionState.at(userData).pointee.header(
                 session, streamID: frame.pointee.hd.stream_id,
                 name: UnsafeBufferPointer(start: name, count: nameLength),
                 value: UnsafeBufferPointer(start: value, count: valueLength))
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, length, userData in
-            SessionState.from(userData).dataChunk(session, streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+            SessionState.at(userData).pointee.dataChunk(session, streamID: streamID, UnsafeBufferPointer(start: data, count: length))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { session, frame, userData in
             if let frame {
-                SessionState.from(userData).frameReceived(session, frame)
+                SessionState.at(userData).pointee.frameReceived(session, frame)
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
-            SessionState.from(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+            SessionState.at(userData).pointee.streamClosed(streamID: streamID, errorCode: errorCode)
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { session, frame, _, userData in
             if let frame {
-                SessionState.from(userData).frameNotSent(session, frame)
+                SessionState.at(userData).pointee.frameNotSent(session, frame)
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, code, userData in
             if let frame {
-                SessionState.from(userData).invalidFrame(frame, code: code)
+                SessionState.at(userData).pointee.invalidFrame(frame, code: code)
             }
             return 0
         }
         nghttp2_session_callbacks_set_error_callback2(callbacks) { _, code, message, length, userData in
             let text = UnsafeRawBufferPointer(start: message, count: message == nil ? 0 : length)
-            SessionState.from(userData).libraryMessage(code: code, text)
+            SessionState.at(userData).pointee.libraryMessage(code: code, text)
             return 0
         }
     }
@@ -66,6 +66,6 @@ final class CallbackTable {
     /// The data provider every body is sent through: nghttp2 calls it as flow control
     /// allows, and it copies from the stream's ``StreamState/outgoing`` bytes.
     static let bodyReader: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
-        SessionState.from(userData).readBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
+        SessionState.at(userData).pointee.readBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
     }
 }

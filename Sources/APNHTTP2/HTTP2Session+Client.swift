@@ -26,7 +26,7 @@ extension HTTP2Session {
         guard streamID > 0 else {
             throw HTTP2Error(.invalidHeader, "submitting a request", libraryCode: streamID)
         }
-        state.streams[streamID] = StreamState(outgoing: body)
+        state.pointee.streams.insert(streamID, StreamState(outgoing: body))
         return streamID
     }
 }
