@@ -14,7 +14,7 @@ extension HTTP2Session {
         }
         state.pointee.streams[slot: slot].outgoing = body
         let result = try headerFields.withFields(headers) { fields, count in
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: CallbackTable.bodyReader)
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: LibraryObject.bodyReader)
             return body.isEmpty
                 ? nghttp2_submit_response(session, streamID, fields, count, nil)
                 : nghttp2_submit_response(session, streamID, fields, count, &provider)

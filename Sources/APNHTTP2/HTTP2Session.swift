@@ -30,21 +30,22 @@ public final class HTTP2Session {
     /// `configuration.connectionWindowSize`.
     public init(role: Role, configuration: Configuration = Configuration()) throws(HTTP2Error) {
         self.role = role
-        let callbacks = try CallbackTable()
-        let options = try SessionOptions()
+        let callbacks = try LibraryObject.callbackTable()
+        let options = try LibraryObject.sessionOptions()
         state = .allocate(capacity: 1)
         state.initialize(to: SessionState(role: role, configuration: configuration))
-        var created: OpaquePointer?
-        let result = switch role {
-        case .client: nghttp2_session_client_new2(&created, callbacks.pointer, state, options.pointer)
-        case .server: nghttp2_session_server_new2(&created, callbacks.pointer, state, options.pointer)
-        }
-        guard result == 0, let created else {
+        do {
+            session = try LibraryObject.create("an nghttp2 \(role) session") { [state] created in
+                switch role {
+                case .client: nghttp2_session_client_new2(&created, callbacks.pointer, state, options.pointer)
+                case .server: nghttp2_session_server_new2(&created, callbacks.pointer, state, options.pointer)
+                }
+            }
+        } catch {
             state.deinitialize(count: 1)
             state.deallocate()
-            throw HTTP2Error(.library, "creating an nghttp2 \(role) session", libraryCode: result)
+            throw error
         }
-        session = created
         try submitSettings(configuration)
     }
 
@@ -130,3 +131,8 @@ public final class HTTP2Session {
         return error
     }
 }
+
+/// One thread owns a session: nghttp2 sessions are not thread-safe, and the callbacks write
+/// the session's state without locks. The driver that owns the socket owns the session.
+@available(*, unavailable)
+extension HTTP2Session: Sendable {}

@@ -9,6 +9,9 @@
 /// multiplier per table: consecutive ids scatter instead of forming one long run (which
 /// would make every removal scan the run), and a peer, which picks the ids of its streams,
 /// cannot choose ids that collide.
+///
+/// Neither array shrinks: the table keeps the size of the most streams open at once (for a
+/// server, at most the SETTINGS_MAX_CONCURRENT_STREAMS it advertised).
 struct StreamTable {
     /// The stream id in each hash slot; 0 (never a stream's id) marks an empty one.
     private var keys: [Int32]

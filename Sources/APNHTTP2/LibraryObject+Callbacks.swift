@@ -1,19 +1,14 @@
 internal import CNGHTTP2
 
-/// Owns an `nghttp2_session_callbacks` with every callback the session uses. nghttp2 copies
-/// the table into each session it creates, so this lives only as long as `init` needs it.
-/// Each callback is a thin C function that finds the ``SessionState`` behind user_data and
-/// calls the Swift method that does the work.
-final class CallbackTable {
-    let pointer: OpaquePointer
-
-    init() throws(HTTP2Error) {
-        var callbacks: OpaquePointer?
-        let result = nghttp2_session_callbacks_new(&callbacks)
-        guard result == 0, let callbacks else {
-            throw HTTP2Error(.library, "allocating nghttp2 callbacks", libraryCode: result)
-        }
-        pointer = callbacks
+extension LibraryObject {
+    /// An `nghttp2_session_callbacks` with every callback the session uses. nghttp2 copies
+    /// the table into each session it creates, so this lives only as long as `init` needs
+    /// it. Each callback is a thin C function that finds the ``SessionState`` behind
+    /// user_data and calls the Swift method that does the work.
+    static func callbackTable() throws(HTTP2Error) -> LibraryObject {
+        let table = try LibraryObject(
+            "nghttp2 callbacks", create: { nghttp2_session_callbacks_new(&$0) }, delete: { nghttp2_session_callbacks_del($0) })
+        let callbacks = table.pointer
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             guard let frame, frame.pointee.hd.type == FrameType.headers else { return 0 }
             SessionState.at(userData).pointee.beginHeaders(streamID: frame.pointee.hd.stream_id, category: frame.pointee.headers.cat)
@@ -57,10 +52,7 @@ final class CallbackTable {
             SessionState.at(userData).pointee.libraryMessage(code: code, text)
             return 0
         }
-    }
-
-    deinit {
-        nghttp2_session_callbacks_del(pointer)
+        return table
     }
 
     /// The data provider every body is sent through: nghttp2 calls it as flow control
