@@ -11,11 +11,13 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("send", "Connection → MockGateway over TLS: precompiled, rolling confirmation, compiled payloads, 1 rejection per 10,000, memory queued and in flight", SendBenchmark.run),
     ("feedback", "tuples/s one Feedback.read() decodes from an in-process MockGateway over TLS", FeedbackBenchmark.run),
     ("feedback-store", "the SQLite token store: bulk registration, then feedback applied in batches (APNFeedbackStore)", FeedbackStoreBenchmark.run),
+    ("h2session", "HTTP/2 request/response pairs/s through client and server nghttp2 sessions in memory, 1,000 streams in flight", H2SessionBenchmark.run),
     ("chaos", "1M through Connection into a remote-like MockGateway (latency, rejections, silent closes, resets), every outcome checked", ChaosBenchmark.run),
 ]
 
 @MainActor func usage() -> String {
     var text = "usage: apn-bench SCENARIO [--operations N] [--rounds N] [--only MEASUREMENT]\n"
+        + "       apn-bench h2session [--in-flight N]\n"
         + "       apn-bench chaos [--latency-ms MS] [--connections N] [--confirm N] [--report 1] [--settle-ms MS]\n"
         + "\nscenarios:\n"
     for scenario in scenarios {

@@ -18,7 +18,7 @@ extension HTTP2Session {
             throw HTTP2Error(.sessionClosing, "submitting a request after a GOAWAY")
         }
         let streamID = try headerFields.withFields(headers) { fields, count in
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: CallbackTable.bodyReader)
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: LibraryObject.bodyReader)
             return body.isEmpty
                 ? nghttp2_submit_request(session, nil, fields, count, nil, nil)
                 : nghttp2_submit_request(session, nil, fields, count, &provider, nil)
@@ -26,7 +26,7 @@ extension HTTP2Session {
         guard streamID > 0 else {
             throw HTTP2Error(.invalidHeader, "submitting a request", libraryCode: streamID)
         }
-        state.streams[streamID] = StreamState(outgoing: body)
+        state.pointee.streams.insert(streamID, StreamState(outgoing: body))
         return streamID
     }
 }

@@ -7,8 +7,8 @@ extension HTTP2Session {
     /// once the frame is sent, or at once for a request not sent yet. A stream that is not
     /// open is left alone.
     public func resetStream(_ streamID: Int32, errorCode: HTTP2ErrorCode) {
-        guard state.streams[streamID] != nil else { return }
-        state.streams[streamID]!.localResetCode = errorCode
+        guard let slot = state.pointee.streams.slot(of: streamID) else { return }
+        state.pointee.streams[slot: slot].localResetCode = errorCode
         _ = nghttp2_submit_rst_stream(session, 0, streamID, errorCode.rawValue)
     }
 

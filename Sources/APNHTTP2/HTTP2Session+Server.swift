@@ -9,18 +9,18 @@ extension HTTP2Session {
         guard role == .server else {
             throw HTTP2Error(.wrongRole, "submitResponse on a client session", streamID: streamID)
         }
-        guard let stream = state.streams[streamID], !stream.rejected else {
+        guard let slot = state.pointee.streams.slot(of: streamID), !state.pointee.streams[slot: slot].rejected else {
             throw HTTP2Error(.streamClosed, "submitting a response", streamID: streamID)
         }
-        state.streams[streamID]!.outgoing = body
+        state.pointee.streams[slot: slot].outgoing = body
         let result = try headerFields.withFields(headers) { fields, count in
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: CallbackTable.bodyReader)
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: LibraryObject.bodyReader)
             return body.isEmpty
                 ? nghttp2_submit_response(session, streamID, fields, count, nil)
                 : nghttp2_submit_response(session, streamID, fields, count, &provider)
         }
         guard result == 0 else {
-            state.streams[streamID]?.outgoing = []
+            state.pointee.streams[slot: slot].outgoing = []
             let kind: HTTP2Error.Kind = result == LibraryCode.invalidArgument ? .invalidHeader : .streamClosed
             throw HTTP2Error(kind, "submitting a response", streamID: streamID, libraryCode: result)
         }

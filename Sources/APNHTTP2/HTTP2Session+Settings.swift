@@ -15,6 +15,9 @@ extension HTTP2Session {
                 settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: configuration.initialWindowSize),
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: configuration.maxHeaderListSize),
+            // RFC 9218 §2.1: we use no RFC 7540 priorities; nghttp2 then schedules streams
+            // without keeping its dependency tree.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         let result = nghttp2_submit_settings(session, 0, settings, settings.count)
         guard result == 0 else {

@@ -14,11 +14,13 @@ public final class HTTP2Session {
     public let role: Role
     /// The nghttp2 session, owned here and freed in deinit.
     let session: OpaquePointer
-    /// The streams and events the callbacks fill in.
-    let state: SessionState
+    /// The streams and events the callbacks fill in, at the address nghttp2 holds as
+    /// user_data; allocated here and freed in deinit, after the nghttp2 session.
+    let state: UnsafeMutablePointer<SessionState>
     /// Reused buffers for header fields on their way to nghttp2.
     var headerFields = HeaderFields()
-    /// The remote error `receive` threw; it throws it again on every later call.
+    /// The error that ended the session (the peer's, or nghttp2's own); `receive` throws it
+    /// again on every later call.
     private var failure: HTTP2Error?
     /// `terminate` was called: the GOAWAY nghttp2 queues is ours, not a reaction to the peer.
     var terminatedLocally = false
@@ -28,24 +30,29 @@ public final class HTTP2Session {
     /// `configuration.connectionWindowSize`.
     public init(role: Role, configuration: Configuration = Configuration()) throws(HTTP2Error) {
         self.role = role
-        state = SessionState(role: role, configuration: configuration)
-        let callbacks = try CallbackTable()
-        let options = try SessionOptions()
-        var created: OpaquePointer?
-        let userData = Unmanaged.passUnretained(state).toOpaque()
-        let result = switch role {
-        case .client: nghttp2_session_client_new2(&created, callbacks.pointer, userData, options.pointer)
-        case .server: nghttp2_session_server_new2(&created, callbacks.pointer, userData, options.pointer)
+        let callbacks = try LibraryObject.callbackTable()
+        let options = try LibraryObject.sessionOptions()
+        state = .allocate(capacity: 1)
+        state.initialize(to: SessionState(role: role, configuration: configuration))
+        do {
+            session = try LibraryObject.create("an nghttp2 \(role) session") { [state] created in
+                switch role {
+                case .client: nghttp2_session_client_new2(&created, callbacks.pointer, state, options.pointer)
+                case .server: nghttp2_session_server_new2(&created, callbacks.pointer, state, options.pointer)
+                }
+            }
+        } catch {
+            state.deinitialize(count: 1)
+            state.deallocate()
+            throw error
         }
-        guard result == 0, let created else {
-            throw HTTP2Error(.library, "creating an nghttp2 \(role) session", libraryCode: result)
-        }
-        session = created
         try submitSettings(configuration)
     }
 
     deinit {
         nghttp2_session_del(session)
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Feeds bytes read from the connection; events they complete wait in ``takeEvents()``.
@@ -63,7 +70,7 @@ public final class HTTP2Session {
             throw fail(receiveFailure(code: Int32(result)))
         }
         if !terminatedLocally && libraryIsTerminating {
-            let complaint = state.complaint
+            let complaint = state.pointee.complaint
             throw fail(HTTP2Error(
                 .protocolViolation, complaint?.message ?? "the peer's bytes broke HTTP/2; a GOAWAY is queued",
                 libraryCode: complaint?.code))
@@ -72,9 +79,13 @@ public final class HTTP2Session {
 
     /// The events since the last call, oldest first.
     public func takeEvents() -> [HTTP2Event] {
-        guard !state.events.isEmpty else { return [] }
-        defer { state.events = [] }
-        return state.events
+        guard !state.pointee.events.isEmpty else { return [] }
+        let events = state.pointee.events
+        // A fresh array as large as the last batch (within reason): the next batch fills it
+        // without growing step by step.
+        state.pointee.events = []
+        state.pointee.events.reserveCapacity(min(events.count, 4096))
+        return events
     }
 
     /// Appends bytes to send to `buffer` and returns how many. Frames are whole, and the
@@ -112,7 +123,7 @@ public final class HTTP2Session {
 
     /// Streams not yet reported closed: for a client every request submitted, sent or
     /// waiting; for a server every stream the peer opened.
-    public var activeStreamCount: Int { state.streams.count }
+    public var activeStreamCount: Int { state.pointee.streams.count }
 
     /// Records `error` as the session's failure: `receive` throws it from now on.
     private func fail(_ error: HTTP2Error) -> HTTP2Error {
@@ -120,3 +131,8 @@ public final class HTTP2Session {
         return error
     }
 }
+
+/// One thread owns a session: nghttp2 sessions are not thread-safe, and the callbacks write
+/// the session's state without locks. The driver that owns the socket owns the session.
+@available(*, unavailable)
+extension HTTP2Session: Sendable {}

@@ -7,7 +7,6 @@ internal import CNGHTTP2
 enum FrameType {
     static let data = UInt8(NGHTTP2_DATA.rawValue)
     static let headers = UInt8(NGHTTP2_HEADERS.rawValue)
-    static let rstStream = UInt8(NGHTTP2_RST_STREAM.rawValue)
     static let settings = UInt8(NGHTTP2_SETTINGS.rawValue)
     static let ping = UInt8(NGHTTP2_PING.rawValue)
     static let goaway = UInt8(NGHTTP2_GOAWAY.rawValue)
@@ -25,10 +24,6 @@ enum LibraryCode {
     static let badClientMagic = Int32(NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue)
     static let flooded = Int32(NGHTTP2_ERR_FLOODED.rawValue)
     static let invalidArgument = Int32(NGHTTP2_ERR_INVALID_ARGUMENT.rawValue)
-    static let streamIDNotAvailable = Int32(NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue)
-    static let streamClosed = Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue)
-    static let proto = Int32(NGHTTP2_ERR_PROTO.rawValue)
-    static let sessionClosing = Int32(NGHTTP2_ERR_SESSION_CLOSING.rawValue)
 }
 
 /// nghttp2's text for one of its error codes.

@@ -3,8 +3,8 @@ internal import CNGHTTP2
 // How streams end, and what nghttp2 says about the peer's bytes along the way.
 extension SessionState {
     /// nghttp2 closed `streamID` (both ends done, a RST_STREAM either way, a GOAWAY).
-    func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard streams.removeValue(forKey: streamID) != nil else { return }
+    mutating func streamClosed(streamID: Int32, errorCode: UInt32) {
+        guard streams.remove(streamID) != nil else { return }
         events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
     }
 
@@ -12,23 +12,23 @@ extension SessionState {
     /// stream (a GOAWAY arrived first, or we reset it while it waited), nghttp2 closes
     /// nothing, so the stream is reported closed here: REFUSED_STREAM, as nghttp2 itself
     /// would say, or the code we reset it with.
-    func frameNotSent(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>) {
+    mutating func frameNotSent(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>) {
         let header = frame.pointee.hd
         guard header.type == FrameType.headers, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
               nghttp2_session_find_stream(session, header.stream_id) == nil,
-              let stream = streams.removeValue(forKey: header.stream_id) else { return }
+              let stream = streams.remove(header.stream_id) else { return }
         events.append(.streamClosed(streamID: header.stream_id, errorCode: stream.localResetCode ?? .refusedStream))
     }
 
     /// nghttp2 refused a frame from the peer (a stream error it answers with RST_STREAM,
     /// or a connection error it answers with GOAWAY).
-    func invalidFrame(_ frame: UnsafePointer<nghttp2_frame>, code: Int32) {
+    mutating func invalidFrame(_ frame: UnsafePointer<nghttp2_frame>, code: Int32) {
         let header = frame.pointee.hd
         complaint = (code, "nghttp2 refused a frame of type \(header.type) on stream \(header.stream_id)")
     }
 
     /// nghttp2 explained a problem in words.
-    func libraryMessage(code: Int32, _ text: UnsafeRawBufferPointer) {
+    mutating func libraryMessage(code: Int32, _ text: UnsafeRawBufferPointer) {
         complaint = (code, String(decoding: text, as: UTF8.self))
     }
 }

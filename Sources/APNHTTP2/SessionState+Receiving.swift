@@ -4,46 +4,51 @@ internal import CNGHTTP2
 // become one request or response event when the peer ends the stream.
 extension SessionState {
     /// A HEADERS frame starts on `streamID`. A server learns of a new stream here.
-    func beginHeaders(streamID: Int32, category: nghttp2_headers_category) {
+    mutating func beginHeaders(streamID: Int32, category: nghttp2_headers_category) {
         if role == .server && category == NGHTTP2_HCAT_REQUEST {
-            streams[streamID] = StreamState()
-        } else if let received = streams[streamID]?.headers.count {
-            streams[streamID]!.blockStart = received
+            var stream = StreamState()
+            stream.headers.reserveCapacity(headerReuse.previous.count)
+            streams.insert(streamID, stream)
+        } else if let slot = streams.slot(of: streamID) {
+            if streams[slot: slot].headers.capacity == 0 {
+                streams[slot: slot].headers.reserveCapacity(headerReuse.previous.count)
+            }
+            streams[slot: slot].blockStart = streams[slot: slot].headers.count
         }
     }
 
     /// One header field of `streamID`; returns nghttp2's TEMPORAL_CALLBACK_FAILURE after
     /// resetting a stream over the header list limit, which makes nghttp2 skip the rest of
     /// its block.
-    func header(_ session: OpaquePointer?, streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[streamID], !stream.rejected else { return 0 }
+    mutating func header(_ session: OpaquePointer?, streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return 0 }
         // RFC 9113 §6.5.2: a field counts its name, its value and 32 octets of overhead.
-        let size = stream.headerListSize + name.count + value.count + 32
+        let size = streams[slot: slot].headerListSize + name.count + value.count + 32
         guard size <= maxHeaderListSize else {
-            reject(session, streamID: streamID, HTTP2Error(
+            reject(session, slot: slot, streamID: streamID, HTTP2Error(
                 .headerListTooLarge, "the header list passed the \(maxHeaderListSize)-byte maxHeaderListSize",
                 streamID: streamID))
             return LibraryCode.temporalCallbackFailure
         }
-        streams[streamID]!.headerListSize = size
-        streams[streamID]!.headers.append(HTTP2Header(
-            String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        streams[slot: slot].headerListSize = size
+        let field = headerReuse.field(at: streams[slot: slot].headers.count, name: name, value: value)
+        streams[slot: slot].headers.append(field)
         return 0
     }
 
     /// Body bytes on `streamID`; a body that passes the limit resets the stream.
-    func dataChunk(_ session: OpaquePointer?, streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.rejected else { return }
-        guard stream.body.count + bytes.count <= maxBodySize else {
-            reject(session, streamID: streamID, HTTP2Error(
+    mutating func dataChunk(_ session: OpaquePointer?, streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return }
+        guard streams[slot: slot].body.count + bytes.count <= maxBodySize else {
+            reject(session, slot: slot, streamID: streamID, HTTP2Error(
                 .bodyTooLarge, "the body passed the \(maxBodySize)-byte maxBodySize", streamID: streamID))
             return
         }
-        streams[streamID]!.body.append(contentsOf: bytes)
+        streams[slot: slot].body.append(contentsOf: bytes)
     }
 
     /// A whole frame arrived (after its header fields or body bytes, if any).
-    func frameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>) {
+    mutating func frameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>) {
         let header = frame.pointee.hd
         switch header.type {
         case FrameType.headers, FrameType.data:
@@ -69,27 +74,32 @@ extension SessionState {
     }
 
     /// The peer ended `streamID`: its message is complete.
-    private func complete(streamID: Int32) {
-        guard streams[streamID]?.rejected == false, let (headers, body) = streams[streamID]?.takeMessage() else { return }
+    private mutating func complete(streamID: Int32) {
+        guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return }
+        let (headers, body) = streams[slot: slot].takeMessage()
+        headerReuse.previous = headers
         events.append(role == .server
             ? .request(streamID: streamID, headers: headers, body: body)
             : .response(streamID: streamID, headers: headers, body: body))
     }
 
     /// A client drops a 1xx response's header block: the final response follows it.
-    private func dropInformationalResponse(streamID: Int32) {
-        guard role == .client, let stream = streams[streamID], stream.blockStart < stream.headers.count else { return }
-        let first = stream.headers[stream.blockStart]
+    private mutating func dropInformationalResponse(streamID: Int32) {
+        guard role == .client, let slot = streams.slot(of: streamID) else { return }
+        let start = streams[slot: slot].blockStart
+        guard start < streams[slot: slot].headers.count else { return }
+        let first = streams[slot: slot].headers[start]
         if first.name == ":status" && first.value.hasPrefix("1") {
-            streams[streamID]!.headers.removeSubrange(stream.blockStart...)
+            streams[slot: slot].headers.removeSubrange(start...)
         }
     }
 
-    /// Resets `streamID` for breaking a limit and reports why; nothing more is kept for it.
-    private func reject(_ session: OpaquePointer?, streamID: Int32, _ reason: HTTP2Error) {
-        streams[streamID]!.rejected = true
-        _ = streams[streamID]!.takeMessage()
-        streams[streamID]!.localResetCode = .enhanceYourCalm
+    /// Resets the stream in `slot` for breaking a limit and reports why; nothing more is
+    /// kept for it.
+    private mutating func reject(_ session: OpaquePointer?, slot: Int, streamID: Int32, _ reason: HTTP2Error) {
+        streams[slot: slot].rejected = true
+        _ = streams[slot: slot].takeMessage()
+        streams[slot: slot].localResetCode = .enhanceYourCalm
         _ = nghttp2_submit_rst_stream(session, 0, streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
         events.append(.streamRejected(streamID: streamID, reason: reason))
     }

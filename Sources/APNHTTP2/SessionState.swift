@@ -1,18 +1,23 @@
 internal import CNGHTTP2
 
 /// What nghttp2's callbacks read and write: the open streams, the events not yet taken, the
-/// limits the peer is held to. The callbacks find it through the nghttp2 session's
-/// user_data pointer, unretained: ``HTTP2Session`` owns both the nghttp2 session and this
-/// object, and frees the nghttp2 session (whose callbacks are the only users of the
-/// pointer) in its deinit, before this object goes.
-final class SessionState {
+/// limits the peer is held to.
+///
+/// It lives at a fixed address that ``HTTP2Session`` allocates, passes to nghttp2 as the
+/// session's user_data, and frees in its deinit after the nghttp2 session (whose callbacks
+/// are the only other users of the pointer). Callbacks reach it without reference counting
+/// or the dynamic exclusivity checks a class property would cost on every header field;
+/// no two of them run at once, and none runs while a session method holds an access.
+struct SessionState {
     let role: HTTP2Session.Role
     let maxHeaderListSize: Int
     let maxBodySize: Int
     /// Every stream the session knows of and has not reported closed.
-    var streams: [Int32: StreamState] = [:]
+    var streams = StreamTable()
     /// Events not yet taken, oldest first.
     var events: [HTTP2Event] = []
+    /// The last complete message's fields, to reuse for the next one's.
+    var headerReuse = HeaderReuse()
     /// nghttp2's latest complaint about the peer's bytes: it explains the connection error
     /// `receive` throws, which nghttp2 itself reports with no reason.
     var complaint: (code: Int32, message: String)?
@@ -23,8 +28,8 @@ final class SessionState {
         maxBodySize = configuration.maxBodySize
     }
 
-    /// The object behind a callback's user_data.
-    static func from(_ userData: UnsafeMutableRawPointer?) -> SessionState {
-        Unmanaged<SessionState>.fromOpaque(userData!).takeUnretainedValue()
+    /// The state behind a callback's user_data.
+    static func at(_ userData: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<SessionState> {
+        userData!.assumingMemoryBound(to: SessionState.self)
     }
 }

@@ -47,6 +47,20 @@ import Testing
         #expect(!pair.server.wantsRead && !pair.server.wantsWrite)
     }
 
+    @Test func aPingFloodThrows() throws {
+        let pair = try SessionPair()
+        try pair.exchange()
+        // 1,100 PINGs, and the client never reads the answers: nghttp2 stops at 1,000
+        // queued acknowledgements.
+        let ping = hex("000008 06 00 00000000 0102030405060708")
+        let error = #expect(throws: HTTP2Error.self) {
+            try pair.feed(Array((0..<1100).map { _ in ping }.joined()), to: pair.server)
+        }
+        #expect(error?.kind == .flood)
+        #expect(error?.isRemote == true)
+        #expect(Self.serverFrames(after: [], server: pair.server).last?.goawayErrorCode == HTTP2ErrorCode.enhanceYourCalm.rawValue)
+    }
+
     @Test func aBodyOverTheLimitResetsOnlyItsStream() throws {
         var server = HTTP2Session.Configuration()
         server.maxBodySize = 1000

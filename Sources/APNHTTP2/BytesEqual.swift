@@ -1,0 +1,19 @@
+/// Whether `count` bytes at `a` and `b` are the same. Inlined word by word: header fields
+/// are short, and a call to `memcmp` for each costs more than comparing them here.
+@inline(__always)
+func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
+    var offset = 0
+    while offset + 8 <= count {
+        if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+            return false
+        }
+        offset += 8
+    }
+    while offset < count {
+        if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) {
+            return false
+        }
+        offset += 1
+    }
+    return true
+}

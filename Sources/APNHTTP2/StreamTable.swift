@@ -1,0 +1,128 @@
+/// The open streams by id. The streams themselves sit in `entries`, reused through a free
+/// list, and never move while open; an open-addressing hash table with linear probing,
+/// sized to a power of two and at most half full, maps ids to them. A lookup is a
+/// multiplication, a shift and usually one comparison (`Dictionary` would run SipHash on
+/// every id, several times per request), and removal shifts back 8-byte index entries,
+/// never streams.
+///
+/// The home slot comes from multiply-shift hashing (Dietzfelbinger) with a random odd
+/// multiplier per table: consecutive ids scatter instead of forming one long run (which
+/// would make every removal scan the run), and a peer, which picks the ids of its streams,
+/// cannot choose ids that collide.
+///
+/// Neither array shrinks: the table keeps the size of the most streams open at once (for a
+/// server, at most the SETTINGS_MAX_CONCURRENT_STREAMS it advertised).
+struct StreamTable {
+    /// The stream id in each hash slot; 0 (never a stream's id) marks an empty one.
+    private var keys: [Int32]
+    /// For each hash slot in use, the index of its stream in `entries`.
+    private var indices: [Int32]
+    /// The streams; those at `free` indices are empty and unused.
+    private var entries: [StreamState] = []
+    private var free: [Int32] = []
+    /// The hash multiplier, odd.
+    private let multiplier = UInt64.random(in: .min ... .max) | 1
+    /// 64 minus log2 of the hash slot count: a home slot is the product's top bits.
+    private var shift = 64 - 6
+
+    /// Streams in the table.
+    var count: Int { entries.count - free.count }
+
+    init() {
+        keys = Array(repeating: 0, count: 1 << (64 - shift))
+        indices = Array(repeating: 0, count: keys.count)
+    }
+
+    /// The index of stream `id`'s entry, if it is in the table.
+    func slot(of id: Int32) -> Int? {
+        position(of: id).map { Int(indices[$0]) }
+    }
+
+    /// The stream at `slot` (from ``slot(of:)``), read or changed in place.
+    subscript(slot slot: Int) -> StreamState {
+        _read { yield entries[slot] }
+        _modify { yield &entries[slot] }
+    }
+
+    /// Adds stream `id` (not in the table) with `state`.
+    mutating func insert(_ id: Int32, _ state: StreamState) {
+        if (count + 1) * 2 > keys.count {
+            grow()
+        }
+        let index: Int32
+        if let reused = free.popLast() {
+            index = reused
+            entries[Int(reused)] = state
+        } else {
+            index = Int32(entries.count)
+            entries.append(state)
+        }
+        place(id, index)
+    }
+
+    /// Removes stream `id` and returns it, if it is in the table.
+    mutating func remove(_ id: Int32) -> StreamState? {
+        guard let position = position(of: id) else { return nil }
+        let index = Int(indices[position])
+        var removed = StreamState()
+        swap(&removed, &entries[index])
+        free.append(Int32(index))
+        // Shift back the entries after the hole that probed past it, so that no lookup
+        // stops early at the hole (no tombstones).
+        let mask = keys.count - 1
+        var hole = position
+        var next = (position + 1) & mask
+        while keys[next] != 0 {
+            let wanted = home(keys[next])
+            // The entry at `next` may move into the hole unless its home lies in (hole, next].
+            if (hole - wanted) & mask < (next - wanted) & mask {
+                keys[hole] = keys[next]
+                indices[hole] = indices[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        keys[hole] = 0
+        return removed
+    }
+
+    /// Where stream `id` goes when nothing is in the way.
+    private func home(_ id: Int32) -> Int {
+        Int(truncatingIfNeeded: (UInt64(UInt32(bitPattern: id)) &* multiplier) >> UInt64(shift))
+    }
+
+    /// The hash slot holding `id`, if any.
+    private func position(of id: Int32) -> Int? {
+        let mask = keys.count - 1
+        var position = home(id)
+        while true {
+            let key = keys[position]
+            if key == id { return position }
+            if key == 0 { return nil }
+            position = (position + 1) & mask
+        }
+    }
+
+    /// Puts `id` → `index` in the first free hash slot from `id`'s home.
+    private mutating func place(_ id: Int32, _ index: Int32) {
+        let mask = keys.count - 1
+        var position = home(id)
+        while keys[position] != 0 {
+            position = (position + 1) & mask
+        }
+        keys[position] = id
+        indices[position] = index
+    }
+
+    /// Doubles the hash slots and puts every id back; the streams stay where they are.
+    private mutating func grow() {
+        let oldKeys = keys
+        let oldIndices = indices
+        shift -= 1
+        keys = Array(repeating: 0, count: oldKeys.count * 2)
+        indices = Array(repeating: 0, count: keys.count)
+        for (position, key) in oldKeys.enumerated() where key != 0 {
+            place(key, oldIndices[position])
+        }
+    }
+}

@@ -1,0 +1,37 @@
+@testable import APNHTTP2
+import TestSupport
+import Testing
+
+/// The stream table against `Dictionary`, through random inserts, lookups and removals.
+@Suite struct StreamTableTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func agreesWithADictionary(_ seed: UInt64) {
+        var generator = SplitMix64(seed: seed)
+        var table = StreamTable()
+        var reference: [Int32: Int] = [:]
+        var nextID: Int32 = 1
+        for step in 0..<100_000 {
+            // Mostly new streams and removals, as a connection sees them, with the open
+            // count wandering up to a few thousand and back.
+            let open = reference.count
+            if open == 0 || Int.random(in: 0..<4000, using: &generator) >= open {
+                var state = StreamState()
+                state.outgoingOffset = step
+                table.insert(nextID, state)
+                reference[nextID] = step
+                nextID += 2
+            } else {
+                let id = reference.keys.randomElement(using: &generator)!
+                #expect(table.remove(id)?.outgoingOffset == reference.removeValue(forKey: id))
+            }
+            if step % 997 == 0 {
+                #expect(table.count == reference.count)
+                for (id, value) in reference {
+                    #expect(table.slot(of: id).map { table[slot: $0].outgoingOffset } == value)
+                }
+                #expect(table.slot(of: nextID) == nil)
+                #expect(table.remove(nextID) == nil)
+            }
+        }
+    }
+}
