@@ -12,12 +12,14 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("feedback", "tuples/s one Feedback.read() decodes from an in-process MockGateway over TLS", FeedbackBenchmark.run),
     ("feedback-store", "the SQLite token store: bulk registration, then feedback applied in batches (APNFeedbackStore)", FeedbackStoreBenchmark.run),
     ("h2session", "HTTP/2 request/response pairs/s through client and server nghttp2 sessions in memory, 1,000 streams in flight", H2SessionBenchmark.run),
+    ("http2", "Provider → HTTP2MockGateway over TLS: notifications/s with 1,000 streams on one connection, memory per request", HTTP2Benchmark.run),
     ("chaos", "1M through Connection into a remote-like MockGateway (latency, rejections, silent closes, resets), every outcome checked", ChaosBenchmark.run),
 ]
 
 @MainActor func usage() -> String {
     var text = "usage: apn-bench SCENARIO [--operations N] [--rounds N] [--only MEASUREMENT]\n"
         + "       apn-bench h2session [--in-flight N]\n"
+        + "       apn-bench http2 [--streams N] [--connections N] [--only throughput|memory]\n"
         + "       apn-bench chaos [--latency-ms MS] [--connections N] [--confirm N] [--report 1] [--settle-ms MS]\n"
         + "\nscenarios:\n"
     for scenario in scenarios {

@@ -186,6 +186,14 @@ public final class Provider: Sendable {
         let value: Int
     }
 
+    /// Returns once the I/O thread has taken in everything sent before the call (for
+    /// tests and benchmarks: a point after which its table holds them).
+    package func barrier() async {
+        await withCheckedContinuation { continuation in
+            inbox.post(.barrier(reply: { continuation.resume() }))
+        }
+    }
+
     // MARK: Closing
 
     /// Stops taking notifications (later ones fail with ``ProviderError/Code/shutDown``),

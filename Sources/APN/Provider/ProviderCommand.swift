@@ -13,6 +13,8 @@ enum ProviderCommand: Sendable {
     case close(reply: @Sendable () -> Void)
     /// The ``Provider`` is gone: close if not yet, then end the thread.
     case release
+    /// Answers once every command posted before it has been handled.
+    case barrier(reply: @Sendable () -> Void)
     /// The ``ManualClock`` moved: check timers.
     case clockAdvanced
 }

@@ -123,6 +123,8 @@ struct ProviderLoop: ~Copyable {
         case .release:
             closing = true
             released = true
+        case .barrier(let reply):
+            dispatch(reply)
         case .clockAdvanced:
             break
         }

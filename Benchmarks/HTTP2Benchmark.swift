@@ -1,0 +1,93 @@
+import APN
+import APNTLS
+import Foundation
+import MockGateway
+
+/// `apn-bench http2`: notifications/s through ``Provider`` into an in-process
+/// ``HTTP2MockGateway`` over one TLS connection (both ends on this machine), provider-token
+/// authentication, `--streams` (1,000) in flight; then the resident memory per request
+/// waiting or in flight.
+enum HTTP2Benchmark {
+    static let keyID = "BENCHKEY01"
+    static let teamID = "BENCHTEAM1"
+
+    static func run(_ arguments: [String]) throws {
+        let options = try BenchOptions(arguments, defaultOperations: 200_000, extra: ["--streams", "--connections"])
+        let count = options.operations
+        let streams = max(1, options.values["--streams"] ?? 1_000)
+        let connections = max(1, options.values["--connections"] ?? 1)
+        let key = try ES256SigningKey.generate()
+        var configuration = HTTP2MockGateway.Configuration(
+            providerKeys: [keyID: .init(teamID: teamID, key: key.verificationKey)],
+            maxConcurrentStreams: UInt32(streams))
+        configuration.sendsUniqueID = false
+        let gateway = try HTTP2MockGateway(configuration: configuration)
+        try gateway.start()
+        defer { _ = gateway.stop() }
+        var settings = Provider.Options()
+        settings.authentication = .token(keyID: keyID, teamID: teamID, key: .data(Array(key.pkcs8PEM().utf8)))
+        settings.topic = "com.example.bench"
+        settings.address = "127.0.0.1"
+        settings.port = gateway.port
+        settings.ca = [.data(Array(try gateway.certificateAuthority.certificate.pem().utf8))]
+        settings.maxConcurrentStreams = streams
+        settings.maxConnections = connections
+        settings.requestTimeout = .seconds(600)
+        let provider = Provider(options: settings)
+        let devices = (0..<count).map { SendBenchmark.makeDevice($0) }
+        let note = PushNotification().setAlertText("Hello, this is a benchmark notification").setBadge(1)
+        _ = note.compiledPayload()
+        print("http2: \(count) notifications through Provider into HTTP2MockGateway over TLS, \(streams) streams, "
+            + "\(connections) connection(s), provider tokens; \(options.rounds) round(s)")
+        if options.includes("throughput") {
+            var failures = 0
+            let seconds = measureRounds(options.rounds) {
+                let responses = blocking { await provider.send(note, to: devices) }
+                failures += responses.count { !$0.isSuccess }
+            }
+            report("throughput (sendMany)", operations: count, seconds: seconds, unit: "notifications/s")
+            if failures > 0 { throw BenchUsageError(description: "http2: \(failures) not delivered") }
+        }
+        if options.includes("memory") {
+            try memory(gateway: gateway, provider: provider, devices: Array(devices.prefix(100_000)), note: note)
+        }
+        blocking { await provider.close() }
+    }
+
+    /// Resident memory with `devices.count` requests sent to a gateway that answers none
+    /// for an hour: `streams` of them in flight, the rest waiting in the provider's table.
+    static func memory(gateway: HTTP2MockGateway, provider: Provider, devices: [Device], note: APN.Notification) throws {
+        var faults = gateway.faults
+        faults.responseDelay = .seconds(3600)
+        gateway.setFaults(faults)
+        let before = SessionBenchmark.residentBytes()
+        let sending = Task { await provider.send(note, to: devices) }
+        blocking { await provider.barrier() }
+        let after = SessionBenchmark.residentBytes()
+        print("resident memory, \(devices.count) waiting or in flight".padding(toLength: 34, withPad: " ", startingAt: 0)
+            + " \(format(Double(after - before))) bytes for them (\((after - before) / devices.count) bytes each: "
+            + "request headers, table entry, completion; payload shared; devices made before)")
+        sending.cancel()
+        _ = blocking { await sending.value }
+        faults.responseDelay = .zero
+        gateway.setFaults(faults)
+    }
+
+    /// Runs `body` to completion from synchronous code.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.value = await body()
+            done.signal()
+        }
+        done.wait()
+        return box.value!
+    }
+}
+
+/// Carries a value out of a task to the thread waiting on a semaphore. `@unchecked
+/// Sendable` is safe: written once before the semaphore is signalled, read after the wait.
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+}

@@ -1,0 +1,282 @@
+import APN
+import APNTLS
+import Foundation
+import MockGateway
+import Synchronization
+import Testing
+
+/// `Provider` against the HTTP/2 mock gateway: both kinds of authentication, every answer
+/// typed, and the faults of a real server (refusals, throttling, GOAWAY, resets, slow
+/// answers), each notification ending in exactly one response.
+@Suite("Provider against the HTTP/2 mock gateway", .timeLimit(.minutes(1)))
+struct ProviderGatewayTests {
+    @Test("token authentication: delivered, with every header recorded as sent")
+    func tokenAuthentication() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let id = UUID()
+        let note = PushNotification().setAlertText("Hello").setPushType(.alert).setPriority(5)
+            .setExpiry(1_900_000_000).setCollapseId("c-1").setApnsId(id)
+        let response = try await provider.send(note, to: ProviderFixture.device(1))
+        #expect(response.status == 200)
+        #expect(response.apnsID == id.uuidString.lowercased())
+        #expect(response.attempts == 1)
+        let record = try #require(fixture.gateway.records.first)
+        #expect(record.token == ProviderFixture.device(1).hexString)
+        #expect(record.topic == ProviderFixture.topic)
+        #expect(record.pushType == .alert)
+        #expect(record.priority == 5)
+        #expect(record.expiration == 1_900_000_000)
+        #expect(record.collapseID == "c-1")
+        #expect(String(decoding: record.payload, as: UTF8.self) == #"{"aps":{"alert":"Hello"}}"#)
+        #expect(record.authentication == .token(keyID: ProviderFixture.keyID, teamID: ProviderFixture.teamID))
+        await provider.close()
+    }
+
+    @Test("certificate authentication: the topic comes from the certificate when none is set")
+    func certificateAuthentication() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.certificateOptions())
+        let response = try await provider.send(PushNotification().setBadge(2), to: ProviderFixture.device(2))
+        #expect(response.isSuccess)
+        let record = try #require(fixture.gateway.records.first)
+        #expect(record.authentication == .certificate)
+        #expect(record.topic == ProviderFixture.topic)
+        await provider.close()
+    }
+
+    @Test("sendMany: 2,000 devices, one response each in order; refusals typed; 410 with its timestamp")
+    func sendMany() async throws {
+        let since = Date(timeIntervalSince1970: 1_700_000_000.250)
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.rejectToken(ProviderFixture.device(7).hexString, reason: .badDeviceToken)
+            configuration.faults.rejectToken(ProviderFixture.device(8).hexString, reason: .deviceTokenNotForTopic)
+            configuration.faults.unregisterToken(ProviderFixture.device(9).hexString, since: since)
+        }
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let devices = (0..<2_000).map(ProviderFixture.device)
+        let responses = await provider.send(PushNotification().setAlertText("many"), to: devices)
+        #expect(responses.map(\.device) == devices)
+        #expect(responses.filter(\.isSuccess).count == 1_997)
+        #expect(responses[7].reason == .badDeviceToken)
+        #expect(responses[7].status == 400)
+        #expect(responses[7].error?.code == .rejected)
+        #expect(responses[8].reason == .deviceTokenNotForTopic)
+        #expect(responses[9].reason == .unregistered)
+        #expect(responses[9].status == 410)
+        #expect(responses[9].timestamp == since)
+        #expect(fixture.gateway.recordCount == 1_997)
+        #expect(Set(fixture.gateway.records.map(\.token)).count == 1_997)
+        await provider.close()
+    }
+
+    @Test("send throws the typed refusal; listeners by reason hear it")
+    func throwsTyped() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.rejectToken(ProviderFixture.device(3).hexString, reason: .badDeviceToken)
+        }
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let heard = Mutex<[Device]>([])
+        provider.on(.badDeviceToken) { response in heard.withLock { $0.append(response.device) } }
+        let error = await #expect(throws: ProviderError.self) {
+            try await provider.send(PushNotification().setAlertText("x"), to: ProviderFixture.device(3))
+        }
+        #expect(error?.reason == .badDeviceToken)
+        #expect(error?.status == 400)
+        #expect(error?.apnsID != nil)
+        await provider.close()
+        #expect(heard.withLock { $0 } == [ProviderFixture.device(3)])
+    }
+
+    @Test("429 and 503 are retried with a backoff until delivered; each notification recorded once")
+    func retriesThrottling() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.throttle(afterAccepting: 10, refusing: 5)
+            configuration.faults.failNextRequests(0)
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.maxConcurrentStreams = 1
+        options.retryLimit = 10
+        let provider = Provider(options: options)
+        let devices = (0..<20).map(ProviderFixture.device)
+        let responses = await provider.send(PushNotification().setAlertText("t"), to: devices)
+        #expect(responses.allSatisfy(\.isSuccess))
+        #expect(responses.map(\.attempts).reduce(0, +) == 25)
+        #expect(fixture.gateway.recordCount == 20)
+        #expect(fixture.gateway.summary.reasons[.tooManyRequests] == 5)
+        await provider.close()
+    }
+
+    @Test("503 past the retry limit: retriesExhausted with the last reason")
+    func retriesExhausted() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.failNextRequests(100, reason: .serviceUnavailable)
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.retryLimit = 2
+        let provider = Provider(options: options)
+        let response = await provider.send(PushNotification().setAlertText("x"), to: [ProviderFixture.device(1)])[0]
+        #expect(response.error?.code == .retriesExhausted)
+        #expect(response.reason == .serviceUnavailable)
+        #expect(response.attempts == 3)
+        #expect(fixture.gateway.recordCount == 0)
+        await provider.close()
+    }
+
+    @Test("GOAWAY: the streams the server did not process go out again on a new connection, none twice")
+    func goaway() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.goawayAfterRequests = 50
+        }
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let devices = (0..<500).map(ProviderFixture.device)
+        let responses = await provider.send(PushNotification().setAlertText("g"), to: devices)
+        #expect(responses.allSatisfy(\.isSuccess), "\(responses.filter { !$0.isSuccess }.prefix(3))")
+        #expect(fixture.gateway.recordCount == 500)
+        #expect(Set(fixture.gateway.records.map(\.token)).count == 500)
+        #expect(fixture.gateway.summary.connections >= 2)
+        await provider.close()
+    }
+
+    @Test("a reset with streams open: those fail (maybe delivered, never resent), the rest are delivered")
+    func reset() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.resetAfterRequests = 100
+        }
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let devices = (0..<400).map(ProviderFixture.device)
+        let responses = await provider.send(PushNotification().setAlertText("r"), to: devices)
+        let delivered = responses.filter(\.isSuccess)
+        let failed = responses.filter { !$0.isSuccess }
+        #expect(!failed.isEmpty)
+        #expect(failed.allSatisfy { $0.error?.code == .connectionFailed && $0.attempts == 1 })
+        #expect(delivered.count + failed.count == 400)
+        // Every delivered one was recorded once; a failed one at most once (maybe processed).
+        let recorded = fixture.gateway.records.map(\.token)
+        #expect(Set(recorded).count == recorded.count)
+        #expect(Set(delivered.map(\.device.hexString)).isSubset(of: Set(recorded)))
+        await provider.close()
+    }
+
+    @Test("a slow server: requestTimeout ends the wait with timedOut and resets the stream")
+    func timeout() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.responseDelay = .seconds(30)
+        }
+        defer { _ = fixture.gateway.stop(timeout: .seconds(1)) }
+        var options = try fixture.tokenOptions()
+        options.requestTimeout = .milliseconds(300)
+        let provider = Provider(options: options)
+        let response = await provider.send(PushNotification().setAlertText("slow"), to: [ProviderFixture.device(1)])[0]
+        #expect(response.error?.code == .timedOut)
+        await provider.close()
+    }
+
+    @Test("cancelling the awaiting task returns cancelled promptly")
+    func cancellation() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.responseDelay = .seconds(30)
+        }
+        defer { _ = fixture.gateway.stop(timeout: .seconds(1)) }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let task = Task {
+            await provider.send(PushNotification().setAlertText("c"), to: [ProviderFixture.device(1)])
+        }
+        _ = fixture.gateway.waitForSummary(timeout: .seconds(10)) { $0.connections >= 1 }
+        task.cancel()
+        let responses = await task.value
+        #expect(responses[0].error?.code == .cancelled)
+        await provider.close()
+    }
+
+    @Test("ExpiredProviderToken: the token is renewed once it may be and the request sent again")
+    func expiredProviderToken() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.tokenMaxAge = .seconds(30 * 60)
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.tokenRefreshInterval = .seconds(60 * 60)
+        let provider = Provider(options: options)
+        let renewals = Mutex(0)
+        provider.on { event in
+            if case .tokenRenewed = event { renewals.withLock { $0 += 1 } }
+        }
+        _ = try await provider.send(PushNotification().setAlertText("1"), to: ProviderFixture.device(1))
+        fixture.clock.advance(by: 31 * 60)
+        let response = try await provider.send(PushNotification().setAlertText("2"), to: ProviderFixture.device(2))
+        #expect(response.attempts == 2)
+        #expect(fixture.gateway.summary.reasons[.expiredProviderToken] == 1)
+        await provider.close()
+        #expect(renewals.withLock { $0 } == 2)
+    }
+
+    @Test("a bad key, a missing topic, an oversized payload: typed, nothing sent")
+    func localRefusals() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.authentication = .token(keyID: "K", teamID: "T", key: .data(Array("not a key".utf8)))
+        let badKey = Provider(options: options)
+        let keyError = await badKey.send(PushNotification(), to: [ProviderFixture.device(1)])[0].error
+        #expect(keyError?.code == .authentication)
+        await badKey.close()
+
+        var noTopic = try fixture.tokenOptions()
+        noTopic.topic = nil
+        let provider = Provider(options: noTopic)
+        let topicError = await provider.send(PushNotification(), to: [ProviderFixture.device(1)])[0].error
+        #expect(topicError?.code == .invalidNotification)
+        let big = PushNotification().setAlertText(String(repeating: "x", count: 5_000)).setTopic("t")
+        let sizeError = await provider.send(big, to: [ProviderFixture.device(1)])[0].error
+        #expect(sizeError?.notificationError?.code == .payloadTooLarge)
+        await provider.close()
+        #expect(fixture.gateway.recordCount == 0)
+    }
+
+    @Test("no server: connectionFailed after the connection retry limit, for every waiting notification")
+    func noServer() async throws {
+        let fixture = try ProviderFixture()
+        var options = try fixture.tokenOptions()
+        _ = fixture.gateway.stop()
+        options.connectionRetryLimit = 2
+        let provider = Provider(options: options)
+        let responses = await provider.send(PushNotification(), to: (0..<3).map(ProviderFixture.device))
+        #expect(responses.allSatisfy { $0.error?.code == .connectionFailed })
+        await provider.close()
+    }
+
+    @Test("maxConnections: a second connection opens when the first is full")
+    func pool() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.maxConcurrentStreams = 10
+            configuration.faults.responseDelay = .milliseconds(50)
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.maxConnections = 2
+        let provider = Provider(options: options)
+        let responses = await provider.send(PushNotification().setAlertText("p"), to: (0..<100).map(ProviderFixture.device))
+        #expect(responses.allSatisfy(\.isSuccess))
+        #expect(Set(fixture.gateway.records.map(\.connection)).count == 2)
+        await provider.close()
+    }
+
+    @Test("after close: refused with shutDown")
+    func afterClose() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        await provider.close()
+        let response = await provider.send(PushNotification(), to: [ProviderFixture.device(1)])[0]
+        #expect(response.error?.code == .shutDown)
+    }
+}

@@ -1,0 +1,48 @@
+import APN
+import Foundation
+import MockGateway
+import Testing
+
+/// The README's Provider snippets, verbatim, run against the HTTP/2 mock gateway.
+@Suite("README: Provider usage", .timeLimit(.minutes(1)))
+struct ReadmeProviderExampleTests {
+    @Test func theReadmeProviderExampleDelivers() async throws {
+        let fixture = try ProviderFixture(keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        defer { _ = fixture.gateway.stop() }
+        let mock = try fixture.mockOptions()
+
+        // README, first block:
+        var options = Provider.Options()
+        options.authentication = .token(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", key: "AuthKey_ABC123DEFG.p8")
+        options.topic = "com.example.app"                // apns-topic: the app's bundle id
+        options.production = false                       // api.sandbox.push.apple.com:443
+
+        #expect(options.host == "api.sandbox.push.apple.com")
+        // Not in the README: the mock's key and address instead of Apple's sandbox.
+        options.authentication = .token(
+            keyID: "ABC123DEFG", teamID: "DEF123GHIJ", key: .data(Array(fixture.signingKey.pkcs8PEM().utf8)))
+        options.address = mock.address
+        options.port = mock.port
+        options.ca = mock.ca
+
+        // README, second block:
+        let provider = Provider(options: options)
+        provider.on(.unregistered) { response in print("stop sending to", response.device) }
+        let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
+        let note = PushNotification().setAlertText("Hello").setBadge(1)   // the Notification Connection sends
+        let response = try await provider.send(note, to: device)
+        print(response.status ?? 0, response.apnsID ?? "")             // 200 and the apns-id
+        let silent = try PushNotification.silent(["sync": "inbox"])    // content-available, background, priority 5
+        for failed in await provider.send(silent, to: [device]) where !failed.isSuccess {
+            print(failed.device, failed.reason?.rawValue ?? "no answer")
+        }
+        await provider.close()                                          // waits for every answer, then GOAWAY
+
+        #expect(response.status == 200)
+        #expect(fixture.gateway.recordCount == 2)
+        let records = fixture.gateway.records
+        #expect(records[1].pushType == .background)
+        #expect(records[1].priority == 5)
+        #expect(String(decoding: records[1].payload, as: UTF8.self) == #"{"sync":"inbox","aps":{"content-available":1}}"#)
+    }
+}
