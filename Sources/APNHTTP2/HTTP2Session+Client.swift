@@ -26,7 +26,10 @@ extension HTTP2Session {
         guard streamID > 0 else {
             throw HTTP2Error(.invalidHeader, "submitting a request", libraryCode: streamID)
         }
-        state.streams[streamID] = StreamState(outgoing: body)
+        var stream = StreamState(outgoing: body)
+        // Room for a response's header fields (APNs sends three or four), allocated once.
+        stream.headers.reserveCapacity(8)
+        state.streams[streamID] = stream
         return streamID
     }
 }

@@ -9,10 +9,9 @@ extension HTTP2Session {
         guard role == .server else {
             throw HTTP2Error(.wrongRole, "submitResponse on a client session", streamID: streamID)
         }
-        guard let stream = state.streams[streamID], !stream.rejected else {
+        guard state.streams[streamID]?.respond(with: body) == true else {
             throw HTTP2Error(.streamClosed, "submitting a response", streamID: streamID)
         }
-        state.streams[streamID]!.outgoing = body
         let result = try headerFields.withFields(headers) { fields, count in
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: CallbackTable.bodyReader)
             return body.isEmpty

@@ -18,9 +18,9 @@ struct HeaderFields {
         fields.removeAll(keepingCapacity: true)
         for header in headers {
             let start = bytes.count
-            bytes.append(contentsOf: header.name.utf8)
+            append(header.name)
             let nameEnd = bytes.count
-            bytes.append(contentsOf: header.value.utf8)
+            append(header.value)
             lengths.append((nameEnd - start, bytes.count - nameEnd))
         }
         // One spare byte: an empty buffer has no base address to point names into.
@@ -48,5 +48,13 @@ struct HeaderFields {
             throw HTTP2Error(.invalidHeader, "the header field \"\(name)\" (names are lowercase tokens; values have no CR, LF, NUL or surrounding whitespace)")
         }
         return value
+    }
+
+    /// Appends `text`'s UTF-8 bytes with one copy (a native string's are contiguous), not
+    /// byte by byte through the generic sequence path, which cost a request 2 % of a
+    /// client's time.
+    private mutating func append(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: text.utf8) }
     }
 }

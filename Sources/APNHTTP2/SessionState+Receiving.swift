@@ -6,40 +6,29 @@ extension SessionState {
     /// A HEADERS frame starts on `streamID`. A server learns of a new stream here.
     func beginHeaders(streamID: Int32, category: nghttp2_headers_category) {
         if role == .server && category == NGHTTP2_HCAT_REQUEST {
-            streams[streamID] = StreamState()
-        } else if let received = streams[streamID]?.headers.count {
-            streams[streamID]!.blockStart = received
+            streams[streamID] = StreamState(expectingHeaders: true)
+        } else {
+            streams[streamID]?.startHeaderBlock()
         }
     }
 
     /// One header field of `streamID`; returns nghttp2's TEMPORAL_CALLBACK_FAILURE after
     /// resetting a stream over the header list limit, which makes nghttp2 skip the rest of
-    /// its block.
+    /// its block. The stream is looked up once and changed in place: this runs for every
+    /// field of every message.
     func header(_ session: OpaquePointer?, streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[streamID], !stream.rejected else { return 0 }
-        // RFC 9113 §6.5.2: a field counts its name, its value and 32 octets of overhead.
-        let size = stream.headerListSize + name.count + value.count + 32
-        guard size <= maxHeaderListSize else {
-            reject(session, streamID: streamID, HTTP2Error(
-                .headerListTooLarge, "the header list passed the \(maxHeaderListSize)-byte maxHeaderListSize",
-                streamID: streamID))
-            return LibraryCode.temporalCallbackFailure
-        }
-        streams[streamID]!.headerListSize = size
-        streams[streamID]!.headers.append(HTTP2Header(
-            String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-        return 0
+        guard streams[streamID]?.addHeader(name: name, value: value, limit: maxHeaderListSize) == false else { return 0 }
+        reject(session, streamID: streamID, HTTP2Error(
+            .headerListTooLarge, "the header list passed the \(maxHeaderListSize)-byte maxHeaderListSize",
+            streamID: streamID))
+        return LibraryCode.temporalCallbackFailure
     }
 
     /// Body bytes on `streamID`; a body that passes the limit resets the stream.
     func dataChunk(_ session: OpaquePointer?, streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.rejected else { return }
-        guard stream.body.count + bytes.count <= maxBodySize else {
-            reject(session, streamID: streamID, HTTP2Error(
-                .bodyTooLarge, "the body passed the \(maxBodySize)-byte maxBodySize", streamID: streamID))
-            return
-        }
-        streams[streamID]!.body.append(contentsOf: bytes)
+        guard streams[streamID]?.appendBody(bytes, limit: maxBodySize) == false else { return }
+        reject(session, streamID: streamID, HTTP2Error(
+            .bodyTooLarge, "the body passed the \(maxBodySize)-byte maxBodySize", streamID: streamID))
     }
 
     /// A whole frame arrived (after its header fields or body bytes, if any).
@@ -70,7 +59,7 @@ extension SessionState {
 
     /// The peer ended `streamID`: its message is complete.
     private func complete(streamID: Int32) {
-        guard streams[streamID]?.rejected == false, let (headers, body) = streams[streamID]?.takeMessage() else { return }
+        guard let (headers, body) = streams[streamID]?.takeAcceptedMessage() else { return }
         events.append(role == .server
             ? .request(streamID: streamID, headers: headers, body: body)
             : .response(streamID: streamID, headers: headers, body: body))

@@ -5,11 +5,11 @@ extension SessionState {
     /// nghttp2's data provider: copies up to `length` bytes of `streamID`'s body to send
     /// into `buffer`, setting EOF (and so END_STREAM) with the last of them.
     func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard streams[streamID] != nil else {
+        let destination = UnsafeMutableRawBufferPointer(start: buffer, count: length)
+        guard let (count, finished) = streams[streamID]?.readOutgoing(into: destination) else {
             // The stream is gone: nghttp2 resets it rather than send a body nobody holds.
             return Int(LibraryCode.temporalCallbackFailure)
         }
-        let (count, finished) = streams[streamID]!.readOutgoing(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
         if finished {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
         }
