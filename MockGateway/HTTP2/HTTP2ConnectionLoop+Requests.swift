@@ -21,6 +21,11 @@ extension HTTP2ConnectionLoop {
                 pending.append(PendingRequest(
                     streamID: streamID,
                     verdict: validator.check(headers: headers, body: body, authenticator: &authenticator, ids: &ids)))
+                if let limit = streamLimitAfterToken, authenticator.teamID != nil {
+                    // The first valid provider token: the connection gets its full stream limit.
+                    streamLimitAfterToken = nil
+                    try? session.advertiseMaxConcurrentStreams(limit)
+                }
                 if let limit = faults.goawayAfterRequests, requestCount >= limit, !goingAway {
                     goAway(lastStreamID: streamID, reason: faults.goawayReason.rawValue)
                 }

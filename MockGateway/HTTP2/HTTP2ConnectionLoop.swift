@@ -43,6 +43,9 @@ final class HTTP2ConnectionLoop {
     var goawayLastStream: Int32?
     /// Whether a GOAWAY was sent (by a fault or for idleness): no second one.
     var goingAway = false
+    /// The stream limit to advertise once a request carries a valid provider token; `nil`
+    /// when the connection has its full limit already.
+    var streamLimitAfterToken: UInt32?
     /// The client broke HTTP/2: nothing more is read, the session's GOAWAY is written.
     var failed = false
     var lastActivity = ContinuousClock.now
@@ -56,7 +59,7 @@ final class HTTP2ConnectionLoop {
 
     init(
         connection: TLSConnection, shared: GatewayState<HTTP2Ledger>, number: Int, session: HTTP2Session,
-        settings: HTTP2ConnectionSettings, certificateTopics: [String]?
+        settings: HTTP2ConnectionSettings, certificateTopics: [String]?, streamLimitAfterToken: UInt32?
     ) {
         self.connection = connection
         self.shared = shared
@@ -65,6 +68,7 @@ final class HTTP2ConnectionLoop {
         validator = settings.validator
         sendsUniqueID = settings.sendsUniqueID
         authenticator = ConnectionAuthenticator(rules: settings.authentication, certificateTopics: certificateTopics)
+        self.streamLimitAfterToken = streamLimitAfterToken
     }
 
     /// Serves the connection until it ends.
@@ -149,6 +153,9 @@ final class HTTP2ConnectionLoop {
 /// What every HTTP/2 connection thread needs, made once from the configuration.
 struct HTTP2ConnectionSettings: Sendable {
     var validator: RequestValidator
+    /// The stream limit of a connection without a client certificate until it sends a
+    /// valid provider token (``HTTP2MockGateway/Configuration/streamsUntilTokenVerified``).
+    var streamsUntilTokenVerified: UInt32?
     var authentication: ConnectionAuthenticator.Rules
     var session: HTTP2Session.Configuration
     var certificateTopics: [String]

@@ -19,7 +19,15 @@ struct HTTP2GatewayConnection {
             connection.close()
             return
         }
-        guard let session = try? HTTP2Session(role: .server, configuration: settings.session) else {
+        let topics = certificateTopics(connection)
+        var configuration = settings.session
+        var streamLimitAfterToken: UInt32?
+        if topics == nil, let limit = settings.streamsUntilTokenVerified, limit < configuration.maxConcurrentStreams {
+            // Token clients start with few streams, as at Apple.
+            streamLimitAfterToken = configuration.maxConcurrentStreams
+            configuration.maxConcurrentStreams = limit
+        }
+        guard let session = try? HTTP2Session(role: .server, configuration: configuration) else {
             connection.close()
             return
         }
@@ -29,7 +37,7 @@ struct HTTP2GatewayConnection {
         defer { shared.update { $0.closeConnection() } }
         let loop = HTTP2ConnectionLoop(
             connection: connection, shared: shared, number: number, session: session, settings: settings,
-            certificateTopics: certificateTopics(connection))
+            certificateTopics: topics, streamLimitAfterToken: streamLimitAfterToken)
         switch loop.serve() {
         case .finished: driver.finish(closeNotify: true, linger: settings.lingerTimeout)
         case .reset: driver.reset()

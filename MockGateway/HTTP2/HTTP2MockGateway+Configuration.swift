@@ -74,6 +74,12 @@ extension HTTP2MockGateway {
         /// SETTINGS_MAX_CONCURRENT_STREAMS: how many requests one connection may have in
         /// flight (1,000, as Apple allows); nghttp2 refuses streams beyond it.
         public var maxConcurrentStreams: UInt32
+        /// How many streams a connection without a client certificate may have open until one
+        /// of its requests carries a valid provider token: 1, as Apple allows ("only one
+        /// stream until you post a request with a valid authentication token"); then
+        /// ``maxConcurrentStreams``, in a new SETTINGS frame. `nil` allows
+        /// ``maxConcurrentStreams`` from the start.
+        public var streamsUntilTokenVerified: UInt32?
         /// The oldest TLS version accepted (TLS 1.2, Apple's minimum).
         public var minimumVersion: TLSVersion
         /// How long a client has to finish the TLS handshake before it is dropped (5 s).
@@ -107,6 +113,7 @@ extension HTTP2MockGateway {
             requiresJSONObjectPayload: Bool = true,
             sendsUniqueID: Bool = true,
             maxConcurrentStreams: UInt32 = 1000,
+            streamsUntilTokenVerified: UInt32? = 1,
             minimumVersion: TLSVersion = .tls1_2,
             handshakeTimeout: Duration = .seconds(5),
             lingerTimeout: Duration = .seconds(1),
@@ -132,6 +139,7 @@ extension HTTP2MockGateway {
             self.requiresJSONObjectPayload = requiresJSONObjectPayload
             self.sendsUniqueID = sendsUniqueID
             self.maxConcurrentStreams = maxConcurrentStreams
+            self.streamsUntilTokenVerified = streamsUntilTokenVerified
             self.minimumVersion = minimumVersion
             self.handshakeTimeout = handshakeTimeout
             self.lingerTimeout = lingerTimeout

@@ -69,6 +69,7 @@ public final class HTTP2MockGateway: Sendable {
         session.maxBodySize = max(session.maxBodySize, configuration.payloadLimit + 1, configuration.voipPayloadLimit + 1)
         settings = HTTP2ConnectionSettings(
             validator: RequestValidator(rules: RequestValidator.Rules(configuration)),
+            streamsUntilTokenVerified: configuration.streamsUntilTokenVerified,
             authentication: ConnectionAuthenticator.Rules(configuration), session: session,
             certificateTopics: configuration.certificateTopics, sendsUniqueID: configuration.sendsUniqueID,
             handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout)

@@ -146,6 +146,25 @@ import Testing
         #expect(try client.exchange(headers: apnsRequest(authorization: authorization), body: h2Payload(3))?.status == 200)
     }
 
+    @Test func aTokenConnectionHasOneStreamUntilAValidToken() throws {
+        let harness = try HTTP2Harness()
+        let client = try harness.tokenClient()
+        #expect(try client.run { client.serverMaxConcurrentStreams != nil })
+        #expect(client.serverMaxConcurrentStreams == 1)
+        let refused = try client.exchange(headers: apnsRequest(authorization: "bearer junk"), body: h2Payload(1))
+        #expect(refused?.reason == "InvalidProviderToken")
+        #expect(client.serverMaxConcurrentStreams == 1, "an invalid token opens nothing")
+        let authorization = try harness.bearer()
+        let streams = try (2...6).map { try client.submit(headers: apnsRequest(authorization: authorization), body: h2Payload($0)) }
+        #expect(try client.waitForStreams(streams))
+        #expect(streams.allSatisfy { client.responses[$0]?.status == 200 })
+        #expect(client.serverMaxConcurrentStreams == 1000)
+        // Certificate clients have the full limit from the start.
+        let certified = try harness.certificateClient()
+        #expect(try certified.run { certified.serverMaxConcurrentStreams != nil })
+        #expect(certified.serverMaxConcurrentStreams == 1000)
+    }
+
     @Test func aCertificateConnectionIgnoresTokens() throws {
         let harness = try HTTP2Harness()
         let client = try harness.certificateClient()
