@@ -8,6 +8,14 @@ extension HTTP2ConnectionLoop {
     /// delay has passed. Returns ``End/reset`` when a request reached
     /// ``HTTP2MockGateway/Faults/resetAfterRequests``: nothing of this read is judged then.
     func handle(_ events: [HTTP2Event]) -> End? {
+        // Worked on as locals, put back at the end: a class's stored properties are checked
+        // for exclusive access on every use, which cost each request several checks.
+        var authenticator = self.authenticator
+        var ids = self.ids
+        defer {
+            self.authenticator = authenticator
+            self.ids = ids
+        }
         for event in events {
             switch event {
             case .request(let streamID, let headers, let body):
