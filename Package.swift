@@ -56,8 +56,8 @@ let package = Package(
             dependencies: ["APN", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
-        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, a raw TLS client.
-        .target(name: "TestSupport", dependencies: ["APNTLS"], path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients.
+        .target(name: "TestSupport", dependencies: ["APNHTTP2", "APNTLS"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(
@@ -68,8 +68,10 @@ let package = Package(
         .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),
         // The faithful, scriptable gateway and feedback server tests run against.
         .target(
-            name: "MockGateway", dependencies: ["APNWire", "APNTLS"], path: "MockGateway", exclude: ["README.md"]),
-        .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "APNTLS", "APNWire", "TestSupport"]),
+            name: "MockGateway", dependencies: ["APN", "APNHTTP2", "APNWire", "APNTLS"], path: "MockGateway",
+            exclude: ["README.md"]),
+        .testTarget(
+            name: "MockGatewayTests", dependencies: ["MockGateway", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(name: "apn", dependencies: ["APN", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
         // Depends on `apn` so that `swift test` alone builds the executable its tests run.

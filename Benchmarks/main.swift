@@ -8,6 +8,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("session", "notifications/s through the gateway session state machine, one rejection per 1,000; memory per cached entry", SessionBenchmark.run),
     ("tls", "bytes/s and frames/s over one mutual-TLS loopback connection, 150-byte frames in 16 KB writes", TLSBenchmark.run),
     ("mock", "notifications/s an in-process MockGateway decodes and records from one TLS client, 161-byte frames in 16 KB writes", MockGatewayBenchmark.run),
+    ("h2mock", "requests/s an in-process HTTP2MockGateway answers and records on one TLS connection with 1,000 streams in flight", HTTP2MockBenchmark.run),
     ("send", "Connection → MockGateway over TLS: precompiled, rolling confirmation, compiled payloads, 1 rejection per 10,000, memory queued and in flight", SendBenchmark.run),
     ("feedback", "tuples/s one Feedback.read() decodes from an in-process MockGateway over TLS", FeedbackBenchmark.run),
     ("feedback-store", "the SQLite token store: bulk registration, then feedback applied in batches (APNFeedbackStore)", FeedbackStoreBenchmark.run),

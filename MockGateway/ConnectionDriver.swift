@@ -1,16 +1,20 @@
 import APNTLS
 import Glibc
 
-/// Blocking-style I/O over one non-blocking ``TLSConnection``, for the thread that owns it.
+/// The binary gateway's driver.
+typealias ConnectionDriver = GatewayDriver<Ledger>
+
+/// Blocking-style I/O over one non-blocking ``TLSConnection``, for the thread that owns it,
+/// in either gateway (binary or HTTP/2: `Ledger` is the gateway's ledger).
 ///
 /// Every wait is a `poll()` of at most ``slice``, after which the stop flag is checked, so
 /// ``MockGateway/stop(timeout:)`` is obeyed within a slice whatever the peer does.
-struct ConnectionDriver {
+struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
     /// The longest single `poll()`: the bound on how late a thread notices a stop.
-    static let slice: Duration = .milliseconds(50)
+    static var slice: Duration { .milliseconds(50) }
 
     let connection: TLSConnection
-    let shared: SharedState
+    let shared: GatewayState<Ledger>
 
     /// What one read produced.
     enum ReadResult {
@@ -24,7 +28,7 @@ struct ConnectionDriver {
     }
 
     /// Runs the TLS handshake; `false` when it failed or did not finish by `deadline` — the
-    /// connection is then closed and counted in ``Ledger/handshakeFailureCount``, unless
+    /// connection is then closed and counted in ``GatewayLedger/handshakeFailureCount``, unless
     /// it was the gateway stopping that cut the wait short. A handshake the client failed
     /// counts even if the stop comes before this thread sees it: a loaded machine must not
     /// make a failure vanish.

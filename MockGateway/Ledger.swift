@@ -4,7 +4,7 @@ import APNWire
 /// and refused, the counters and the feedback queue. It is only ever touched inside
 /// ``SharedState``'s mutex, so each judgement below is atomic with the record it writes.
 /// Not copyable, as the ``RecordStore`` it holds is not.
-struct Ledger: ~Copyable {
+struct Ledger: GatewayLedger, ~Copyable {
     var faults: MockGateway.Faults {
         didSet { judgesByFaults = faults.judgesNotifications }
     }
@@ -12,6 +12,13 @@ struct Ledger: ~Copyable {
     /// just recording (the common case, and the one benchmarks measure).
     private var judgesByFaults: Bool
     var records = RecordStore()
+    /// How many notifications were accepted: ``records`` `.count`.
+    var recordCount: Int { records.count }
+
+    /// The records at `range`, as public values.
+    func records(in range: Range<Int>) -> [MockGateway.Record] {
+        records.records(in: range)
+    }
     var rejections: [MockGateway.RejectionRecord] = []
     /// Notifications decoded overall, accepted or not: numbers the next one.
     var decodedCount = 0

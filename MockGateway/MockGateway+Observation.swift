@@ -17,10 +17,7 @@ extension MockGateway {
     ///
     /// - Precondition: `start >= 0`.
     public func records(from start: Int) -> [Record] {
-        precondition(start >= 0, "records(from:) needs a start of 0 or more, not \(start)")
-        return shared.read { ledger in
-            start < ledger.records.count ? ledger.records.records(in: start..<ledger.records.count) : []
-        }
+        shared.records(from: start)
     }
 
     /// Every error the gateway answered with (or closed for, on command 0) so far, in order.

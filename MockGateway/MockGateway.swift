@@ -1,6 +1,4 @@
 public import APNTLS
-import APNWire // PThreadMutex in TSan builds
-import Synchronization
 
 /// A faithful, scriptable stand-in for Apple's binary push gateway (port 2195 protocol)
 /// and feedback service (port 2196 protocol), over mutual TLS on loopback.
@@ -39,13 +37,7 @@ public final class MockGateway: Sendable {
     public let certificateAuthority: CertificateAuthority
     let shared: SharedState
     private let context: TLSServerContext
-    private let lifecycle = Mutex(Lifecycle.idle)
-
-    private enum Lifecycle {
-        case idle
-        case running(gateway: UInt16, feedback: UInt16)
-        case stopped(gateway: UInt16, feedback: UInt16)
-    }
+    private let lifecycle = GatewayLifecycle<(gateway: UInt16, feedback: UInt16)>()
 
     /// Prepares a gateway: generates the CA and server certificate that are not given and
     /// builds the TLS server context. Nothing listens until ``start()``.
@@ -53,28 +45,19 @@ public final class MockGateway: Sendable {
     /// - Throws: `TLSError` when certificates cannot be generated or the context refuses
     ///   the settings.
     public init(configuration: Configuration = Configuration()) throws(TLSError) {
-        let authority: CertificateAuthority
-        if let given = configuration.certificateAuthority {
-            authority = given
-        } else {
-            authority = try CertificateAuthority(commonName: "MockGateway CA")
-        }
-        let credentials: TLSCredentials
-        if let given = configuration.serverCredentials {
-            credentials = given
-        } else {
-            credentials = try authority.issueServerCertificate().credentials()
-        }
+        let certificates = try GatewayCertificates(
+            authority: configuration.certificateAuthority, credentials: configuration.serverCredentials,
+            commonName: "MockGateway CA")
         context = try TLSServerContext(
-            credentials: credentials,
+            credentials: certificates.credentials,
             clientCertificateAuthorities: configuration.requiresClientCertificate
-                ? configuration.clientCertificateAuthorities ?? [authority.certificate] : [],
+                ? certificates.clientAuthorities(configuration.clientCertificateAuthorities) : [],
             requiresClientCertificate: configuration.requiresClientCertificate,
             minimumVersion: configuration.minimumVersion,
             maximumVersion: configuration.maximumVersion,
             sessionTickets: configuration.sessionTickets)
-        certificateAuthority = authority
-        shared = SharedState(faults: configuration.faults)
+        certificateAuthority = certificates.authority
+        shared = SharedState(Ledger(faults: configuration.faults))
         self.configuration = configuration
     }
 
@@ -90,17 +73,14 @@ public final class MockGateway: Sendable {
     public func start() throws(TLSError) {
         let gateway = try TLSListener(context: context, host: configuration.host, port: configuration.gatewayPort)
         let feedback = try TLSListener(context: context, host: configuration.host, port: configuration.feedbackPort)
-        lifecycle.withLock { state in
-            guard case .idle = state else { preconditionFailure("MockGateway.start() called twice or after stop()") }
-            state = .running(gateway: gateway.port, feedback: feedback.port)
-        }
+        lifecycle.started((gateway.port, feedback.port), name: "MockGateway")
         let settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
-        Self.startAccepting(gateway, name: "gateway", shared: shared) { driver in
+        AcceptLoop.start(gateway, name: "MockGateway gateway", shared: shared) { driver in
             GatewayConnection(driver: driver, settings: settings).run()
         }
-        Self.startAccepting(feedback, name: "feedback", shared: shared) { driver in
+        AcceptLoop.start(feedback, name: "MockGateway feedback", shared: shared) { driver in
             FeedbackConnection(driver: driver, settings: settings).run()
         }
     }
@@ -112,51 +92,18 @@ public final class MockGateway: Sendable {
     /// - Returns: `true` when every thread finished in time.
     @discardableResult
     public func stop(timeout: Duration = .seconds(5)) -> Bool {
-        lifecycle.withLock { state in
-            switch state {
-            case .idle: state = .stopped(gateway: 0, feedback: 0)
-            case .running(let gateway, let feedback): state = .stopped(gateway: gateway, feedback: feedback)
-            case .stopped: break
-            }
-        }
+        lifecycle.stopped()
         shared.requestStop()
         return shared.waitForThreads(until: .now + timeout)
     }
 
     /// The port the gateway listener bound; 0 before ``start()``.
     public var gatewayPort: UInt16 {
-        lifecycle.withLock { state in
-            switch state {
-            case .idle: 0
-            case .running(let port, _), .stopped(let port, _): port
-            }
-        }
+        lifecycle.ports?.gateway ?? 0
     }
 
     /// The port the feedback listener bound; 0 before ``start()``.
     public var feedbackPort: UInt16 {
-        lifecycle.withLock { state in
-            switch state {
-            case .idle: 0
-            case .running(_, let port), .stopped(_, let port): port
-            }
-        }
-    }
-
-    /// Starts the accept thread of `listener`; each connection it accepts gets a thread
-    /// running `serve`.
-    private static func startAccepting(
-        _ listener: TLSListener, name: String, shared: SharedState,
-        serve: @escaping @Sendable (ConnectionDriver) -> Void
-    ) {
-        let listenerHandoff = Handoff(listener)
-        ThreadLauncher.start("MockGateway \(name) accept", shared: shared) {
-            AcceptLoop.run(listenerHandoff.take(), shared: shared) { connection in
-                let connectionHandoff = Handoff(connection)
-                ThreadLauncher.start("MockGateway \(name) connection", shared: shared) {
-                    serve(ConnectionDriver(connection: connectionHandoff.take(), shared: shared))
-                }
-            }
-        }
+        lifecycle.ports?.feedback ?? 0
     }
 }

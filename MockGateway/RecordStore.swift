@@ -1,7 +1,7 @@
 import APNWire
 
-/// The accepted notifications, stored compactly: tokens and payloads back to back in large
-/// byte blocks, and one 32-byte entry per notification in entry blocks. Public
+/// The accepted notifications, stored compactly (``RecordBlocks``): tokens and payloads back
+/// to back in large byte blocks, and one 32-byte entry per notification in entry blocks. Public
 /// ``MockGateway/Record`` values, with their two arrays each, are built only when someone
 /// asks for records.
 ///
@@ -12,11 +12,6 @@ import APNWire
 ///
 /// Not copyable: the entries point into blocks this value owns and frees.
 struct RecordStore: ~Copyable {
-    /// Entries per entry block: 2 MiB of 32-byte entries.
-    static let entriesPerBlock = 1 << 16
-    /// The least size of a byte block; a notification larger than that gets a block of its own.
-    static let byteBlockSize = 4 << 20
-
     /// One notification's fixed-size fields, and where its token and payload lie.
     private struct Entry {
         /// The token, then the payload, inside a byte block.
@@ -41,51 +36,32 @@ struct RecordStore: ~Copyable {
         static let priority: UInt8 = 4
     }
 
-    private var entryBlocks = MemoryBlocks()
-    private var byteBlocks = MemoryBlocks()
-    /// The entry block being filled (the last of `entryBlocks`).
-    private var currentEntries: UnsafeMutablePointer<Entry>?
-    /// The free part of the byte block being filled.
-    private var nextByte: UnsafeMutableRawPointer?
-    private var freeByteCount = 0
+    private var blocks = RecordBlocks<Entry>()
+
     /// How many notifications are stored.
-    private(set) var count = 0
+    var count: Int { blocks.count }
 
     /// Stores a notification that arrived on `connection`, copying its token and payload.
     mutating func append(_ notification: DecodedNotificationView, connection: Int) {
         let tokenLength = notification.token.count
         let payloadLength = notification.payload.count
-        let length = tokenLength + payloadLength
-        if freeByteCount < length || nextByte == nil {
-            let block = byteBlocks.allocate(byteCount: max(Self.byteBlockSize, length))
-            nextByte = block.baseAddress
-            freeByteCount = block.count
-        }
-        let bytes = nextByte!
+        let bytes = blocks.reserveBytes(tokenLength + payloadLength)
         // The decoder never hands over an empty token or payload, but copying from an
         // empty buffer's nil address would trap, so say so.
         if let token = notification.token.baseAddress { bytes.copyMemory(from: token, byteCount: tokenLength) }
         if let payload = notification.payload.baseAddress {
             (bytes + tokenLength).copyMemory(from: payload, byteCount: payloadLength)
         }
-        nextByte = bytes + length
-        freeByteCount -= length
 
-        let slot = count % Self.entriesPerBlock
-        if slot == 0 {
-            currentEntries = entryBlocks.allocate(byteCount: Self.entriesPerBlock * MemoryLayout<Entry>.stride)
-                .bindMemory(to: Entry.self).baseAddress
-        }
         var presence: UInt8 = 0
         if notification.identifier != nil { presence |= Presence.identifier }
         if notification.expiry != nil { presence |= Presence.expiry }
         if notification.priority != nil { presence |= Presence.priority }
-        (currentEntries! + slot).initialize(to: Entry(
+        blocks.append(Entry(
             bytes: UnsafeRawPointer(bytes), connection: connection,
             identifier: notification.identifier ?? 0, expiry: notification.expiry ?? 0,
             tokenLength: UInt16(truncatingIfNeeded: tokenLength), payloadLength: UInt16(truncatingIfNeeded: payloadLength),
             priority: notification.priority ?? 0, command: notification.command, presence: presence))
-        count += 1
     }
 
     /// The records at `range` (0-based positions in acceptance order), built as public values.
@@ -93,8 +69,7 @@ struct RecordStore: ~Copyable {
     func records(in range: Range<Int>) -> [MockGateway.Record] {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "records \(range) of \(count)")
         return range.map { index in
-            let entry = entryBlocks.block(index / Self.entriesPerBlock)
-                .assumingMemoryBound(to: Entry.self)[index % Self.entriesPerBlock]
+            let entry = blocks[index]
             let token = UnsafeRawBufferPointer(start: entry.bytes, count: Int(entry.tokenLength))
             let payload = UnsafeRawBufferPointer(
                 start: entry.bytes + Int(entry.tokenLength), count: Int(entry.payloadLength))

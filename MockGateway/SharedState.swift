@@ -2,14 +2,36 @@ import Foundation
 import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
-/// The state the gateway's threads share, and the waiting built on it.
+/// What ``GatewayState`` needs of the ledger it guards: the binary gateway's ``Ledger`` and
+/// the HTTP/2 gateway's ``HTTP2Ledger`` both keep their faults, their accepted records and
+/// the handshakes that failed.
+protocol GatewayLedger: ~Copyable, SendableMetatype {
+    /// The gateway's fault script.
+    associatedtype Faults
+    /// The faults in force.
+    var faults: Faults { get set }
+    /// How many notifications were accepted.
+    var recordCount: Int { get }
+    /// An accepted notification as the gateway's public API shows it.
+    associatedtype Record: Sendable
+    /// The records at `range` (0-based positions in acceptance order), as public values.
+    func records(in range: Range<Int>) -> [Record]
+    /// Connections whose TLS handshake failed or timed out.
+    var handshakeFailureCount: Int { get set }
+}
+
+/// The binary gateway's shared state.
+typealias SharedState = GatewayState<Ledger>
+
+/// The state a gateway's threads share, and the waiting built on it: one class for the
+/// binary and the HTTP/2 gateway, each with its own ledger.
 ///
-/// The ``Ledger`` lives in a `Mutex`; every change goes through ``update(_:)``, which
+/// The ledger lives in a `Mutex`; every change goes through ``update(_:)``, which
 /// wakes the threads waiting in ``wait(until:for:)`` through one `NSCondition`. Waiters
 /// announce themselves in an atomic counter *before* they test their condition, so an
 /// update that finds no waiter cannot be missed by one, and an update with no waiter
 /// does not touch the condition at all (the accept-and-record path stays cheap).
-final class SharedState: Sendable {
+final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     private let ledger: Mutex<Ledger>
     // NSCondition is thread-safe; it only pairs waiters with updates and guards nothing.
     private let condition = NSCondition()
@@ -22,8 +44,8 @@ final class SharedState: Sendable {
     private let liveThreads = Mutex<Int>(0)
     private let faultsRevisionCounter = Atomic<Int>(0)
 
-    init(faults: MockGateway.Faults) {
-        ledger = Mutex(Ledger(faults: faults))
+    init(_ ledger: consuming sending Ledger) {
+        self.ledger = Mutex(ledger)
     }
 
     /// Reads the ledger.
@@ -36,7 +58,7 @@ final class SharedState: Sendable {
     func update<T: Sendable>(_ body: (inout Ledger) -> T) -> T {
         let result = ledger.withLock { ledger in
             let result = body(&ledger)
-            recordCounter.store(ledger.records.count, ordering: .sequentiallyConsistent)
+            recordCounter.store(ledger.recordCount, ordering: .sequentiallyConsistent)
             return result
         }
         // Record waiters are woken only once their count is reached, not on every read a
@@ -49,7 +71,7 @@ final class SharedState: Sendable {
 
     /// Changes the faults from outside the connections and announces it through
     /// ``faultsRevision``.
-    func updateFaults(_ change: (inout MockGateway.Faults) -> Void) {
+    func updateFaults(_ change: (inout Ledger.Faults) -> Void) {
         update { change(&$0.faults) }
         faultsRevisionCounter.add(1, ordering: .releasing)
     }
@@ -58,6 +80,17 @@ final class SharedState: Sendable {
     /// that shape its reading (``Pacer``) only when this moved, one atomic load a read
     /// instead of a lock.
     var faultsRevision: Int { faultsRevisionCounter.load(ordering: .acquiring) }
+
+    /// The records after the first `start`, in the order accepted (empty when `start` is
+    /// not below the count), built under the lock: a snapshot.
+    ///
+    /// - Precondition: `start >= 0`.
+    func records(from start: Int) -> [Ledger.Record] {
+        precondition(start >= 0, "records(from:) needs a start of 0 or more, not \(start)")
+        return read { ledger in
+            start < ledger.recordCount ? ledger.records(in: start..<ledger.recordCount) : []
+        }
+    }
 
     /// How many notifications were accepted, without taking the ledger's lock: a waiter
     /// checking it after every wake-up must not contend with the connection recording.

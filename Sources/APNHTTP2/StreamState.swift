@@ -21,9 +21,53 @@ struct StreamState {
     init(outgoing: [UInt8] = []) {
         self.outgoing = outgoing
     }
+
+    /// A stream a peer's request opens: room for a request's header fields from the start
+    /// (an APNs request has about ten), so appending them allocates once.
+    init(expectingHeaders: Bool) {
+        if expectingHeaders { headers.reserveCapacity(16) }
+    }
 }
 
 extension StreamState {
+    /// A new header block (trailers, or a final response after a 1xx) starts.
+    mutating func startHeaderBlock() {
+        blockStart = headers.count
+    }
+
+    /// Adds a received field unless the stream was rejected; `false` when the field would
+    /// take the header list past `limit` (RFC 9113 §6.5.2: each field counts its name, its
+    /// value and 32 octets of overhead), and it is not added.
+    mutating func addHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+        guard !rejected else { return true }
+        let size = headerListSize + name.count + value.count + 32
+        guard size <= limit else { return false }
+        headerListSize = size
+        headers.append(HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        return true
+    }
+
+    /// Adds received body bytes unless the stream was rejected; `false` when they would take
+    /// the body past `limit`, and they are not added.
+    mutating func appendBody(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+        guard !rejected else { return true }
+        guard body.count + bytes.count <= limit else { return false }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// The received message, moved out, unless the stream was rejected.
+    mutating func takeAcceptedMessage() -> (headers: [HTTP2Header], body: [UInt8])? {
+        rejected ? nil : takeMessage()
+    }
+
+    /// Sets the body of the response to send; `false` for a rejected stream, which gets none.
+    mutating func respond(with body: [UInt8]) -> Bool {
+        guard !rejected else { return false }
+        outgoing = body
+        return true
+    }
+
     /// Moves the received message out, leaving the stream with nothing received.
     mutating func takeMessage() -> (headers: [HTTP2Header], body: [UInt8]) {
         defer {

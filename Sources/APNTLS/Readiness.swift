@@ -24,7 +24,13 @@ enum Poller {
     static func wait(
         _ descriptor: Int32, for readiness: Readiness, deadline: ContinuousClock.Instant
     ) throws(TLSError) -> Bool {
-        var entry = pollfd(fd: descriptor, events: readiness.pollEvents, revents: 0)
+        try wait(descriptor, events: readiness.pollEvents, deadline: deadline)
+    }
+
+    /// Waits until `descriptor` has one of `events` (`POLLIN`, `POLLOUT`, or both; none
+    /// waits out the time) or `deadline` passes.
+    static func wait(_ descriptor: Int32, events: Int16, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
+        var entry = pollfd(fd: descriptor, events: events, revents: 0)
         while true {
             let result = poll(&entry, 1, milliseconds(until: deadline))
             if result > 0 { return true }

@@ -109,6 +109,18 @@ public final class TLSConnection {
         return try Poller.wait(socket.descriptor, for: readiness, deadline: deadline)
     }
 
+    /// Waits with `poll()` until the socket is readable (when `readable`) or writable (when
+    /// `writable`), or `deadline` passes: the wait of a loop that reads and writes at once.
+    /// With neither, it waits out the time.
+    ///
+    /// - Returns: `false` when the deadline passed; `true` when ready (or when OpenSSL
+    ///   already buffers data and `readable` is asked).
+    public func waitUntil(readable: Bool, writable: Bool, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
+        if readable && hasBufferedData { return true }
+        let events = (readable ? Readiness.readable.pollEvents : 0) | (writable ? Readiness.writable.pollEvents : 0)
+        return try Poller.wait(socket.descriptor, events: events, deadline: deadline)
+    }
+
     /// Lets OpenSSL read as much as the socket holds into its record buffer instead of one
     /// record header, then its body, per read: fewer system calls for a bulk reader.
     public func setReadAhead(_ on: Bool) {

@@ -16,12 +16,18 @@ public final class TLSServerContext: @unchecked Sendable {
     ///     also advertised to clients in the CertificateRequest.
     ///   - requiresClientCertificate: `true` (the default, as Apple's gateway does) refuses
     ///     clients without a certificate signed by `clientCertificateAuthorities`; `false`
-    ///     does not ask for a client certificate at all.
+    ///     does not ask for a client certificate at all, unless `requestsClientCertificate`.
     ///   - minimumVersion: TLS 1.2 by default; TLS 1.0/1.1 only when asked, which lowers
     ///     OpenSSL's security level to 0 for old clients.
     ///   - maximumVersion: `nil` for the newest OpenSSL supports.
     ///   - sessionTickets: issue session tickets (TLS 1.2 tickets and TLS 1.3 tickets);
     ///     `false` sends none.
+    ///   - requestsClientCertificate: with `requiresClientCertificate` `false`, still ask
+    ///     for a client certificate and verify one that is sent against
+    ///     `clientCertificateAuthorities` (refusing the handshake when it fails), but serve
+    ///     clients that send none: one listener for certificate and token clients, as
+    ///     Apple's HTTP/2 provider API has. Read what was sent from
+    ///     ``TLSConnection/peerCertificate``. Ignored when a certificate is required.
     ///   - applicationProtocols: the protocols this server speaks through ALPN, most
     ///     preferred first (`["h2"]` for an HTTP/2 gateway). A client offering some of
     ///     them gets the first of these it offered; a client offering only others is
@@ -36,22 +42,25 @@ public final class TLSServerContext: @unchecked Sendable {
         minimumVersion: TLSVersion = .tls1_2,
         maximumVersion: TLSVersion? = nil,
         sessionTickets: Bool = true,
+        requestsClientCertificate: Bool = false,
         applicationProtocols: [String] = []
     ) throws(TLSError) {
         handle = try SSLContextHandle(
             method: TLS_server_method(), minimumVersion: minimumVersion, maximumVersion: maximumVersion)
         try handle.use(credentials)
-        if requiresClientCertificate {
+        if requiresClientCertificate || requestsClientCertificate {
             guard !clientCertificateAuthorities.isEmpty else {
                 throw TLSError(
-                    .configuration, "a client certificate is required but no clientCertificateAuthorities were given")
+                    .configuration,
+                    "a client certificate is \(requiresClientCertificate ? "required" : "requested") but no clientCertificateAuthorities were given")
             }
             try handle.trust(clientCertificateAuthorities)
             OpenSSLErrorQueue.clear()
             for authority in clientCertificateAuthorities {
                 try handle.check(SSL_CTX_add_client_CA(handle.pointer, authority.pointer) == 1, "advertising a client CA")
             }
-            SSL_CTX_set_verify(handle.pointer, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            let failWithout = requiresClientCertificate ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0
+            SSL_CTX_set_verify(handle.pointer, SSL_VERIFY_PEER | failWithout, nil)
         } else {
             SSL_CTX_set_verify(handle.pointer, SSL_VERIFY_NONE, nil)
         }

@@ -1,3 +1,4 @@
+import APNWire // PThreadMutex in TSan builds
 import Dispatch
 import Synchronization
 

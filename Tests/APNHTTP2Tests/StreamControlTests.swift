@@ -88,6 +88,20 @@ import Testing
         #expect(pair.client.activeStreamCount == 0)
     }
 
+    @Test func aServerRaisesItsStreamLimitLater() throws {
+        var server = HTTP2Session.Configuration()
+        server.maxConcurrentStreams = 1
+        let pair = try SessionPair(server: server)
+        try pair.exchange()
+        _ = try (0..<3).map { try pair.client.submitRequest(headers: apnsHeaders(token: token($0)), body: []) }
+        try pair.exchange()
+        #expect(pair.server.activeStreamCount == 1, "the others wait in the client")
+        try pair.server.advertiseMaxConcurrentStreams(10)
+        try pair.exchange()
+        #expect(pair.clientEvents.last == .remoteSettingsChanged(maxConcurrentStreams: 10))
+        #expect(pair.server.activeStreamCount == 3)
+    }
+
     @Test func aResetStreamIsClosedWithItsCodeOnBothEnds() throws {
         let pair = try SessionPair()
         let first = try pair.client.submitRequest(headers: apnsHeaders(token: token(1)), body: [1])

@@ -143,6 +143,8 @@ struct ProviderLoop: ~Copyable {
         switch received {
         case .response(let streamID, let headers, let body):
             guard let open = takeStream(streamID, on: socket) else { return }
+            socket.answered += 1
+            failedAttempts = 0
             answered(open, headers: headers, body: body)
         case .streamClosed(let streamID, let code):
             guard let open = takeStream(streamID, on: socket) else { return }
@@ -164,7 +166,9 @@ struct ProviderLoop: ~Copyable {
             event(.goaway(socket.peer, errorCode: code.rawValue, debugData: String(decoding: debugData, as: UTF8.self)))
         case .pingAcknowledged:
             socket.pingSentAt = nil
-        case .remoteSettingsChanged, .request:
+        case .remoteSettingsChanged:
+            socket.settingsReceived = true
+        case .request:
             break
         }
     }
@@ -271,7 +275,8 @@ struct ProviderLoop: ~Copyable {
                     peer: handoff.connection.peerDescription, now: now)
                 sockets.append(socket)
                 openStreams[socket.number] = [:]
-                failedAttempts = 0
+                // The failure count is cleared by the first answer, not by the handshake: a
+                // server that takes connections and answers nothing is backed off from.
                 nextAttemptAt = nil
                 event(.connected(socket.peer))
             } catch {
@@ -328,6 +333,12 @@ struct ProviderLoop: ~Copyable {
             socket.streams.removeAll()
             socket.close()
             event(.disconnected(socket.peer, socket.failure))
+            if socket.answered == 0 {
+                // Nothing answered (refused, dropped at once): back off as from a failed
+                // attempt rather than reconnect in a loop.
+                failedAttempts += 1
+                nextAttemptAt = now + scheduler.backoff(afterRetry: failedAttempts)
+            }
         }
         sockets = kept
     }

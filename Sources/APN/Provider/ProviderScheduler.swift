@@ -9,7 +9,7 @@
 /// | answered 429, 500, 503 | within `retryLimit` attempts: waits `backoff(attempts)` (doubling, capped), then ready again at the front; past it: complete `retriesExhausted` with the last status and reason |
 /// | answered 403 ExpiredProviderToken | once per request, when the loop could renew the token: ready again at the front; otherwise complete `rejected` |
 /// | answered anything else | complete `rejected` (4xx reasons cannot succeed when sent again) |
-/// | refused (REFUSED_STREAM, above a GOAWAY's last stream id) | never processed by the server: ready again at the front, within `retryLimit` refusals; past it: `retriesExhausted` |
+/// | refused (REFUSED_STREAM, above a GOAWAY's last stream id) | never processed by the server: ready again at the front (not counted against `retryLimit`: nothing was answered), at most `refusalLimit` times; past it: `retriesExhausted` |
 /// | lost (the connection ended with the stream open, no answer) | complete `connectionFailed`: the server may have processed it, so it is not sent again |
 /// | tick past a deadline | a waiting request completes `timedOut`; an in-flight one too, and its stream is reset |
 /// | failAll | every request not in flight completes with the error (no connection could be made; shutdown) |
@@ -22,6 +22,9 @@ struct ProviderScheduler: ~Copyable {
         var retryLimit: Int
         var initialBackoff: Duration
         var maxBackoff: Duration
+        /// How often one request may be refused unprocessed before it fails (a server that
+        /// refuses everything must not keep a request circling until its deadline).
+        var refusalLimit = 100
     }
 
     /// Where a request is.
@@ -37,6 +40,7 @@ struct ProviderScheduler: ~Copyable {
         var place: Place
         var attempts = 0
         var retries = 0
+        var refusals = 0
         var renewedToken = false
     }
 
@@ -119,15 +123,15 @@ struct ProviderScheduler: ~Copyable {
     /// The server refused request `id`'s stream without processing it.
     mutating func refused(_ id: ID) -> Completion? {
         guard var entry = entries[id], entry.place == .inFlight else { return nil }
-        guard entry.retries < configuration.retryLimit else {
+        guard entry.refusals < configuration.refusalLimit else {
             return complete(
                 id,
                 error: ProviderError(
                     code: .retriesExhausted,
-                    message: "the server refused the stream \(entry.attempts) times without processing it"),
+                    message: "the server refused the stream \(entry.refusals + 1) times without processing it"),
                 answer: nil)
         }
-        entry.retries += 1
+        entry.refusals += 1
         entry.place = .ready
         entries[id] = entry
         ready.prepend(id)

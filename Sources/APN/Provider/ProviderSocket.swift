@@ -23,6 +23,13 @@ final class ProviderSocket {
     var failure: ProviderError?
     /// The peer closed cleanly (TLS close_notify or the end of the HTTP/2 session).
     var ended = false
+    /// The server's first SETTINGS arrived. Until then one stream at most: Apple's servers
+    /// allow one until a provider token is verified, and nghttp2 would otherwise assume
+    /// 100, which such a server refuses.
+    var settingsReceived = false
+    /// Answers received on this connection (a connection that ends having answered none
+    /// counts as a failed attempt).
+    var answered = 0
 
     private var output: [UInt8] = []
     private var written = 0
@@ -42,7 +49,8 @@ final class ProviderSocket {
     /// open.
     func capacity(limit: Int) -> Int {
         guard isUsable else { return 0 }
-        return max(0, min(Int(session.remoteMaxConcurrentStreams), limit) - streams.count)
+        let allowed = settingsReceived ? min(Int(session.remoteMaxConcurrentStreams), limit) : 1
+        return max(0, allowed - streams.count)
     }
 
     /// Bytes are waiting to be written (poll for writability).

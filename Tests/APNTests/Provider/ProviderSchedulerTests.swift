@@ -10,7 +10,8 @@ private func next() -> Int { ids.add(1, ordering: .relaxed).newValue }
 @Suite("HTTP/2 provider API: the scheduler's table")
 struct ProviderSchedulerTests {
     static let configuration = ProviderScheduler.Configuration(
-        requestTimeout: .seconds(10), retryLimit: 2, initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(300))
+        requestTimeout: .seconds(10), retryLimit: 2, initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(300),
+        refusalLimit: 2)
 
     static func request(_ byte: UInt8 = 1) -> ProviderRequest {
         let device = try! Device(token: [UInt8](repeating: byte, count: 32))

@@ -1,4 +1,5 @@
 import APN
+import APNTLS
 import Foundation
 import MockGateway
 import Testing

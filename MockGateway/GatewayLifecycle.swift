@@ -1,0 +1,45 @@
+import APNWire // PThreadMutex in TSan builds
+import Synchronization
+
+/// Where a gateway is in its life — idle, running, stopped — and the ports its listeners
+/// bound, for the binary gateway (two ports) and the HTTP/2 one (one).
+final class GatewayLifecycle<Ports: Sendable>: Sendable {
+    private enum State {
+        case idle
+        case running(Ports)
+        case stopped(Ports?)
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// Records the ports bound by `start()`.
+    /// - Precondition: the gateway is idle (`name` says which, in the failure message).
+    func started(_ ports: Ports, name: String) {
+        state.withLock { state in
+            guard case .idle = state else { preconditionFailure("\(name).start() called twice or after stop()") }
+            state = .running(ports)
+        }
+    }
+
+    /// Marks the gateway stopped, keeping the ports it had; again and before start, too.
+    func stopped() {
+        state.withLock { state in
+            switch state {
+            case .idle: state = .stopped(nil)
+            case .running(let ports): state = .stopped(ports)
+            case .stopped: break
+            }
+        }
+    }
+
+    /// The ports bound; `nil` before start.
+    var ports: Ports? {
+        state.withLock { state in
+            switch state {
+            case .idle: nil
+            case .running(let ports): ports
+            case .stopped(let ports): ports
+            }
+        }
+    }
+}

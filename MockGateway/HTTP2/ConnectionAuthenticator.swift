@@ -1,0 +1,96 @@
+import APN
+import APNTLS
+import Foundation
+
+/// Authenticates the requests of one connection, as Apple does: by the client certificate
+/// the connection presented, or else by the provider token each request carries.
+///
+/// A connection keeps the last token it accepted. A request carrying that same token is
+/// checked for age only; a different token is decoded and its signature verified once,
+/// then becomes the connection's token — unless the connection switched tokens less than
+/// ``HTTP2MockGateway/Configuration/minimumTokenUpdateInterval`` ago, which is refused
+/// with 429 `TooManyProviderTokenUpdates` (the old token stays).
+struct ConnectionAuthenticator {
+    /// What a connection's requests are checked against, from the configuration.
+    struct Rules: Sendable {
+        var providerKeys: [String: HTTP2MockGateway.ProviderKey]
+        var tokenMaxAge: Double
+        var tokenClockSkew: Double
+        var minimumTokenUpdateInterval: Double
+        var wallClock: @Sendable () -> Date
+
+        init(_ configuration: HTTP2MockGateway.Configuration) {
+            providerKeys = configuration.providerKeys
+            tokenMaxAge = configuration.tokenMaxAge.timeInterval
+            tokenClockSkew = configuration.tokenClockSkew.timeInterval
+            minimumTokenUpdateInterval = configuration.minimumTokenUpdateInterval.timeInterval
+            wallClock = configuration.wallClock
+        }
+    }
+
+    /// Who sent a request, or why it is refused.
+    enum Outcome {
+        case authenticated(HTTP2MockGateway.Authentication)
+        case refused(HTTP2MockGateway.Refusal)
+    }
+
+    private let rules: Rules
+    /// The topics of the connection's client certificate; `nil` when it presented none.
+    let certificateTopics: [String]?
+    /// The token the connection uses now, already verified, and who it names.
+    private var current: (token: Substring, claims: ProviderTokenClaims, authentication: HTTP2MockGateway.Authentication)?
+    /// When the connection took its current token (wall-clock seconds since 1970).
+    private var switchedAt = 0.0
+
+    init(rules: Rules, certificateTopics: [String]?) {
+        self.rules = rules
+        self.certificateTopics = certificateTopics
+    }
+
+    /// Authenticates a request with this `authorization` header (if any).
+    mutating func authenticate(authorization: String?) -> Outcome {
+        if certificateTopics != nil { return .authenticated(.certificate) }
+        guard let authorization else { return refuse(.missingProviderToken) }
+        guard let token = Self.bearerToken(authorization) else { return refuse(.invalidProviderToken) }
+        let now = rules.wallClock().timeIntervalSince1970
+        if let current, current.token == token {
+            return isFresh(current.claims, now: now) ? .authenticated(current.authentication) : refuse(.expiredProviderToken)
+        }
+        guard let decoded = try? JSONWebToken.decode(String(token)),
+            let key = rules.providerKeys[decoded.claims.keyID], key.teamID == decoded.claims.teamID,
+            decoded.isSigned(by: key.key)
+        else { return refuse(.invalidProviderToken) }
+        guard isFresh(decoded.claims, now: now) else { return refuse(.expiredProviderToken) }
+        if current != nil && now - switchedAt < rules.minimumTokenUpdateInterval {
+            return refuse(.tooManyProviderTokenUpdates)
+        }
+        let authentication = HTTP2MockGateway.Authentication.token(
+            keyID: decoded.claims.keyID, teamID: decoded.claims.teamID)
+        current = (token, decoded.claims, authentication)
+        switchedAt = now
+        return .authenticated(authentication)
+    }
+
+    /// The team a token-authenticated connection pushes for.
+    var teamID: String? { current?.claims.teamID }
+
+    /// Whether a token issued at `claims.issuedAt` is neither older than the maximum age
+    /// nor further in the future than the skew allows.
+    private func isFresh(_ claims: ProviderTokenClaims, now: Double) -> Bool {
+        let issuedAt = Double(claims.issuedAt)
+        return now - issuedAt <= rules.tokenMaxAge && issuedAt - now <= rules.tokenClockSkew
+    }
+
+    /// The token in `bearer <token>` (the scheme in any case, as HTTP allows).
+    private static func bearerToken(_ authorization: String) -> Substring? {
+        let scheme = "bearer "
+        guard authorization.utf8.count > scheme.utf8.count,
+            authorization.prefix(scheme.count).lowercased() == scheme
+        else { return nil }
+        return authorization.dropFirst(scheme.count)
+    }
+
+    private func refuse(_ reason: ProviderReason) -> Outcome {
+        .refused(HTTP2MockGateway.Refusal(reason: reason))
+    }
+}

@@ -1,0 +1,165 @@
+import APNHTTP2
+import APNTLS
+
+/// One HTTP/2 connection after its handshake, on the thread that owns it: an nghttp2 server
+/// session between the socket and the gateway's judgement.
+///
+/// Each turn: pick up changed faults; submit the held answers that fell due and, if the
+/// connection sat idle too long, a GOAWAY; write what the session has to send until the
+/// socket would block; end when the session is done; then wait — in `poll()`, at most a
+/// slice or until the next timer — for the socket, and read once (one TLS record, up to
+/// 16 KiB), judging every request that read completed under one lock.
+///
+/// Backpressure: nothing is read while written bytes wait for the socket, so a client that
+/// stops reading finds its own writes blocked, and the gateway holds at most one read's
+/// worth of answers beyond what the session's stream limit allows.
+final class HTTP2ConnectionLoop {
+    /// How the connection ends.
+    enum End {
+        /// The session finished (both ends done, or a GOAWAY sent and its streams
+        /// answered): close politely.
+        case finished
+        /// A fault asked for a TCP reset.
+        case reset
+        /// The client left, the socket failed, or the gateway is stopping: just close.
+        case abandoned
+    }
+
+    let connection: TLSConnection
+    let shared: GatewayState<HTTP2Ledger>
+    let number: Int
+    let session: HTTP2Session
+    let validator: RequestValidator
+    let sendsUniqueID: Bool
+    var authenticator: ConnectionAuthenticator
+    /// The `apns-id`s made for requests without one, and the `apns-unique-id`s.
+    var ids = UUIDSequence()
+    var uniqueIDs = UUIDSequence()
+    var faults = ConnectionFaults()
+    var delayed = DelayedAnswers()
+    /// Requests received on this connection, for the "after N requests" faults.
+    var requestCount = 0
+    /// The last-stream-id of the GOAWAY a fault sent: streams above it are not processed.
+    var goawayLastStream: Int32?
+    /// Whether a GOAWAY was sent (by a fault or for idleness): no second one.
+    var goingAway = false
+    /// The stream limit to advertise once a request carries a valid provider token; `nil`
+    /// when the connection has its full limit already.
+    var streamLimitAfterToken: UInt32?
+    /// The client broke HTTP/2: nothing more is read, the session's GOAWAY is written.
+    var failed = false
+    var lastActivity = ContinuousClock.now
+    /// Requests of the current read, validated, waiting to be judged; then their answers.
+    var pending: [PendingRequest] = []
+    var answers: [Answer] = []
+    var rejectedStreams = 0
+    private var output: [UInt8] = []
+    private var written = 0
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    init(
+        connection: TLSConnection, shared: GatewayState<HTTP2Ledger>, number: Int, session: HTTP2Session,
+        settings: HTTP2ConnectionSettings, certificateTopics: [String]?, streamLimitAfterToken: UInt32?
+    ) {
+        self.connection = connection
+        self.shared = shared
+        self.number = number
+        self.session = session
+        validator = settings.validator
+        sendsUniqueID = settings.sendsUniqueID
+        authenticator = ConnectionAuthenticator(rules: settings.authentication, certificateTopics: certificateTopics)
+        self.streamLimitAfterToken = streamLimitAfterToken
+    }
+
+    /// Serves the connection until it ends.
+    func serve() -> End {
+        while true {
+            if shared.isStopping { return .abandoned }
+            faults.refresh(from: shared)
+            let now = ContinuousClock.now
+            releaseDueAnswers(at: now)
+            closeIfIdle(at: now)
+            guard flush() else { return .abandoned }
+            let blocked = written < output.count
+            if !session.wantsRead && !session.wantsWrite && !blocked { return .finished }
+            let reads = !failed && !blocked && session.wantsRead
+            let deadline = min(now + GatewayDriver<HTTP2Ledger>.slice, nextDeadline ?? .now + .seconds(3600))
+            // A failed poll shows in the next read or write.
+            _ = try? connection.waitUntil(readable: reads, writable: blocked, deadline: deadline)
+            if reads, let end = readOnce() { return end }
+        }
+    }
+
+    /// When a timer of this connection falls due: the next held answer, the idle timeout.
+    private var nextDeadline: ContinuousClock.Instant? {
+        let idle = goingAway ? nil : faults.idleTimeout.map { lastActivity + $0 }
+        switch (delayed.nextDue, idle) {
+        case (let due?, let idle?): return min(due, idle)
+        case (let due, let idle): return due ?? idle
+        }
+    }
+
+    /// Writes what the session has to send until the socket would block; `false` when the
+    /// connection failed.
+    private func flush() -> Bool {
+        while true {
+            if written == output.count {
+                output.removeAll(keepingCapacity: true)
+                written = 0
+                if session.appendOutput(to: &output) == 0 { return true }
+            }
+            let step = output.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
+            switch step {
+            case .done(let count): written += count
+            case .wantWrite, .wantRead: return true
+            case .closed, .failed: return false
+            }
+        }
+    }
+
+    /// Reads once and hands the bytes to the session, then handles what they completed;
+    /// the end when the connection must end now.
+    private func readOnce() -> End? {
+        let step = readBuffer.withUnsafeMutableBytes { connection.read(into: $0) }
+        switch step {
+        case .done(let count):
+            lastActivity = .now
+            let failure: HTTP2Error? = readBuffer.withUnsafeBytes { bytes in
+                do throws(HTTP2Error) {
+                    try session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            guard failure == nil else {
+                // A bad preface, a flood, a connection error: the session queued a GOAWAY
+                // saying so and ends once it is written. Nothing of this read is judged:
+                // its answers could not go out.
+                failed = true
+                _ = session.takeEvents()
+                shared.update { $0.summary.protocolErrors += 1 }
+                return nil
+            }
+            return handle(session.takeEvents())
+        case .wantRead, .wantWrite:
+            return nil
+        case .closed, .failed:
+            return .abandoned
+        }
+    }
+}
+
+/// What every HTTP/2 connection thread needs, made once from the configuration.
+struct HTTP2ConnectionSettings: Sendable {
+    var validator: RequestValidator
+    /// The stream limit of a connection without a client certificate until it sends a
+    /// valid provider token (``HTTP2MockGateway/Configuration/streamsUntilTokenVerified``).
+    var streamsUntilTokenVerified: UInt32?
+    var authentication: ConnectionAuthenticator.Rules
+    var session: HTTP2Session.Configuration
+    var certificateTopics: [String]
+    var sendsUniqueID: Bool
+    var handshakeTimeout: Duration
+    var lingerTimeout: Duration
+}

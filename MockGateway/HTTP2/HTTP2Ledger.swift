@@ -1,0 +1,146 @@
+import APN
+import Foundation
+
+/// Everything the HTTP/2 gateway's threads share, as a plain value guarded by
+/// ``GatewayState``'s mutex: the faults, the accepted notifications, the counters. A
+/// connection judges all the requests one read brought in one critical section, so the
+/// records are in a single global order and each answer fault counts exactly.
+struct HTTP2Ledger: GatewayLedger, ~Copyable {
+    var faults: HTTP2MockGateway.Faults {
+        didSet { judgesByFaults = faults.judgesRequests }
+    }
+    /// Whether any answer fault is set: when not, judging a valid request is recording it.
+    private var judgesByFaults: Bool
+    private var records = HTTP2RecordStore()
+    var summary = HTTP2MockGateway.Summary()
+    var handshakeFailureCount = 0
+    /// Connections open now (``HTTP2MockGateway/Summary/connections`` counts every one).
+    var openConnectionCount = 0
+
+    init(faults: HTTP2MockGateway.Faults) {
+        self.faults = faults
+        judgesByFaults = faults.judgesRequests
+    }
+
+    var recordCount: Int { records.count }
+
+    /// Numbers a connection whose handshake completed with `h2`.
+    mutating func openConnection() -> Int {
+        summary.connections += 1
+        openConnectionCount += 1
+        return summary.connections
+    }
+
+    /// A connection that ``openConnection()`` numbered has ended.
+    mutating func closeConnection() {
+        openConnectionCount -= 1
+    }
+
+    /// Judges `requests` in order — validation's refusals stand, valid requests meet the
+    /// answer faults, the accepted are recorded — and appends one answer each to `answers`.
+    /// `requests` is left empty.
+    mutating func judge(_ requests: inout [PendingRequest], connection: Int, into answers: inout [Answer]) {
+        for index in requests.indices {
+            let streamID = requests[index].streamID
+            switch requests[index].take() {
+            case .refused(let refusal, let apnsID):
+                answers.append(refuse(streamID, refusal, apnsID: apnsID))
+            case .valid(let request):
+                if judgesByFaults, let answer = faultAnswer(for: request, streamID: streamID) {
+                    answers.append(answer)
+                    continue
+                }
+                records.append(request, connection: connection)
+                answers.append(Answer(streamID: streamID, apnsID: request.apnsID))
+            }
+        }
+        requests.removeAll(keepingCapacity: true)
+    }
+
+    /// The summary so far: the counters, with the accepted (each answered 200, counted
+    /// here rather than in a table on the way) and the failed handshakes folded in.
+    var currentSummary: HTTP2MockGateway.Summary {
+        var current = summary
+        current.accepted = records.count
+        if records.count > 0 { current.statuses[200, default: 0] += records.count }
+        current.refusedConnections += handshakeFailureCount
+        return current
+    }
+
+    /// The records at `range` (0-based positions in acceptance order), as public values.
+    func records(in range: Range<Int>) -> [HTTP2MockGateway.Record] {
+        records.records(in: range)
+    }
+
+    /// The answer an answer fault gives `request`, if one applies (the first that does, in
+    /// the order ``HTTP2MockGateway/Faults`` documents).
+    private mutating func faultAnswer(for request: ValidatedRequest, streamID: Int32) -> Answer? {
+        if !faults.rejectedTokens.isEmpty || !faults.unregisteredTokens.isEmpty {
+            let token = request.token
+            if let refusal = faults.rejectedTokens[token] {
+                return refuse(streamID, refusal, apnsID: request.apnsID)
+            }
+            if let since = faults.unregisteredTokens[token] {
+                var answer = refuse(streamID, HTTP2MockGateway.Refusal(reason: .unregistered), apnsID: request.apnsID)
+                answer.timestamp = since
+                return answer
+            }
+        }
+        if faults.failingRequests > 0 {
+            faults.failingRequests -= 1
+            return refuse(streamID, HTTP2MockGateway.Refusal(reason: faults.failingReason), apnsID: request.apnsID)
+        }
+        if faults.throttledRequests > 0 && records.count >= faults.throttleAfterAccepting {
+            faults.throttledRequests -= 1
+            return refuse(streamID, HTTP2MockGateway.Refusal(reason: .tooManyRequests), apnsID: request.apnsID)
+        }
+        return nil
+    }
+
+    private mutating func refuse(_ streamID: Int32, _ refusal: HTTP2MockGateway.Refusal, apnsID: String) -> Answer {
+        summary.statuses[refusal.status, default: 0] += 1
+        summary.reasons[refusal.reason, default: 0] += 1
+        return Answer(streamID: streamID, apnsID: apnsID, refusal: refusal)
+    }
+}
+
+/// A request a connection has read and validated, waiting to be judged.
+struct PendingRequest {
+    let streamID: Int32
+    private var verdict: RequestVerdict?
+
+    init(streamID: Int32, verdict: RequestVerdict) {
+        self.streamID = streamID
+        self.verdict = verdict
+    }
+
+    /// Moves the verdict out (so a valid request's payload is not copied on its way to the
+    /// records).
+    mutating func take() -> RequestVerdict {
+        defer { verdict = nil }
+        return verdict!
+    }
+}
+
+/// What validation made of a request.
+enum RequestVerdict {
+    /// Valid: the answer faults decide.
+    case valid(ValidatedRequest)
+    /// Refused, answered with this `apns-id`.
+    case refused(HTTP2MockGateway.Refusal, apnsID: String)
+}
+
+/// One answer to send: 200, or a refusal with its JSON body.
+struct Answer {
+    var streamID: Int32
+    var apnsID: String
+    var refusal: HTTP2MockGateway.Refusal?
+    /// For 410 `Unregistered`: since when the token is inactive.
+    var timestamp: Date?
+
+    init(streamID: Int32, apnsID: String, refusal: HTTP2MockGateway.Refusal? = nil) {
+        self.streamID = streamID
+        self.apnsID = apnsID
+        self.refusal = refusal
+    }
+}

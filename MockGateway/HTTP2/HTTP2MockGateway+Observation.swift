@@ -1,0 +1,80 @@
+extension HTTP2MockGateway {
+    /// Every accepted notification so far, in the order accepted (a snapshot).
+    public var records: [Record] {
+        records(from: 0)
+    }
+
+    /// How many notifications were accepted so far, without building the records.
+    public var recordCount: Int {
+        shared.recordCount
+    }
+
+    /// The notifications accepted after the first `start`, in the order accepted (a
+    /// snapshot): ``records`` `[start...]`, building only those; empty when `start` is not
+    /// below ``recordCount``. A reader that follows the records passes the count it has seen.
+    ///
+    /// - Precondition: `start >= 0`.
+    public func records(from start: Int) -> [Record] {
+        shared.records(from: start)
+    }
+
+    /// Waits until at least `count` notifications were accepted, or `timeout` passes, or
+    /// the gateway stops. A condition wait: it returns as soon as the count is reached.
+    ///
+    /// - Returns: whether the count was reached.
+    public func waitForRecords(count: Int, timeout: Duration) -> Bool {
+        shared.waitForRecords(count: count, until: .now + timeout)
+    }
+
+    /// What the gateway has done so far (a snapshot): answers by status and reason,
+    /// connections, the faults that ended connections.
+    public var summary: Summary {
+        shared.read { $0.currentSummary }
+    }
+
+    /// Waits until the gateway has decided at least `count` answers (accepted or refused),
+    /// or `timeout` passes, or the gateway stops.
+    ///
+    /// - Returns: whether the count was reached.
+    public func waitForAnswers(count: Int, timeout: Duration) -> Bool {
+        shared.wait(until: .now + timeout) { $0.currentSummary.statuses.values.reduce(0, +) >= count }
+    }
+
+    /// Connections open now: served (handshake done, `h2` agreed) and not yet ended.
+    public var openConnectionCount: Int {
+        shared.read { $0.openConnectionCount }
+    }
+
+    /// Waits until at most `count` connections are open, or `timeout` passes, or the
+    /// gateway stops.
+    ///
+    /// - Returns: whether the count was reached.
+    public func waitForOpenConnections(atMost count: Int, timeout: Duration) -> Bool {
+        shared.wait(until: .now + timeout) { $0.openConnectionCount <= count }
+    }
+
+    /// Waits until the ``Summary`` satisfies `condition` (e.g. `{ $0.refusedConnections >= 1 }`),
+    /// or `timeout` passes, or the gateway stops.
+    ///
+    /// - Returns: whether it did.
+    public func waitForSummary(timeout: Duration, until condition: (Summary) -> Bool) -> Bool {
+        shared.wait(until: .now + timeout) { condition($0.currentSummary) }
+    }
+
+    /// The faults in force now (counting faults show what is left of their counts).
+    public var faults: Faults {
+        shared.read { $0.faults }
+    }
+
+    /// Replaces the faults; requests judged from now on meet them, and each connection
+    /// picks up its connection faults at its next read.
+    public func setFaults(_ faults: Faults) {
+        shared.updateFaults { $0 = faults }
+    }
+
+    /// Changes the faults in place, atomically with respect to the connections judging
+    /// requests (e.g. `gateway.updateFaults { $0.failNextRequests(3) }`).
+    public func updateFaults(_ change: (inout Faults) -> Void) {
+        shared.updateFaults(change)
+    }
+}

@@ -1,0 +1,119 @@
+public import APNTLS
+import APNHTTP2
+
+/// A faithful, scriptable stand-in for Apple's HTTP/2 provider API (`api.push.apple.com`),
+/// over TLS with ALPN `h2` on loopback: the executable specification the ``APN`` provider
+/// and other languages' clients are tested against.
+///
+/// It validates each request as Apple documents (method, path, device token, headers,
+/// payload; certificate or provider-token authentication), answers with Apple's status,
+/// `{"reason":…}` body and `apns-id`, records every accepted notification, and injects the
+/// ``Faults`` a real gateway shows: refusals by token, `Unregistered` with its timestamp,
+/// throttling, server errors, GOAWAY, resets, slow answers and idle timeouts.
+///
+/// ```swift
+/// let gateway = try HTTP2MockGateway()
+/// try gateway.start()
+/// defer { gateway.stop() }
+/// let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.app")
+/// // … connect to 127.0.0.1:gateway.port offering ALPN "h2", trusting
+/// //   gateway.certificateAuthority.certificate …
+/// _ = gateway.waitForRecords(count: 3, timeout: .seconds(5))
+/// ```
+///
+/// ## Concurrency model
+/// The binary ``MockGateway``'s, with the same parts:
+/// - One accept thread, owning the `TLSListener`.
+/// - One thread per connection, owning its `TLSConnection` (handed over in a `Handoff`) and
+///   its nghttp2 server session. It waits in `poll()` for at most 50 ms or until its next
+///   timer (a held answer, the idle timeout), checking the stop flag between waits.
+/// - Everything shared — faults, records, counters — is one value in a `Mutex`. A
+///   connection judges all the requests one read brought in one critical section, so
+///   records are in a single global order and counting faults count exactly.
+/// - Waiting (``waitForRecords(count:timeout:)``, ``stop(timeout:)``) is a condition wait
+///   with a deadline; nothing sleeps.
+/// - The public API is thread-safe and may be called from any thread or task.
+public final class HTTP2MockGateway: Sendable {
+    /// The configuration it was created with.
+    public let configuration: Configuration
+    /// The CA that issued the server certificate (unless one was given) and signs the
+    /// client certificates the gateway accepts (unless others were given): issue client
+    /// certificates from it, and trust its certificate in clients.
+    public let certificateAuthority: CertificateAuthority
+    let shared: GatewayState<HTTP2Ledger>
+    private let context: TLSServerContext
+    private let settings: HTTP2ConnectionSettings
+    private let lifecycle = GatewayLifecycle<UInt16>()
+
+    /// Prepares a gateway: generates the CA and server certificate that are not given and
+    /// builds the TLS server context (ALPN `h2` only). Nothing listens until ``start()``.
+    ///
+    /// - Throws: `TLSError` when certificates cannot be generated or the context refuses
+    ///   the settings.
+    public init(configuration: Configuration = Configuration()) throws(TLSError) {
+        let certificates = try GatewayCertificates(
+            authority: configuration.certificateAuthority, credentials: configuration.serverCredentials,
+            commonName: "HTTP2MockGateway CA")
+        context = try TLSServerContext(
+            credentials: certificates.credentials,
+            clientCertificateAuthorities: configuration.requestsClientCertificate
+                ? certificates.clientAuthorities(configuration.clientCertificateAuthorities) : [],
+            requiresClientCertificate: false,
+            minimumVersion: configuration.minimumVersion,
+            requestsClientCertificate: configuration.requestsClientCertificate,
+            applicationProtocols: ["h2"])
+        var session = HTTP2Session.Configuration()
+        session.maxConcurrentStreams = configuration.maxConcurrentStreams
+        // Room above Apple's payload limits, so an oversized payload gets Apple's 413
+        // rather than a reset stream.
+        session.maxBodySize = max(session.maxBodySize, configuration.payloadLimit + 1, configuration.voipPayloadLimit + 1)
+        settings = HTTP2ConnectionSettings(
+            validator: RequestValidator(rules: RequestValidator.Rules(configuration)),
+            streamsUntilTokenVerified: configuration.streamsUntilTokenVerified,
+            authentication: ConnectionAuthenticator.Rules(configuration), session: session,
+            certificateTopics: configuration.certificateTopics, sendsUniqueID: configuration.sendsUniqueID,
+            handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout)
+        certificateAuthority = certificates.authority
+        shared = GatewayState(HTTP2Ledger(faults: configuration.faults))
+        self.configuration = configuration
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Binds the listener (on ``Configuration/host``, by default on a port the system
+    /// chooses) and starts accepting.
+    ///
+    /// - Precondition: called once, before ``stop(timeout:)``.
+    /// - Throws: `TLSError` (``TLSError/Kind-swift.struct/listen``) when it cannot bind.
+    public func start() throws(TLSError) {
+        let listener = try TLSListener(context: context, host: configuration.host, port: configuration.port)
+        lifecycle.started(listener.port, name: "HTTP2MockGateway")
+        let settings = settings
+        AcceptLoop.start(listener, name: "HTTP2MockGateway", shared: shared) { driver in
+            HTTP2GatewayConnection(driver: driver, settings: settings).run()
+        }
+    }
+
+    /// Stops accepting, ends every connection (within about 50 ms, answers still held
+    /// included) and waits up to `timeout` for all of the gateway's threads to finish.
+    /// Safe to call more than once and before ``start()``; also done on deinit.
+    ///
+    /// - Returns: the final ``Summary``; its ``Summary/stoppedCleanly`` says whether every
+    ///   thread finished in time.
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(5)) -> Summary {
+        lifecycle.stopped()
+        shared.requestStop()
+        let finished = shared.waitForThreads(until: .now + timeout)
+        var summary = self.summary
+        summary.stoppedCleanly = finished
+        return summary
+    }
+
+    /// The port the listener bound; 0 before ``start()``.
+    public var port: UInt16 {
+        lifecycle.ports ?? 0
+    }
+}
