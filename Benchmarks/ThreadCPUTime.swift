@@ -13,14 +13,33 @@ enum ThreadCPUTime {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var ticks = 0
         for task in tasks where task != main {
-            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                let afterName = stat.lastIndex(of: ")")
-            else { continue }
-            // After "pid (comm)": the state is field 3, utime field 14, stime field 15.
-            let fields = stat[stat.index(after: afterName)...].split(separator: " ")
-            guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
-            ticks += user + system
+            ticks += threadTicks(of: task)
         }
         return Double(ticks) / ticksPerSecond
+    }
+
+    /// Seconds of CPU used by the live threads whose name (`/proc/self/task/*/comm`) is `name`.
+    static func seconds(named name: String) -> Double {
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var ticks = 0
+        for task in tasks {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name
+            else { continue }
+            ticks += threadTicks(of: task)
+        }
+        return Double(ticks) / ticksPerSecond
+    }
+
+    /// User + system clock ticks of thread `task`.
+    private static func threadTicks(of task: String) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+            let afterName = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After "pid (comm)": the state is field 3, utime field 14, stime field 15.
+        let fields = stat[stat.index(after: afterName)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return user + system
     }
 }

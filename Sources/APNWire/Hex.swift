@@ -1,12 +1,21 @@
-/// Lowercase hex of `bytes`, two digits a byte, no separators.
+/// `bytes` as lowercase hex, two digits a byte.
 public func hexString(_ bytes: some Sequence<UInt8>) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.underestimatedCount * 2)
-    for byte in bytes {
-        out.append(hexDigits[Int(byte >> 4)])
-        out.append(hexDigits[Int(byte & 0x0F)])
+    hexString(Array(bytes))
+}
+
+/// `bytes` as lowercase hex, two digits a byte: written straight into the string's storage
+/// (a device token's path is made for every HTTP/2 request).
+public func hexString(_ bytes: [UInt8]) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+        }
+        return bytes.count * 2
     }
-    return String(decoding: out, as: UTF8.self)
 }
 
 /// The bytes spelled by `text`: an even number of hex digits (either case) and nothing
@@ -36,4 +45,3 @@ package func hexValue(_ digit: UInt8) -> UInt8? {
     }
 }
 
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -1,3 +1,4 @@
+import APN
 import APNTLS
 import APNWire
 import Dispatch
@@ -45,17 +46,18 @@ enum MockGatewayCommand {
           --tls-min 1.0|1.1|1.2|1.3   oldest TLS version accepted (default 1.2)
           --no-session-tickets        do not issue TLS session tickets
           --no-client-cert            do not require a client certificate
+        \(HTTP2MockFlags.usage)
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
         SIGINT or SIGTERM, then prints a JSON summary and exits 0. Bad options exit with status 2.
         """
 
-    private static let valued: Set<String> = [
+    private static let valued: Set<String> = Set<String>([
         "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
         "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
         "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
         "--read-rate", "--feedback-write-size", "--feedback-pause-ms",
-    ]
-    private static let switches: Set<String> = ["--no-session-tickets", "--no-client-cert"]
+    ]).union(HTTP2MockFlags.valued)
+    private static let switches = Set<String>(["--no-session-tickets", "--no-client-cert"]).union(HTTP2MockFlags.switches)
 
     /// What the flags asked for, checked.
     struct Options {
@@ -63,6 +65,8 @@ enum MockGatewayCommand {
         var certificates: String?
         var record: String?
         var feedback: [(time: UInt32, token: [UInt8])] = []
+        /// The HTTP/2 gateway's configuration, with `--http2`.
+        var http2: HTTP2MockGateway.Configuration?
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -89,23 +93,31 @@ enum MockGatewayCommand {
             gateway.queueFeedback(time: tuple.time, token: tuple.token)
         }
         try gateway.start()
+        let http2 = try options.http2.map { configuration in
+            let http2 = try HTTP2MockGateway(configuration: configuration)
+            try http2.start()
+            return http2
+        }
 
-        let recorder = recordDescriptor.map { RecordWriter(gateway: gateway, descriptor: $0) }
-        recorder?.start()
+        var recorders = recordDescriptor.map { [RecordWriter(gateway: gateway, descriptor: $0)] } ?? []
+        if let recordDescriptor, let http2 { recorders.append(RecordWriter(http2: http2, descriptor: recordDescriptor)) }
+        for recorder in recorders { recorder.start() }
 
         let host = options.configuration.host.contains(":") ? "[\(options.configuration.host)]" : options.configuration.host
-        LineWriter.stdout(
-            .object([
-                ("gateway", .string("\(host):\(gateway.gatewayPort)")),
-                ("feedback", .string("\(host):\(gateway.feedbackPort)")),
-                ("certs", .string(directory)),
-            ]))
+        var started: [(String, JSONValue)] = [
+            ("gateway", .string("\(host):\(gateway.gatewayPort)")),
+            ("feedback", .string("\(host):\(gateway.feedbackPort)")),
+        ]
+        if let http2 { started.append(("http2", .string("\(host):\(http2.port)"))) }
+        started.append(("certs", .string(directory)))
+        LineWriter.stdout(.object(started))
 
         stopSignals.wait()
 
-        recorder?.requestStop()
+        for recorder in recorders { recorder.requestStop() }
         gateway.stop()
-        recorder?.finish()
+        let http2Summary = http2?.stop()
+        for recorder in recorders { recorder.finish() }
         if let recordDescriptor { close(recordDescriptor) }
 
         var byStatus: [UInt16: Int] = [:]
@@ -119,7 +131,7 @@ enum MockGatewayCommand {
                 ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
                 ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
                 ("handshake_failures", .integer(gateway.handshakeFailureCount)),
-            ]))
+            ] + (http2Summary.map { [("http2", HTTP2MockFlags.summary($0))] } ?? [])))
         return 0
     }
 
@@ -197,6 +209,7 @@ enum MockGatewayCommand {
             guard !record.isEmpty else { throw UsageError("--record must not be empty") }
             options.record = record
         }
+        options.http2 = try HTTP2MockFlags.configuration(flags, host: configuration.host)
         options.configuration = configuration
         return options
     }
@@ -274,6 +287,12 @@ enum MockGatewayCommand {
             throw UsageError("--certs \(directory): has \(present.joined(separator: ", ")) but not \(missing.joined(separator: ", "))")
         }
         try CertificateFiles.configureServer(&options.configuration, from: directory)
+        if var http2 = options.http2 {
+            http2.serverCredentials = options.configuration.serverCredentials
+            http2.clientCertificateAuthorities = options.configuration.clientCertificateAuthorities
+            try HTTP2MockFlags.addCertificateDirectoryKey(&http2, from: directory)
+            options.http2 = http2
+        }
         return directory
     }
 }
@@ -281,15 +300,33 @@ enum MockGatewayCommand {
 /// Appends accepted notifications to the record file as JSON lines, from a thread that waits
 /// on the gateway's record count (a condition wait) rather than polling.
 final class RecordWriter: Sendable {
-    private let gateway: MockGateway
+    private let waitForRecords: @Sendable (Int) -> Bool
+    private let lines: @Sendable (Int) -> [String]
     private let descriptor: Int32
     private let stopping = Atomic<Bool>(false)
     private let written = Mutex(0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(gateway: MockGateway, descriptor: Int32) {
-        self.gateway = gateway
+    /// Writes the binary gateway's records.
+    convenience init(gateway: MockGateway, descriptor: Int32) {
+        self.init(
+            descriptor: descriptor, waitForRecords: { gateway.waitForRecords(count: $0, timeout: .seconds(1)) },
+            lines: { gateway.records(from: $0).map(Self.line) })
+    }
+
+    /// Writes the HTTP/2 gateway's records (with `"protocol":"http2"`).
+    convenience init(http2: HTTP2MockGateway, descriptor: Int32) {
+        self.init(
+            descriptor: descriptor, waitForRecords: { http2.waitForRecords(count: $0, timeout: .seconds(1)) },
+            lines: { http2.records(from: $0).map(Self.line) })
+    }
+
+    private init(
+        descriptor: Int32, waitForRecords: @escaping @Sendable (Int) -> Bool, lines: @escaping @Sendable (Int) -> [String]
+    ) {
         self.descriptor = descriptor
+        self.waitForRecords = waitForRecords
+        self.lines = lines
     }
 
     /// Starts the writing thread.
@@ -297,7 +334,7 @@ final class RecordWriter: Sendable {
         let thread = Thread { [self] in
             while !stopping.load(ordering: .sequentiallyConsistent) {
                 let next = written.withLock { $0 } + 1
-                if gateway.waitForRecords(count: next, timeout: .seconds(1)) {
+                if waitForRecords(next) {
                     drain()
                 }
             }
@@ -307,7 +344,7 @@ final class RecordWriter: Sendable {
         thread.start()
     }
 
-    /// Asks the thread to stop after its current wait (``MockGateway/stop(timeout:)`` ends that wait).
+    /// Asks the thread to stop after its current wait (stopping the gateway ends that wait).
     func requestStop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
     }
@@ -322,11 +359,11 @@ final class RecordWriter: Sendable {
     private func drain() {
         written.withLock { count in
             // Only the records not yet written are built: the gateway may hold millions.
-            let records = gateway.records(from: count)
-            for record in records {
-                LineWriter.write(Self.line(record), to: descriptor)
+            let lines = lines(count)
+            for line in lines {
+                LineWriter.write(line, to: descriptor)
             }
-            count += records.count
+            count += lines.count
         }
     }
 
@@ -347,5 +384,50 @@ final class RecordWriter: Sendable {
         members.append(("expiry", record.expiry.map { .integer(Int($0)) } ?? .null))
         members.append(("priority", record.priority.map { .integer(Int($0)) } ?? .null))
         return JSONValue.object(members).text
+    }
+}
+
+extension RecordWriter {
+    /// One HTTP/2 record as a JSON line.
+    static func line(_ record: HTTP2MockGateway.Record) -> String {
+        var members: [(String, JSONValue)] = [
+            ("protocol", .string("http2")),
+            ("connection", .integer(record.connection)),
+            ("seq", .integer(record.sequence)),
+            ("token", .string(record.token)),
+            ("topic", .string(record.topic)),
+            ("push_type", record.pushType.map { .string($0.rawValue) } ?? .null),
+            ("priority", record.priority.map { .integer($0) } ?? .null),
+            ("expiration", record.expiration.map { .integer($0) } ?? .null),
+            ("collapse_id", record.collapseID.map { .string($0) } ?? .null),
+            ("apns_id", .string(record.apnsID)),
+        ]
+        switch record.authentication {
+        case .certificate: members.append(("auth", .string("certificate")))
+        case .token(let keyID, let teamID):
+            members.append(("auth", .string("token")))
+            members.append(("key_id", .string(keyID)))
+            members.append(("team_id", .string(teamID)))
+        }
+        if let text = String(validating: record.payload, as: UTF8.self) {
+            members.append(("payload", .string(text)))
+        } else {
+            members.append(("payload_base64", .string(Data(record.payload).base64EncodedString())))
+        }
+        return JSONValue.object(members).text
+    }
+}
+
+extension HTTP2MockFlags {
+    /// The HTTP/2 gateway's part of the summary line.
+    static func summary(_ summary: HTTP2MockGateway.Summary) -> JSONValue {
+        .object([
+            ("connections", .integer(summary.connections)),
+            ("accepted", .integer(summary.accepted)),
+            ("statuses", .object(summary.statuses.keys.sorted().map { (String($0), .integer(summary.statuses[$0]!)) })),
+            ("reasons", .object(summary.reasons.keys.map(\.rawValue).sorted().map { name in
+                (name, .integer(summary.reasons[ProviderReason(rawValue: name)]!))
+            })),
+        ])
     }
 }

@@ -8,6 +8,8 @@ final class SendFixture {
     let certs: String
     let gateway: ApnProcess
     let address: String
+    /// The HTTP/2 gateway's address, when started with `--http2`.
+    let http2Address: String?
 
     init(gatewayArguments: [String] = []) throws {
         directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("apnTests-\(UUID().uuidString)")
@@ -15,7 +17,9 @@ final class SendFixture {
         certs = (directory as NSString).appendingPathComponent("certs")
         #expect(try ApnProcess(["certs", certs]).waitForExit().status == 0)
         gateway = try ApnProcess(["mock-gateway", "--certs", certs] + gatewayArguments)
-        address = try #require(try jsonObject(try gateway.nextLine())["gateway"] as? String)
+        let started = try jsonObject(try gateway.nextLine())
+        address = try #require(started["gateway"] as? String)
+        http2Address = started["http2"] as? String
     }
 
     /// Writes `text` into the directory and returns the path.
@@ -28,6 +32,16 @@ final class SendFixture {
     /// Runs `apn send --certs … --address …` plus `arguments`: status, JSON lines, stderr.
     func send(_ arguments: [String], input: [UInt8]? = nil) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
         let apn = try ApnProcess(["send", "--certs", certs, "--address", address] + arguments, input: input)
+        let (status, standardError) = try apn.waitForExit(timeout: 30)
+        return (status, try apn.remainingLines().map(jsonObject), standardError)
+    }
+
+    /// Runs `apn send --http2 --ca … --address HTTP2` plus `arguments`: status, JSON lines, stderr.
+    func sendHTTP2(_ arguments: [String]) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
+        let address = try #require(http2Address, "the gateway was not started with --http2")
+        let apn = try ApnProcess(
+            ["send", "--http2", "--ca", (certs as NSString).appendingPathComponent("ca.pem"), "--address", address]
+                + arguments)
         let (status, standardError) = try apn.waitForExit(timeout: 30)
         return (status, try apn.remainingLines().map(jsonObject), standardError)
     }

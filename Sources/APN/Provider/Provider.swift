@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Foundation
 import Synchronization
 
@@ -39,6 +40,19 @@ public final class Provider: Sendable {
     private let callbackQueue: DispatchQueue
     private let requiresTopic: Bool
 
+    /// The operating system's name for a provider's I/O thread (at most 15 characters).
+    package static let threadName = "apn-provider-io"
+
+    /// Gives the calling thread ``threadName`` where `top`, `perf` and `/proc` show it
+    /// (Foundation's `Thread.name` is not passed on to Linux; glibc's setter is not
+    /// imported into Swift, `/proc/thread-self/comm` takes the name).
+    private static func nameThisThread() {
+        let descriptor = Glibc.open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = threadName.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        Glibc.close(descriptor)
+    }
+
     /// Creates a provider; nothing connects until the first notification is sent.
     public init(options: Options = Options()) {
         self.options = options
@@ -48,6 +62,7 @@ public final class Provider: Sendable {
         // The loop is created on its own thread and never leaves it; only Sendable parts
         // cross over.
         let thread = Thread { [inbox, hub] in
+            Provider.nameThisThread()
             var loop = ProviderLoop(options: options, inbox: inbox, hub: hub, queue: queue)
             loop.run()
         }
@@ -122,27 +137,32 @@ public final class Provider: Sendable {
         for id in ids { inbox.post(.cancel(id)) }
     }
 
-    /// Builds each device's request (a notification that cannot be sent is answered at
-    /// once) and hands them to the I/O thread in one command; returns their ids.
+    /// Builds each device's request from one template (a notification that cannot be sent
+    /// is answered at once, for every device) and hands them to the I/O thread in one
+    /// command; returns their ids.
     @discardableResult
     private func submit(
         _ notification: Notification, to devices: [Device],
         completion: @escaping @Sendable (Int, ProviderResponse) -> Void
     ) -> [Int] {
-        var submissions: [ProviderSubmission] = []
-        submissions.reserveCapacity(devices.count)
-        for (index, device) in devices.enumerated() {
-            do throws(ProviderError) {
-                let request = try ProviderRequest(
-                    notification, to: device, authority: options.host, defaultTopic: options.topic,
-                    requiresTopic: requiresTopic)
-                let id = nextID.add(1, ordering: .relaxed).newValue
-                submissions.append(ProviderSubmission(id: id, request: request) { completion(index, $0) })
-            } catch {
+        let template: ProviderRequest.Template
+        do throws(ProviderError) {
+            template = try ProviderRequest.Template(
+                notification, authority: options.host, defaultTopic: options.topic, requiresTopic: requiresTopic)
+        } catch {
+            for (index, device) in devices.enumerated() {
                 completion(
                     index,
                     ProviderResponse(device: device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
             }
+            return []
+        }
+        let first = nextID.add(devices.count, ordering: .relaxed).newValue - devices.count + 1
+        var submissions: [ProviderSubmission] = []
+        submissions.reserveCapacity(devices.count)
+        for (index, device) in devices.enumerated() {
+            submissions.append(
+                ProviderSubmission(id: first + index, request: template.request(to: device)) { completion(index, $0) })
         }
         if !submissions.isEmpty { inbox.post(.send(submissions)) }
         return submissions.map(\.id)

@@ -1,3 +1,4 @@
+import APNHTTP2
 import Foundation
 
 /// Apple's answer to one request, read from the response's status, headers and JSON body
@@ -16,13 +17,13 @@ struct ProviderAnswer: Sendable, Equatable {
     /// Reads an answer. A status that is not a number, or a refusal whose body is not the
     /// JSON object Apple sends, is a protocol error; a reason string this library does not
     /// know is kept as it came.
-    init(headers: [(name: String, value: String)], body: [UInt8]) throws(ProviderError) {
+    init(headers: [HTTP2Header], body: [UInt8]) throws(ProviderError) {
         var status: Int?
-        for (name, value) in headers {
-            switch name {
-            case ":status": status = Int(value)
-            case "apns-id": apnsID = value
-            case "apns-unique-id": uniqueID = value
+        for header in headers {
+            switch header.name {
+            case ":status": status = Int(header.value)
+            case "apns-id": apnsID = header.value
+            case "apns-unique-id": uniqueID = header.value
             default: break
             }
         }

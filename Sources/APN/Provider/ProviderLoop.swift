@@ -13,12 +13,6 @@ import Glibc
 /// ready requests to connections with room; write; sleep in `poll` until a socket, the
 /// inbox or the next deadline wakes it.
 struct ProviderLoop: ~Copyable {
-    /// A stream in flight: the request it carries and the token it was sent with.
-    struct OpenStream {
-        let id: ProviderScheduler.ID
-        let tokenIssuedAt: Int64?
-    }
-
     private let options: Provider.Options
     private let inbox: CommandInbox<ProviderCommand>
     private let connector: ProviderConnector
@@ -28,10 +22,9 @@ struct ProviderLoop: ~Copyable {
     private let authorization: ProviderAuthorization
     private let sessionConfiguration: HTTP2Session.Configuration
     private var scheduler: ProviderScheduler
-    private var completions: [ProviderScheduler.ID: @Sendable (ProviderResponse) -> Void] = [:]
     private var sockets: [ProviderSocket] = []
-    private var streamsByRequest: [ProviderScheduler.ID: (socket: Int, stream: Int32)] = [:]
-    private var openStreams: [Int: [Int32: OpenStream]] = [:]
+    /// The request's header fields plus `authorization`, reused from request to request.
+    private var headerScratch: [HTTP2Header] = []
     private var readable: Set<Int> = []
     private var connecting = false
     private var attempts = 0
@@ -100,6 +93,7 @@ struct ProviderLoop: ~Copyable {
     private mutating func handle(_ command: ProviderCommand) {
         switch command {
         case .send(let submissions):
+            if submissions.count > 1 && !closing { scheduler.reserve(submissions.count) }
             for submission in submissions {
                 if closing {
                     submission.completion(
@@ -109,11 +103,9 @@ struct ProviderLoop: ~Copyable {
                             apnsID: nil, uniqueID: nil, attempts: 0))
                     continue
                 }
-                scheduler.enqueue(submission.request, id: submission.id, now: now)
-                completions[submission.id] = submission.completion
+                scheduler.enqueue(submission.request, id: submission.id, now: now, completion: submission.completion)
             }
         case .cancel(let id):
-            resetStream(of: id)
             complete(scheduler.cancel(id))
         case .connectResult(_, let result):
             connected(result)
@@ -173,10 +165,10 @@ struct ProviderLoop: ~Copyable {
         }
     }
 
-    private mutating func answered(_ open: OpenStream, headers: [HTTP2Header], body: [UInt8]) {
+    private mutating func answered(_ open: ProviderSocket.OpenStream, headers: [HTTP2Header], body: [UInt8]) {
         let answer: ProviderAnswer
         do throws(ProviderError) {
-            answer = try ProviderAnswer(headers: headers.map { ($0.name, $0.value) }, body: body)
+            answer = try ProviderAnswer(headers: headers, body: body)
         } catch {
             complete(scheduler.failInFlight(open.id, error))
             return
@@ -195,19 +187,14 @@ struct ProviderLoop: ~Copyable {
         complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry))
     }
 
-    private mutating func takeStream(_ streamID: Int32, on socket: ProviderSocket) -> OpenStream? {
-        guard let open = openStreams[socket.number]?.removeValue(forKey: streamID) else { return nil }
-        socket.streams[streamID] = nil
-        streamsByRequest[open.id] = nil
-        return open
+    private mutating func takeStream(_ streamID: Int32, on socket: ProviderSocket) -> ProviderSocket.OpenStream? {
+        socket.streams.removeValue(forKey: streamID)
     }
 
     // MARK: Timers
 
     private mutating func fireTimers() {
-        let (done, resets) = scheduler.tick(now: now)
-        for id in resets { resetStream(of: id) }
-        for completion in done { complete(completion) }
+        for completion in scheduler.tick(now: now) { complete(completion) }
         guard let interval = options.pingInterval else { return }
         for socket in sockets where socket.failure == nil {
             if let sent = socket.pingSentAt {
@@ -274,7 +261,6 @@ struct ProviderLoop: ~Copyable {
                     number: nextSocketNumber, connection: handoff.connection, session: session,
                     peer: handoff.connection.peerDescription, now: now)
                 sockets.append(socket)
-                openStreams[socket.number] = [:]
                 // The failure count is cleared by the first answer, not by the handshake: a
                 // server that takes connections and answers nothing is backed off from.
                 nextAttemptAt = nil
@@ -326,11 +312,9 @@ struct ProviderLoop: ~Copyable {
             }
             let reason = socket.failure
                 ?? .lost("the connection ended before Apple answered; the notification may have been delivered, so it is not sent again")
-            for (_, open) in openStreams.removeValue(forKey: socket.number) ?? [:] {
-                streamsByRequest[open.id] = nil
-                complete(scheduler.failInFlight(open.id, reason))
-            }
+            let open = socket.streams.values.map(\.id).sorted()
             socket.streams.removeAll()
+            for id in open { complete(scheduler.failInFlight(id, reason)) }
             socket.close()
             event(.disconnected(socket.peer, socket.failure))
             if socket.answered == 0 {
@@ -359,14 +343,13 @@ struct ProviderLoop: ~Copyable {
         for socket in sockets where socket.isUsable {
             var room = socket.capacity(limit: options.maxConcurrentStreams)
             while room > 0, let (id, request) = scheduler.take() {
-                var headers = request.headers
-                if let authorizationHeader { headers.append(authorizationHeader) }
+                headerScratch.removeAll(keepingCapacity: true)
+                headerScratch.append(contentsOf: request.headers)
+                if let authorizationHeader { headerScratch.append(authorizationHeader) }
                 do throws(HTTP2Error) {
-                    let streamID = try socket.session.submitRequest(headers: headers, body: request.body)
-                    socket.streams[streamID] = id
-                    openStreams[socket.number, default: [:]][streamID] = OpenStream(
-                        id: id, tokenIssuedAt: authorization.issuedAt)
-                    streamsByRequest[id] = (socket.number, streamID)
+                    let streamID = try socket.session.submitRequest(headers: headerScratch, body: request.body)
+                    socket.streams[streamID] = ProviderSocket.OpenStream(id: id, tokenIssuedAt: authorization.issuedAt)
+                    scheduler.sent(id, socket: socket.number, stream: streamID)
                     room -= 1
                 } catch {
                     // No more streams on this connection: the request goes back to the front.
@@ -379,21 +362,21 @@ struct ProviderLoop: ~Copyable {
         }
     }
 
-    private mutating func resetStream(of id: ProviderScheduler.ID) {
-        guard let (number, streamID) = streamsByRequest.removeValue(forKey: id),
-            let socket = sockets.first(where: { $0.number == number })
+    /// Resets the stream a request completed early (timed out, cancelled) was in flight on.
+    private mutating func resetStream(_ location: (socket: Int, stream: Int32)) {
+        guard let socket = sockets.first(where: { $0.number == location.socket }),
+            socket.streams.removeValue(forKey: location.stream) != nil
         else { return }
-        openStreams[number]?[streamID] = nil
-        socket.streams[streamID] = nil
-        socket.session.resetStream(streamID, errorCode: .cancel)
+        socket.session.resetStream(location.stream, errorCode: .cancel)
     }
 
     // MARK: Reports
 
     private mutating func complete(_ completion: ProviderScheduler.Completion?) {
         guard let completion else { return }
+        if let stream = completion.stream { resetStream(stream) }
         if !completion.response.isSuccess && hub.hasListeners { events.append(.failed(completion.response)) }
-        completions.removeValue(forKey: completion.id)?(completion.response)
+        completion()
     }
 
     private mutating func event(_ event: ProviderEvent) {
@@ -426,7 +409,6 @@ struct ProviderLoop: ~Copyable {
             event(.disconnected(socket.peer, nil))
         }
         sockets.removeAll()
-        openStreams.removeAll()
         closed = true
         let replies = closeReplies
         closeReplies.removeAll()

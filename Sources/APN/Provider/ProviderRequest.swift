@@ -21,65 +21,98 @@ struct ProviderRequest: Sendable {
     /// The longest `apns-collapse-id`, in bytes.
     static let collapseIdLimit = 64
 
-    /// Builds the request.
+    /// Builds the request (``Template`` once, then the device's path).
     ///
-    /// - Parameters:
-    ///   - authority: the `:authority` (the host Apple's API is reached at).
-    ///   - defaultTopic: used when the notification has no ``Notification/topic``.
-    ///   - requiresTopic: token authentication: Apple answers `MissingTopic` without one.
     /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
     init(
         _ notification: Notification, to device: Device, authority: String, defaultTopic: String?,
         requiresTopic: Bool
     ) throws(ProviderError) {
-        let snapshot = notification.withState { state in
-            (
-                payload: state.compiledPayload(), priority: state.priority, expiry: state.expiry, topic: state.topic,
-                pushType: state.pushType, collapseId: state.collapseId, apnsId: state.apnsId,
-                utf8: state.encoding == .utf8,
-                silent: state.contentAvailable && state.alert == nil && state.badge == nil && state.sound == nil
-            )
-        }
-        guard snapshot.utf8 else {
-            throw .invalid(.invalidValue("a UCS-2 payload cannot be sent through the HTTP/2 provider API, which takes UTF-8 JSON only"))
-        }
-        let pushType = snapshot.pushType ?? (snapshot.silent ? .background : .alert)
-        let limit = Self.payloadLimit(for: pushType)
-        if snapshot.payload.count > limit {
-            throw .invalid(
-                .payloadTooLarge(
-                    size: snapshot.payload.count, limit: limit, encoding: "utf8",
-                    context: "the HTTP/2 provider API (\(pushType) push)"))
-        }
-        guard [10, 5, 1].contains(snapshot.priority) else {
-            throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(snapshot.priority) (BadPriority)"))
-        }
-        if let collapseId = snapshot.collapseId, collapseId.utf8.count > Self.collapseIdLimit {
-            throw .invalid(
-                .invalidValue(
-                    "apns-collapse-id is \(collapseId.utf8.count) bytes; at most \(Self.collapseIdLimit) (BadCollapseId)"))
-        }
-        let topic = snapshot.topic ?? defaultTopic
-        if topic == nil && requiresTopic {
-            throw .invalid(
-                .invalidValue(
-                    "apns-topic is required with token authentication: set Notification.topic or Provider.Options.topic (MissingTopic)"
-                ))
-        }
-        var headers: [HTTP2Header] = [
-            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"),
-            HTTP2Header(":path", "/3/device/" + device.hexString), HTTP2Header(":authority", authority),
-        ]
-        if let topic { headers.append(HTTP2Header("apns-topic", topic)) }
-        headers.append(HTTP2Header("apns-push-type", pushType.rawValue))
-        headers.append(HTTP2Header("apns-priority", String(snapshot.priority)))
-        // Sent always, 0 included: as in the binary protocol, 0 means "deliver once, never
-        // store" (an absent header would let Apple store the notification).
-        headers.append(HTTP2Header("apns-expiration", String(snapshot.expiry)))
-        if let collapseId = snapshot.collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
-        if let apnsId = snapshot.apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
+        self = try Template(
+            notification, authority: authority, defaultTopic: defaultTopic, requiresTopic: requiresTopic
+        ).request(to: device)
+    }
+
+    private init(device: Device, headers: [HTTP2Header], body: [UInt8]) {
         self.device = device
         self.headers = headers
-        self.body = snapshot.payload
+        self.body = body
+    }
+
+    /// What every device's request for one notification shares: read from the notification
+    /// once (under its lock once) and checked once; only `:path` differs per device.
+    struct Template: Sendable {
+        /// The header fields, `:path` (index 2) to be filled in.
+        private let headers: [HTTP2Header]
+        private let body: [UInt8]
+        private static let pathIndex = 2
+
+        /// Reads and checks the notification.
+        ///
+        /// - Parameters:
+        ///   - authority: the `:authority` (the host Apple's API is reached at).
+        ///   - defaultTopic: used when the notification has no ``Notification/topic``.
+        ///   - requiresTopic: token authentication: Apple answers `MissingTopic` without one.
+        /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
+        init(_ notification: Notification, authority: String, defaultTopic: String?, requiresTopic: Bool)
+            throws(ProviderError)
+        {
+            let snapshot = notification.withState { state in
+                (
+                    payload: state.compiledPayload(), priority: state.priority, expiry: state.expiry,
+                    topic: state.topic, pushType: state.pushType, collapseId: state.collapseId, apnsId: state.apnsId,
+                    utf8: state.encoding == .utf8,
+                    silent: state.contentAvailable && state.alert == nil && state.badge == nil && state.sound == nil
+                )
+            }
+            guard snapshot.utf8 else {
+                throw .invalid(
+                    .invalidValue("a UCS-2 payload cannot be sent through the HTTP/2 provider API, which takes UTF-8 JSON only"))
+            }
+            let pushType = snapshot.pushType ?? (snapshot.silent ? .background : .alert)
+            let limit = ProviderRequest.payloadLimit(for: pushType)
+            if snapshot.payload.count > limit {
+                throw .invalid(
+                    .payloadTooLarge(
+                        size: snapshot.payload.count, limit: limit, encoding: "utf8",
+                        context: "the HTTP/2 provider API (\(pushType) push)"))
+            }
+            guard [10, 5, 1].contains(snapshot.priority) else {
+                throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(snapshot.priority) (BadPriority)"))
+            }
+            if let collapseId = snapshot.collapseId, collapseId.utf8.count > ProviderRequest.collapseIdLimit {
+                throw .invalid(
+                    .invalidValue(
+                        "apns-collapse-id is \(collapseId.utf8.count) bytes; at most \(ProviderRequest.collapseIdLimit) (BadCollapseId)"))
+            }
+            let topic = snapshot.topic ?? defaultTopic
+            if topic == nil && requiresTopic {
+                throw .invalid(
+                    .invalidValue(
+                        "apns-topic is required with token authentication: set Notification.topic or Provider.Options.topic (MissingTopic)"
+                    ))
+            }
+            var headers: [HTTP2Header] = [
+                HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"), HTTP2Header(":path", ""),
+                HTTP2Header(":authority", authority),
+            ]
+            if let topic { headers.append(HTTP2Header("apns-topic", topic)) }
+            headers.append(HTTP2Header("apns-push-type", pushType.rawValue))
+            headers.append(HTTP2Header("apns-priority", String(snapshot.priority)))
+            // Sent always, 0 included: as in the binary protocol, 0 means "deliver once, never
+            // store" (an absent header would let Apple store the notification).
+            headers.append(HTTP2Header("apns-expiration", String(snapshot.expiry)))
+            if let collapseId = snapshot.collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
+            if let apnsId = snapshot.apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
+            self.headers = headers
+            self.body = snapshot.payload
+        }
+
+        /// The request for `device`.
+        func request(to device: Device) -> ProviderRequest {
+            var headers = headers
+            headers[Self.pathIndex].value = "/3/device/" + device.hexString
+            return ProviderRequest(device: device, headers: headers, body: body)
+        }
     }
 }

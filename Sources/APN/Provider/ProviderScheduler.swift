@@ -36,7 +36,11 @@ struct ProviderScheduler: ~Copyable {
 
     struct Entry {
         let request: ProviderRequest
+        /// Called once with the response (on the I/O thread).
+        let completion: @Sendable (ProviderResponse) -> Void
         let deadline: Timestamp
+        /// The connection and stream carrying it while in flight.
+        var stream: (socket: Int, stream: Int32)?
         var place: Place
         var attempts = 0
         var retries = 0
@@ -44,10 +48,16 @@ struct ProviderScheduler: ~Copyable {
         var renewedToken = false
     }
 
-    /// What the loop must do with a finished request: report `response` to its sender.
+    /// What the loop must do with a finished request: call `completion` with `response`.
     struct Completion {
         let id: ID
         let response: ProviderResponse
+        let completion: @Sendable (ProviderResponse) -> Void
+        /// Where it was in flight (its stream, to reset when it timed out or was cancelled).
+        let stream: (socket: Int, stream: Int32)?
+
+        /// Reports the response to the sender.
+        func callAsFunction() { completion(response) }
     }
 
     let configuration: Configuration
@@ -70,23 +80,46 @@ struct ProviderScheduler: ~Copyable {
 
     /// Adds request `id` (unique in this provider; the sender makes it, to be able to
     /// cancel); it may be sent at once.
-    mutating func enqueue(_ request: ProviderRequest, id: ID, now: Timestamp) {
-        entries[id] = Entry(request: request, deadline: now + configuration.requestTimeout, place: .ready)
+    mutating func enqueue(
+        _ request: ProviderRequest, id: ID, now: Timestamp,
+        completion: @escaping @Sendable (ProviderResponse) -> Void = { _ in }
+    ) {
+        entries[id] = Entry(
+            request: request, completion: completion, deadline: now + configuration.requestTimeout, place: .ready)
         ready.append(id)
         byAge.append(id)
+    }
+
+    /// Makes room for `count` more requests at once (a large `send(_:to: [Device])`), so
+    /// the table grows once rather than doubling its way up.
+    mutating func reserve(_ count: Int) {
+        entries.reserveCapacity(entries.count + count)
     }
 
     /// The next request to send, now in flight; nil when none is ready.
     mutating func take() -> (id: ID, request: ProviderRequest)? {
         while let id = ready.popFirst() {
             // A request that completed while queued (timed out, cancelled) leaves its id behind.
-            guard var entry = entries[id], entry.place == .ready else { continue }
-            entry.place = .inFlight
-            entry.attempts += 1
-            entries[id] = entry
-            return (id, entry.request)
+            let request: ProviderRequest? = withEntry(id) { entry in
+                guard entry.place == .ready else { return nil }
+                entry.place = .inFlight
+                entry.attempts += 1
+                return entry.request
+            }
+            if let request { return (id, request) }
         }
         return nil
+    }
+
+    /// Notes where request `id` is in flight.
+    mutating func sent(_ id: ID, socket: Int, stream: Int32) {
+        withEntry(id) { $0.stream = (socket, stream) }
+    }
+
+    /// Runs `body` on entry `id` in place (one hash lookup, no copy); nil if there is none.
+    private mutating func withEntry<T>(_ id: ID, _ body: (inout Entry) -> T?) -> T? {
+        guard let index = entries.index(forKey: id) else { return nil }
+        return body(&entries.values[index])
     }
 
     /// Apple answered request `id`. `canRenewToken` says whether the loop may renew the
@@ -98,6 +131,7 @@ struct ProviderScheduler: ~Copyable {
             return complete(id, error: nil, answer: answer)
         case .renewTokenAndRetry where canRenewToken && !entry.renewedToken:
             entry.renewedToken = true
+            entry.stream = nil
             entry.place = .ready
             entries[id] = entry
             ready.prepend(id)
@@ -108,6 +142,7 @@ struct ProviderScheduler: ~Copyable {
                     id, error: .answered(answer, code: .retriesExhausted, after: entry.attempts), answer: answer)
             }
             entry.retries += 1
+            entry.stream = nil
             let wait = backoff(afterRetry: entry.retries)
             let until = now + wait
             entry.place = .backingOff(until: until)
@@ -132,6 +167,7 @@ struct ProviderScheduler: ~Copyable {
                 answer: nil)
         }
         entry.refusals += 1
+        entry.stream = nil
         entry.place = .ready
         entries[id] = entry
         ready.prepend(id)
@@ -155,11 +191,10 @@ struct ProviderScheduler: ~Copyable {
     }
 
     /// Moves requests whose backoff is over back to `ready` (at the front, soonest first),
-    /// and completes those past their deadline. Returns the completions and the in-flight
-    /// ids among them (whose streams the loop resets).
-    mutating func tick(now: Timestamp) -> (completions: [Completion], resetStreams: [ID]) {
+    /// and completes those past their deadline (the loop resets the streams of those in
+    /// flight: ``Completion/stream``).
+    mutating func tick(now: Timestamp) -> [Completion] {
         var completions: [Completion] = []
-        var resets: [ID] = []
         while let id = byAge.first {
             guard let entry = entries[id] else {
                 _ = byAge.removeFirst()
@@ -167,7 +202,6 @@ struct ProviderScheduler: ~Copyable {
             }
             guard entry.deadline <= now else { break }
             _ = byAge.removeFirst()
-            if entry.place == .inFlight { resets.append(id) }
             let wasInFlight = entry.place == .inFlight
             completions.append(
                 complete(
@@ -184,7 +218,7 @@ struct ProviderScheduler: ~Copyable {
             entries[id]?.place = .ready
             ready.prepend(id)
         }
-        return (completions, resets)
+        return completions
     }
 
     /// The earliest time ``tick(now:)`` has something to do (dropping the ids of completed
@@ -219,17 +253,18 @@ struct ProviderScheduler: ~Copyable {
         let response = ProviderResponse(
             device: entry.request.device, error: error, status: answer?.status, apnsID: answer?.apnsID,
             uniqueID: answer?.uniqueID, attempts: entry.attempts)
-        return Completion(id: id, response: response)
+        return Completion(
+            id: id, response: response, completion: entry.completion,
+            stream: entry.place == .inFlight ? entry.stream : nil)
     }
 }
 
 extension ProviderError {
     /// Apple's refusal as an error.
     static func answered(_ answer: ProviderAnswer, code: Code, after attempts: Int) -> ProviderError {
-        let what = answer.reason.map { "\($0)" } ?? "no reason given"
         let message = code == .retriesExhausted
-            ? "Apple answered \(answer.status) (\(what)) to each of \(attempts) attempts"
-            : "Apple answered \(answer.status) (\(what))"
+            ? "Apple answered each of \(attempts) attempts with a status worth retrying; the last"
+            : "Apple refused the notification"
         return ProviderError(
             code: code, message: message, status: answer.status, reason: answer.reason, timestamp: answer.timestamp,
             apnsID: answer.apnsID)

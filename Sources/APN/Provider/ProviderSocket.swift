@@ -5,14 +5,20 @@ import APNTLS
 /// scheduler request each open stream carries, the bytes not yet written and the PING in
 /// flight. Owned by the provider's I/O thread, which alone touches it.
 final class ProviderSocket {
+    /// A stream in flight: the request it carries and the token it was sent with.
+    struct OpenStream {
+        let id: ProviderScheduler.ID
+        let tokenIssuedAt: Int64?
+    }
+
     let number: Int
     let connection: TLSConnection
     let session: HTTP2Session
     /// `host:port`, for events.
     let peer: String
-    /// Open streams and the request each carries; a stream leaves when its answer or its
-    /// end arrives.
-    var streams: [Int32: ProviderScheduler.ID] = [:]
+    /// Open streams: the request each carries and the provider token it was sent with; a
+    /// stream leaves when its answer or its end arrives.
+    var streams: [Int32: OpenStream] = [:]
     /// GOAWAY received (or the connection is being given up): no new streams.
     var draining = false
     /// When bytes last arrived, or a stream was opened: the idle time before a PING.

@@ -1,4 +1,5 @@
 @testable import APN
+import APNHTTP2
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ struct ProviderAnswerTests {
     @Test("200 with apns-id and apns-unique-id")
     func success() throws {
         let answer = try ProviderAnswer(
-            headers: [(":status", "200"), ("apns-id", "eabeae54-14a8-11e5-b60b-1697f925ec7b"), ("apns-unique-id", "u-1")],
+            headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "eabeae54-14a8-11e5-b60b-1697f925ec7b"), HTTP2Header("apns-unique-id", "u-1")],
             body: [])
         #expect(answer == ProviderAnswer(status: 200, apnsID: "eabeae54-14a8-11e5-b60b-1697f925ec7b", uniqueID: "u-1"))
         #expect(answer.disposition == .delivered)
@@ -16,7 +17,7 @@ struct ProviderAnswerTests {
     @Test("410 Unregistered with Apple's millisecond timestamp")
     func unregistered() throws {
         let answer = try ProviderAnswer(
-            headers: [(":status", "410")], body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8))
+            headers: [HTTP2Header(":status", "410")], body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8))
         #expect(answer.reason == .unregistered)
         #expect(answer.timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
         #expect(answer.disposition == .fail)
@@ -28,7 +29,7 @@ struct ProviderAnswerTests {
         for reason in ProviderReason.documented {
             let status = try #require(reason.status)
             let answer = try ProviderAnswer(
-                headers: [(":status", String(status))], body: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
+                headers: [HTTP2Header(":status", String(status))], body: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
             #expect(answer.reason == reason)
         }
     }
@@ -47,17 +48,17 @@ struct ProviderAnswerTests {
 
     @Test("an unknown reason is kept as it came; a body that is not JSON leaves the status to decide")
     func unknownAndGarbage() throws {
-        let unknown = try ProviderAnswer(headers: [(":status", "400")], body: Array(#"{"reason":"Brand New"}"#.utf8))
+        let unknown = try ProviderAnswer(headers: [HTTP2Header(":status", "400")], body: Array(#"{"reason":"Brand New"}"#.utf8))
         #expect(unknown.reason?.rawValue == "Brand New")
         #expect(unknown.reason?.status == nil)
-        let garbage = try ProviderAnswer(headers: [(":status", "503")], body: Array("<html>busy</html>".utf8))
+        let garbage = try ProviderAnswer(headers: [HTTP2Header(":status", "503")], body: Array("<html>busy</html>".utf8))
         #expect(garbage.reason == nil)
         #expect(garbage.disposition == .retryAfterBackoff)
     }
 
     @Test("a response without a usable :status is a protocol error")
     func badStatus() {
-        for headers: [(name: String, value: String)] in [[], [(":status", "abc")], [(":status", "99")], [(":status", "600")]] {
+        for headers: [HTTP2Header] in [[], [HTTP2Header(":status", "abc")], [HTTP2Header(":status", "99")], [HTTP2Header(":status", "600")]] {
             let error = #expect(throws: ProviderError.self) { try ProviderAnswer(headers: headers, body: []) }
             #expect(error?.code == .protocolError)
         }

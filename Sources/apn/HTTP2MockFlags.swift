@@ -1,0 +1,125 @@
+import APN
+import APNTLS
+import Foundation
+import MockGateway
+
+/// The flags of `apn mock-gateway --http2`: an ``HTTP2MockGateway`` beside the binary
+/// gateway, on its own port, with its provider-token keys and faults.
+enum HTTP2MockFlags {
+    static let usage = """
+        HTTP/2 provider API (--http2: also serve Apple's HTTP/2 API, POST /3/device/TOKEN, on its own port):
+          --http2                     serve it; the start line then has "http2":"HOST:PORT"
+          --http2-port N              its port (default 0: the system chooses)
+          --provider-key KEYID:TEAMID:FILE
+                                      accept provider tokens signed by the key in FILE (a public key PEM,
+                                      or the .p8 itself) for team TEAMID; repeatable. With --certs DIR
+                                      holding AuthKey_MOCKKEY001.pub.pem (apn certs writes it), that key
+                                      is accepted as MOCKKEY001 of team MOCKTEAM01.
+          --http2-reason TOKEN:REASON refuse a token (hex) with one of Apple's reasons (its status); repeatable
+          --http2-unregistered TOKEN:MS
+                                      answer 410 Unregistered for a token, last valid MS ms after 1970
+          --http2-fail N[:REASON]     answer the next N requests 500 InternalServerError (or REASON)
+          --http2-throttle N:COUNT    after N accepted, answer COUNT requests 429 TooManyRequests
+          --http2-goaway-after N      send GOAWAY after N requests on each connection
+          --http2-reset-after N       reset a connection at its N-th request, leaving its open streams unanswered
+          --http2-delay-ms MS         hold every answer back MS milliseconds
+          --http2-max-streams N       SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)
+        """
+
+    static let valued: Set<String> = [
+        "--http2-port", "--provider-key", "--http2-reason", "--http2-unregistered", "--http2-fail", "--http2-throttle",
+        "--http2-goaway-after", "--http2-reset-after", "--http2-delay-ms", "--http2-max-streams",
+    ]
+    static let switches: Set<String> = ["--http2"]
+
+    /// The HTTP/2 gateway's configuration from the flags, or nil without `--http2` (then
+    /// its other flags are bad usage).
+    static func configuration(_ flags: Flags, host: String) throws(UsageError) -> HTTP2MockGateway.Configuration? {
+        guard flags.switches.contains("--http2") else {
+            if let flag = valued.sorted().first(where: { flags.values[$0] != nil }) {
+                throw UsageError("\(flag) needs --http2")
+            }
+            return nil
+        }
+        var configuration = HTTP2MockGateway.Configuration(host: host)
+        configuration.port = try flags.integer("--http2-port", in: 0...UInt16.max) ?? 0
+        if let streams = try flags.integer("--http2-max-streams", as: UInt32.self, in: 1...100_000) {
+            configuration.maxConcurrentStreams = streams
+        }
+        for text in flags.all("--provider-key") {
+            let parts = text.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw UsageError("--provider-key needs KEYID:TEAMID:FILE, got \"\(text)\"")
+            }
+            configuration.providerKeys[parts[0]] = .init(teamID: parts[1], key: try publicKey(parts[2]))
+        }
+        var faults = HTTP2MockGateway.Faults()
+        for text in flags.all("--http2-reason") {
+            let (token, reason) = try tokenAnd(text, flag: "--http2-reason")
+            faults.rejectToken(token, reason: try knownReason(reason, flag: "--http2-reason"))
+        }
+        for text in flags.all("--http2-unregistered") {
+            let (token, milliseconds) = try tokenAnd(text, flag: "--http2-unregistered")
+            let since = try Flags.integer(milliseconds, in: 0...Int64.max, what: "--http2-unregistered milliseconds")
+            faults.unregisterToken(token, since: Date(timeIntervalSince1970: Double(since) / 1_000))
+        }
+        if let text = flags.value("--http2-fail") {
+            let (count, reason) = Flags.splitSuffix(text)
+            faults.failNextRequests(
+                try Flags.integer(count, in: 0...Int.max, what: "--http2-fail"),
+                reason: try reason.map { (name) throws(UsageError) in try knownReason(name, flag: "--http2-fail") }
+                    ?? .internalServerError)
+        }
+        if let text = flags.value("--http2-throttle") {
+            let (after, count) = Flags.splitSuffix(text)
+            guard let count else { throw UsageError("--http2-throttle needs N:COUNT, got \"\(text)\"") }
+            faults.throttle(
+                afterAccepting: try Flags.integer(after, in: 0...Int.max, what: "--http2-throttle"),
+                refusing: try Flags.integer(count, in: 1...Int.max, what: "--http2-throttle count"))
+        }
+        faults.goawayAfterRequests = try flags.integer("--http2-goaway-after", in: 1...Int.max)
+        faults.resetAfterRequests = try flags.integer("--http2-reset-after", in: 1...Int.max)
+        if let delay = try flags.integer("--http2-delay-ms", in: 0...3_600_000) {
+            faults.responseDelay = .milliseconds(delay)
+        }
+        configuration.faults = faults
+        return configuration
+    }
+
+    /// Adds the key `apn certs` wrote into `directory`, unless keys were given.
+    static func addCertificateDirectoryKey(_ configuration: inout HTTP2MockGateway.Configuration, from directory: String)
+        throws(UsageError)
+    {
+        guard configuration.providerKeys.isEmpty else { return }
+        let path = (directory as NSString).appendingPathComponent(CertificateFiles.providerPublicKeyFile)
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        configuration.providerKeys[CertificateFiles.providerKeyID] = .init(
+            teamID: CertificateFiles.providerTeamID, key: try publicKey(path))
+    }
+
+    private static func publicKey(_ path: String) throws(UsageError) -> ES256VerificationKey {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--provider-key: cannot read \(path)")
+        }
+        do throws(TLSError) {
+            return try ES256VerificationKey(pem: Array(data))
+        } catch {
+            throw UsageError("--provider-key \(path): \(error)")
+        }
+    }
+
+    private static func tokenAnd(_ text: String, flag: String) throws(UsageError) -> (String, String) {
+        let (token, value) = Flags.splitSuffix(text)
+        guard let value, !token.isEmpty, token.allSatisfy(\.isHexDigit) else {
+            throw UsageError("\(flag) needs TOKEN:VALUE with the token in hex, got \"\(text)\"")
+        }
+        return (token, value)
+    }
+
+    private static func knownReason(_ name: String, flag: String) throws(UsageError) -> ProviderReason {
+        guard let reason = ProviderReason.documented.first(where: { $0.rawValue == name }) else {
+            throw UsageError("\(flag): \"\(name)\" is not one of Apple's reasons (e.g. BadDeviceToken, Unregistered)")
+        }
+        return reason
+    }
+}
