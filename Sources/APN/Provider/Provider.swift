@@ -36,7 +36,6 @@ public final class Provider: Sendable {
     public let options: Options
     let inbox = CommandInbox<ProviderCommand>()
     let hub = ListenerHub<ProviderEvent>()
-    private let nextID = Atomic<Int>(0)
     private let callbackQueue: DispatchQueue
     private let requiresTopic: Bool
 
@@ -110,41 +109,29 @@ public final class Provider: Sendable {
     private func sendAll(_ notification: Notification, to devices: [Device]) async -> [ProviderResponse] {
         guard !devices.isEmpty else { return [] }
         let gathering = ResponseGathering(count: devices.count)
-        // The ids to cancel, and whether cancellation came first (before they were known).
-        let cancellation = Mutex<(ids: [Int], cancelled: Bool)>(([], false))
+        let cancellation = ProviderCancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 gathering.setContinuation(continuation)
-                let submitted = submit(notification, to: devices) { index, response in
+                submit(notification, to: devices, cancellation: cancellation) { index, response in
                     gathering.deliver(response, at: index)
                 }
-                let cancelled = cancellation.withLock { state in
-                    state.ids = submitted
-                    return state.cancelled
-                }
-                if cancelled { cancel(submitted) }
             }
         } onCancel: {
-            let ids = cancellation.withLock { state in
-                state.cancelled = true
-                return state.ids
-            }
-            cancel(ids)
+            // Before the requests reach the I/O thread, the flag withdraws them there; after,
+            // the command does.
+            cancellation.cancel()
+            inbox.post(.cancel(cancellation))
         }
-    }
-
-    private func cancel(_ ids: [Int]) {
-        for id in ids { inbox.post(.cancel(id)) }
     }
 
     /// Builds each device's request from one template (a notification that cannot be sent
     /// is answered at once, for every device) and hands them to the I/O thread in one
-    /// command; returns their ids.
-    @discardableResult
+    /// command.
     private func submit(
-        _ notification: Notification, to devices: [Device],
+        _ notification: Notification, to devices: [Device], cancellation: ProviderCancellation? = nil,
         completion: @escaping @Sendable (Int, ProviderResponse) -> Void
-    ) -> [Int] {
+    ) {
         let template: ProviderRequest.Template
         do throws(ProviderError) {
             template = try ProviderRequest.Template(
@@ -155,17 +142,15 @@ public final class Provider: Sendable {
                     index,
                     ProviderResponse(device: device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
             }
-            return []
+            return
         }
-        let first = nextID.add(devices.count, ordering: .relaxed).newValue - devices.count + 1
         var submissions: [ProviderSubmission] = []
         submissions.reserveCapacity(devices.count)
         for (index, device) in devices.enumerated() {
             submissions.append(
-                ProviderSubmission(id: first + index, request: template.request(to: device)) { completion(index, $0) })
+                ProviderSubmission(request: template.request(to: device)) { completion(index, $0) })
         }
-        if !submissions.isEmpty { inbox.post(.send(submissions)) }
-        return submissions.map(\.id)
+        inbox.post(.send(submissions, cancellation))
     }
 
     // MARK: Events

@@ -1,12 +1,14 @@
 import APNTLS
+import Synchronization
 
 /// What other threads ask of a provider's I/O thread, in the order they asked.
 enum ProviderCommand: Sendable {
     /// Send these requests; each completion is called once, on the I/O thread, with the
-    /// request's response. Completions must be quick and must not block.
-    case send([ProviderSubmission])
-    /// The sender of request `id` gave up waiting (Task cancelled).
-    case cancel(ProviderScheduler.ID)
+    /// request's response. Completions must be quick and must not block. The cancellation,
+    /// if any, can withdraw them all.
+    case send([ProviderSubmission], ProviderCancellation?)
+    /// The sender of the requests sent with this cancellation gave up waiting (Task cancelled).
+    case cancel(ProviderCancellation)
     /// A connection attempt finished.
     case connectResult(attempt: Int, ProviderConnectResult)
     /// Finish what is in flight and queued, close every connection, then call `reply`.
@@ -19,10 +21,8 @@ enum ProviderCommand: Sendable {
     case clockAdvanced
 }
 
-/// One request handed to the I/O thread, with its identity (made by the caller, so it can
-/// cancel) and what to call with its response.
+/// One request handed to the I/O thread, and what to call with its response.
 struct ProviderSubmission: Sendable {
-    let id: ProviderScheduler.ID
     let request: ProviderRequest
     let completion: @Sendable (ProviderResponse) -> Void
 }
@@ -31,4 +31,17 @@ struct ProviderSubmission: Sendable {
 enum ProviderConnectResult: Sendable {
     case connected(ConnectionHandoff)
     case failed(ProviderError)
+}
+
+/// What one `send` shares so that cancelling its task withdraws all of its requests: an
+/// identity the I/O thread matches, and a flag for a cancellation that comes before the
+/// requests do.
+final class ProviderCancellation: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    /// Marks it cancelled.
+    func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    /// Whether it was cancelled.
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 }

@@ -92,21 +92,24 @@ struct ProviderLoop: ~Copyable {
 
     private mutating func handle(_ command: ProviderCommand) {
         switch command {
-        case .send(let submissions):
+        case .send(let submissions, let cancellation):
             if submissions.count > 1 && !closing { scheduler.reserve(submissions.count) }
             for submission in submissions {
-                if closing {
+                if closing || cancellation?.isCancelled == true {
                     submission.completion(
                         ProviderResponse(
                             device: submission.request.device,
-                            error: ProviderError(code: .shutDown, message: "the provider is closed"), status: nil,
-                            apnsID: nil, uniqueID: nil, attempts: 0))
+                            error: closing
+                                ? ProviderError(code: .shutDown, message: "the provider is closed")
+                                : ProviderError(code: .cancelled, message: "the task awaiting it was cancelled"),
+                            status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
                     continue
                 }
-                scheduler.enqueue(submission.request, id: submission.id, now: now, completion: submission.completion)
+                scheduler.enqueue(
+                    submission.request, now: now, cancellation: cancellation, completion: submission.completion)
             }
-        case .cancel(let id):
-            complete(scheduler.cancel(id))
+        case .cancel(let cancellation):
+            for completion in scheduler.cancel(cancellation) { complete(completion) }
         case .connectResult(_, let result):
             connected(result)
         case .close(let reply):

@@ -41,6 +41,8 @@ struct ProviderScheduler: ~Copyable {
         let deadline: Timestamp
         /// The connection and stream carrying it while in flight.
         var stream: (socket: Int, stream: Int32)?
+        /// The cancellation it shares with the other requests of one `send`.
+        let cancellation: ProviderCancellation?
         var place: Place
         var attempts = 0
         var retries = 0
@@ -61,11 +63,8 @@ struct ProviderScheduler: ~Copyable {
     }
 
     let configuration: Configuration
-    private(set) var entries: [ID: Entry] = [:]
+    private var entries = ProviderEntryTable<Entry>()
     private var ready = RingBuffer<ID>()
-    /// Every id in the order enqueued, which is also deadline order (each deadline is
-    /// `requestTimeout` after its enqueue); completed ids leave lazily from the front.
-    private var byAge = RingBuffer<ID>()
     /// Requests waiting out a backoff, soonest first (few: only 429, 500 and 503 answers).
     private var backingOff: [(until: Timestamp, id: ID)] = []
 
@@ -78,22 +77,24 @@ struct ProviderScheduler: ~Copyable {
     /// Every request not yet complete.
     var count: Int { entries.count }
 
-    /// Adds request `id` (unique in this provider; the sender makes it, to be able to
-    /// cancel); it may be sent at once.
+    /// Adds a request, which may be sent at once; returns its id.
+    @discardableResult
     mutating func enqueue(
-        _ request: ProviderRequest, id: ID, now: Timestamp,
+        _ request: ProviderRequest, now: Timestamp, cancellation: ProviderCancellation? = nil,
         completion: @escaping @Sendable (ProviderResponse) -> Void = { _ in }
-    ) {
-        entries[id] = Entry(
-            request: request, completion: completion, deadline: now + configuration.requestTimeout, place: .ready)
+    ) -> ID {
+        let id = entries.append(
+            Entry(
+                request: request, completion: completion, deadline: now + configuration.requestTimeout,
+                cancellation: cancellation, place: .ready))
         ready.append(id)
-        byAge.append(id)
+        return id
     }
 
     /// Makes room for `count` more requests at once (a large `send(_:to: [Device])`), so
     /// the table grows once rather than doubling its way up.
     mutating func reserve(_ count: Int) {
-        entries.reserveCapacity(entries.count + count)
+        entries.reserve(count)
     }
 
     /// The next request to send, now in flight; nil when none is ready.
@@ -116,10 +117,9 @@ struct ProviderScheduler: ~Copyable {
         withEntry(id) { $0.stream = (socket, stream) }
     }
 
-    /// Runs `body` on entry `id` in place (one hash lookup, no copy); nil if there is none.
+    /// Runs `body` on entry `id` in place (no copy); nil if there is none.
     private mutating func withEntry<T>(_ id: ID, _ body: (inout Entry) -> T?) -> T? {
-        guard let index = entries.index(forKey: id) else { return nil }
-        return body(&entries.values[index])
+        entries.modify(id, body)
     }
 
     /// Apple answered request `id`. `canRenewToken` says whether the loop may renew the
@@ -133,7 +133,7 @@ struct ProviderScheduler: ~Copyable {
             entry.renewedToken = true
             entry.stream = nil
             entry.place = .ready
-            entries[id] = entry
+            _ = entries.modify(id) { $0 = entry }
             ready.prepend(id)
             return nil
         case .retryAfterBackoff:
@@ -146,7 +146,7 @@ struct ProviderScheduler: ~Copyable {
             let wait = backoff(afterRetry: entry.retries)
             let until = now + wait
             entry.place = .backingOff(until: until)
-            entries[id] = entry
+            _ = entries.modify(id) { $0 = entry }
             let index = backingOff.firstIndex { $0.until > until } ?? backingOff.endIndex
             backingOff.insert((until, id), at: index)
             return nil
@@ -169,7 +169,7 @@ struct ProviderScheduler: ~Copyable {
         entry.refusals += 1
         entry.stream = nil
         entry.place = .ready
-        entries[id] = entry
+        _ = entries.modify(id) { $0 = entry }
         ready.prepend(id)
         return nil
     }
@@ -183,25 +183,25 @@ struct ProviderScheduler: ~Copyable {
     /// Request `id` is withdrawn by its sender (cancelled); nil if it already completed.
     mutating func cancel(_ id: ID) -> Completion? {
         guard entries[id] != nil else { return nil }
-        return complete(
-            id,
-            error: ProviderError(
-                code: .cancelled, message: "the task awaiting it was cancelled; a request already written is not recalled"),
-            answer: nil)
+        return complete(id, error: Self.cancelled, answer: nil)
     }
+
+    /// Every request still waiting or in flight under `cancellation` is withdrawn. A scan of
+    /// the table: cancelling is rare, and the requests carry no per-request id the sender
+    /// would have to keep.
+    mutating func cancel(_ cancellation: ProviderCancellation) -> [Completion] {
+        entries.ids.filter { entries[$0]?.cancellation === cancellation }.compactMap { cancel($0) }
+    }
+
+    private static let cancelled = ProviderError(
+        code: .cancelled, message: "the task awaiting it was cancelled; a request already written is not recalled")
 
     /// Moves requests whose backoff is over back to `ready` (at the front, soonest first),
     /// and completes those past their deadline (the loop resets the streams of those in
     /// flight: ``Completion/stream``).
     mutating func tick(now: Timestamp) -> [Completion] {
         var completions: [Completion] = []
-        while let id = byAge.first {
-            guard let entry = entries[id] else {
-                _ = byAge.removeFirst()
-                continue
-            }
-            guard entry.deadline <= now else { break }
-            _ = byAge.removeFirst()
+        while let (id, entry) = entries.oldest, entry.deadline <= now {
             let wasInFlight = entry.place == .inFlight
             completions.append(
                 complete(
@@ -214,18 +214,15 @@ struct ProviderScheduler: ~Copyable {
         }
         let due = backingOff.prefix { $0.until <= now }
         backingOff.removeFirst(due.count)
-        for (_, id) in due.reversed() where entries[id] != nil {
-            entries[id]?.place = .ready
+        for (_, id) in due.reversed() where entries.modify(id, { $0.place = .ready }) != nil {
             ready.prepend(id)
         }
         return completions
     }
 
-    /// The earliest time ``tick(now:)`` has something to do (dropping the ids of completed
-    /// requests from the front of the age order on the way).
+    /// The earliest time ``tick(now:)`` has something to do.
     mutating func nextDeadline() -> Timestamp? {
-        while let id = byAge.first, entries[id] == nil { _ = byAge.removeFirst() }
-        let oldest = byAge.first.flatMap { entries[$0]?.deadline }
+        let oldest = entries.oldest?.entry.deadline
         switch (oldest, backingOff.first?.until) {
         case (let a?, let b?): return min(a, b)
         case (let a, let b): return a ?? b
@@ -234,7 +231,7 @@ struct ProviderScheduler: ~Copyable {
 
     /// Completes every request not in flight with `error`.
     mutating func failWaiting(_ error: ProviderError) -> [Completion] {
-        let ids = entries.filter { $0.value.place != .inFlight }.keys.sorted()
+        let ids = entries.ids.filter { entries[$0]?.place != .inFlight }
         ready.removeAll()
         backingOff.removeAll()
         return ids.map { complete($0, error: error, answer: nil) }
@@ -249,7 +246,7 @@ struct ProviderScheduler: ~Copyable {
     }
 
     private mutating func complete(_ id: ID, error: ProviderError?, answer: ProviderAnswer?) -> Completion {
-        let entry = entries.removeValue(forKey: id)!
+        let entry = entries.remove(id)!
         let response = ProviderResponse(
             device: entry.request.device, error: error, status: answer?.status, apnsID: answer?.apnsID,
             uniqueID: answer?.uniqueID, attempts: entry.attempts)

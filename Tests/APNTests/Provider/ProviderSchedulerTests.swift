@@ -1,11 +1,6 @@
 @testable import APN
 import Foundation
-import Synchronization
 import Testing
-
-/// Request ids, unique across the tests (each scheduler only needs its own unique).
-private let ids = Atomic<Int>(0)
-private func next() -> Int { ids.add(1, ordering: .relaxed).newValue }
 
 @Suite("HTTP/2 provider API: the scheduler's table")
 struct ProviderSchedulerTests {
@@ -24,10 +19,8 @@ struct ProviderSchedulerTests {
     @Test("FIFO: requests are taken in the order enqueued, each counting an attempt")
     func fifo() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
-        let first = next()
-        scheduler.enqueue(Self.request(1), id: first, now: Self.at(0))
-        let second = next()
-        scheduler.enqueue(Self.request(2), id: second, now: Self.at(0))
+        let first = scheduler.enqueue(Self.request(1), now: Self.at(0))
+        let second = scheduler.enqueue(Self.request(2), now: Self.at(0))
         #expect(scheduler.take()?.id == first)
         #expect(scheduler.take()?.id == second)
         #expect(scheduler.take() == nil)
@@ -37,8 +30,7 @@ struct ProviderSchedulerTests {
     @Test("200 completes delivered with the apns-id")
     func delivered() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
-        let id = next()
-        scheduler.enqueue(Self.request(), id: id, now: Self.at(0))
+        let id = scheduler.enqueue(Self.request(), now: Self.at(0))
         _ = scheduler.take()
         let done = scheduler.answered(id, ProviderAnswer(status: 200, apnsID: "x"), now: Self.at(5), canRenewToken: true)
         #expect(done?.response.isSuccess == true)
@@ -50,8 +42,7 @@ struct ProviderSchedulerTests {
     @Test("503: backs off 100 ms, then 200 ms, and after the retry limit completes retriesExhausted")
     func backoffAndLimit() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
-        let id = next()
-        scheduler.enqueue(Self.request(), id: id, now: Self.at(0))
+        let id = scheduler.enqueue(Self.request(), now: Self.at(0))
         let busy = ProviderAnswer(status: 503, reason: .serviceUnavailable)
         _ = scheduler.take()
         #expect(scheduler.answered(id, busy, now: Self.at(0), canRenewToken: true) == nil)
@@ -75,8 +66,7 @@ struct ProviderSchedulerTests {
     func noRetryFor4xx() {
         for reason in [ProviderReason.badDeviceToken, .unregistered, .payloadTooLarge, .invalidProviderToken] {
             var scheduler = ProviderScheduler(configuration: Self.configuration)
-            let id = next()
-        scheduler.enqueue(Self.request(), id: id, now: Self.at(0))
+            let id = scheduler.enqueue(Self.request(), now: Self.at(0))
             _ = scheduler.take()
             let done = scheduler.answered(
                 id, ProviderAnswer(status: reason.status!, reason: reason), now: Self.at(1), canRenewToken: true)
@@ -89,10 +79,8 @@ struct ProviderSchedulerTests {
     func expiredToken() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
         let expired = ProviderAnswer(status: 403, reason: .expiredProviderToken)
-        let id = next()
-        scheduler.enqueue(Self.request(1), id: id, now: Self.at(0))
-        let other = next()
-        scheduler.enqueue(Self.request(2), id: other, now: Self.at(0))
+        let id = scheduler.enqueue(Self.request(1), now: Self.at(0))
+        let other = scheduler.enqueue(Self.request(2), now: Self.at(0))
         _ = scheduler.take()
         #expect(scheduler.answered(id, expired, now: Self.at(1), canRenewToken: true) == nil)
         #expect(scheduler.take()?.id == id)
@@ -104,12 +92,9 @@ struct ProviderSchedulerTests {
     @Test("a refused stream goes back to the front; a lost one fails and is never resent")
     func refusedAndLost() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
-        let a = next()
-        scheduler.enqueue(Self.request(1), id: a, now: Self.at(0))
-        let b = next()
-        scheduler.enqueue(Self.request(2), id: b, now: Self.at(0))
-        let c = next()
-        scheduler.enqueue(Self.request(3), id: c, now: Self.at(0))
+        let a = scheduler.enqueue(Self.request(1), now: Self.at(0))
+        let b = scheduler.enqueue(Self.request(2), now: Self.at(0))
+        let c = scheduler.enqueue(Self.request(3), now: Self.at(0))
         _ = scheduler.take()
         _ = scheduler.take()
         #expect(scheduler.refused(b) == nil)
@@ -125,10 +110,8 @@ struct ProviderSchedulerTests {
     @Test("deadlines: waiting and in-flight requests time out; in-flight ones are reset")
     func timeouts() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
-        let inFlight = next()
-        scheduler.enqueue(Self.request(1), id: inFlight, now: Self.at(0))
-        let waiting = next()
-        scheduler.enqueue(Self.request(2), id: waiting, now: Self.at(5))
+        let inFlight = scheduler.enqueue(Self.request(1), now: Self.at(0))
+        let waiting = scheduler.enqueue(Self.request(2), now: Self.at(5))
         _ = scheduler.take()
         #expect(scheduler.nextDeadline() == Self.at(10_000))
         let early = scheduler.tick(now: Self.at(9_999))
@@ -148,12 +131,9 @@ struct ProviderSchedulerTests {
     @Test("cancel and failWaiting complete exactly once")
     func cancelAndFail() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
-        let a = next()
-        scheduler.enqueue(Self.request(1), id: a, now: Self.at(0))
-        let b = next()
-        scheduler.enqueue(Self.request(2), id: b, now: Self.at(0))
-        let c = next()
-        scheduler.enqueue(Self.request(3), id: c, now: Self.at(0))
+        let a = scheduler.enqueue(Self.request(1), now: Self.at(0))
+        let b = scheduler.enqueue(Self.request(2), now: Self.at(0))
+        let c = scheduler.enqueue(Self.request(3), now: Self.at(0))
         _ = scheduler.take()
         #expect(scheduler.cancel(b)?.response.error?.code == .cancelled)
         #expect(scheduler.cancel(b) == nil)
@@ -162,6 +142,41 @@ struct ProviderSchedulerTests {
         #expect(scheduler.take() == nil)
         #expect(scheduler.count == 1)
         #expect(scheduler.failInFlight(a, ProviderError(code: .shutDown, message: "closed")) != nil)
+    }
+
+    @Test("cancelling a send withdraws its requests, waiting or in flight, and no others")
+    func cancelBySend() {
+        var scheduler = ProviderScheduler(configuration: Self.configuration)
+        let send = ProviderCancellation()
+        let a = scheduler.enqueue(Self.request(1), now: Self.at(0), cancellation: send)
+        let other = scheduler.enqueue(Self.request(2), now: Self.at(0))
+        let b = scheduler.enqueue(Self.request(3), now: Self.at(0), cancellation: send)
+        _ = scheduler.take()
+        let withdrawn = scheduler.cancel(send)
+        #expect(withdrawn.map(\.id) == [a, b])
+        #expect(withdrawn.allSatisfy { $0.response.error?.code == .cancelled })
+        #expect(scheduler.take()?.id == other)
+        #expect(scheduler.count == 1)
+    }
+
+    @Test("the table keeps ids in order across many completions out of order")
+    func tableOrder() {
+        var scheduler = ProviderScheduler(configuration: Self.configuration)
+        var ids: [Int] = []
+        for n in 0..<3_000 { ids.append(scheduler.enqueue(Self.request(UInt8(n % 256)), now: Self.at(Int64(n)))) }
+        for _ in ids { _ = scheduler.take() }
+        // Answer every other one, then the rest backwards: the oldest deadline is always right.
+        for id in ids where id % 2 == 0 {
+            #expect(scheduler.answered(id, ProviderAnswer(status: 200), now: Self.at(0), canRenewToken: true) != nil)
+        }
+        #expect(scheduler.nextDeadline() == Self.at(10_000 + Int64(ids.firstIndex { $0 % 2 != 0 }!)))
+        for id in ids.reversed() where id % 2 != 0 {
+            #expect(scheduler.answered(id, ProviderAnswer(status: 200), now: Self.at(0), canRenewToken: true) != nil)
+        }
+        #expect(scheduler.count == 0)
+        #expect(scheduler.nextDeadline() == nil)
+        let later = scheduler.enqueue(Self.request(), now: Self.at(50))
+        #expect(scheduler.take()?.id == later)
     }
 
     @Test("backoff doubles and is capped")

@@ -1,0 +1,79 @@
+/// A provider's requests by id, ids handed out in enqueue order: an array from the oldest
+/// live id on, with holes where requests completed. Finding one is an index, not a hash
+/// (the table holds every request waiting or in flight, hundreds of thousands after a
+/// large send), and the array is also deadline order, every deadline being the same time
+/// after its enqueue.
+struct ProviderEntryTable<Entry> {
+    private var slots: [Entry?] = []
+    /// Where the oldest live id is in `slots`.
+    private var head = 0
+    /// The id at `slots[head]`.
+    private var base = 1
+    /// Live entries.
+    private(set) var count = 0
+
+    /// Appends `entry`; returns its id.
+    mutating func append(_ entry: Entry) -> Int {
+        slots.append(entry)
+        count += 1
+        return base + (slots.count - 1 - head)
+    }
+
+    /// Room for `additional` more entries without growing.
+    mutating func reserve(_ additional: Int) {
+        slots.reserveCapacity(slots.count + additional)
+    }
+
+    /// Entry `id`, if live.
+    subscript(id: Int) -> Entry? {
+        guard let index = index(of: id) else { return nil }
+        return slots[index]
+    }
+
+    /// Runs `body` on entry `id` in place; nil when it is not live.
+    mutating func modify<T>(_ id: Int, _ body: (inout Entry) -> T?) -> T? {
+        guard let index = index(of: id), slots[index] != nil else { return nil }
+        return body(&slots[index]!)
+    }
+
+    /// Removes entry `id` and returns it; nil when it is not live.
+    mutating func remove(_ id: Int) -> Entry? {
+        guard let index = index(of: id), let entry = slots[index] else { return nil }
+        slots[index] = nil
+        count -= 1
+        dropCompletedFront()
+        return entry
+    }
+
+    /// The oldest live entry.
+    var oldest: (id: Int, entry: Entry)? {
+        guard head < slots.count, let entry = slots[head] else { return nil }
+        return (base, entry)
+    }
+
+    /// The live ids, oldest first.
+    var ids: [Int] {
+        slots.indices.dropFirst(head).compactMap { slots[$0] == nil ? nil : base + ($0 - head) }
+    }
+
+    private func index(of id: Int) -> Int? {
+        let index = head + (id - base)
+        return id >= base && index < slots.count ? index : nil
+    }
+
+    /// Moves `head` past completed entries; compacts once the dead prefix is most of the
+    /// array (amortized constant time per entry).
+    private mutating func dropCompletedFront() {
+        while head < slots.count, slots[head] == nil {
+            head += 1
+            base += 1
+        }
+        if head == slots.count {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1_024, head * 2 > slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
+    }
+}
