@@ -7,26 +7,20 @@ struct ProviderSendRun: Sendable {
     let options: Provider.Options
     let notification: APN.Notification
     let devices: [Device]
-    let badLines: [(source: String, line: Int, text: String, error: String)]
+    let badLines: [TokenList.BadLine]
     let all: Bool
 
     init(options: Provider.Options, notification: APN.Notification, tokens: TokenList, all: Bool) {
         self.options = options
         self.notification = notification
         self.devices = tokens.devices
-        self.badLines = tokens.bad.map { ($0.source, $0.line, $0.text, $0.error.message) }
+        self.badLines = tokens.bad
         self.all = all
     }
 
     /// The exit status: 0 when every notification was delivered, 1 otherwise.
     func run() async -> Int32 {
-        for bad in badLines {
-            LineWriter.stdout(
-                .object([
-                    ("line", .integer(bad.line)), ("source", .string(bad.source)), ("token", .string(bad.text)),
-                    ("outcome", .string("invalid token")), ("error", .string(bad.error)),
-                ]))
-        }
+        for bad in badLines { LineWriter.stdout(bad.report) }
         let started = ContinuousClock.now
         let provider = Provider(options: options)
         let responses = await provider.send(notification, to: devices)

@@ -75,12 +75,7 @@ enum SendCommand {
         if note.expiry != 0, options.format == .simple {
             throw UsageError("--expiry needs --format enhanced or frame (command 0 carries no expiry)")
         }
-        let tokens = flags.all("--token")
-        let file = flags.value("--tokens-file")
-        guard !tokens.isEmpty || file != nil else {
-            throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
-        }
-        let list = try TokenList(tokens: tokens, file: file)
+        let list = try TokenList(recipientsOf: flags)
         do throws(APNError) {
             try note.validate(for: options.format.command, voip: options.voip)
         } catch {
@@ -103,12 +98,7 @@ enum SendCommand {
         guard [10, 5, 1].contains(note.priority) else {
             throw UsageError("--priority \(note.priority): the provider API takes 10, 5 or 1")
         }
-        let tokens = flags.all("--token")
-        let file = flags.value("--tokens-file")
-        guard !tokens.isEmpty || file != nil else {
-            throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
-        }
-        let list = try TokenList(tokens: tokens, file: file)
+        let list = try TokenList(recipientsOf: flags)
         let sending = ProviderSendRun(
             options: options, notification: note, tokens: list, all: flags.switches.contains("--all"))
         return runBlocking { await sending.run() }

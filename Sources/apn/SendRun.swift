@@ -8,7 +8,7 @@ struct SendRun: Sendable {
     let options: Connection.Options
     let notification: APN.Notification
     let devices: [Device]
-    let badLines: [(source: String, line: Int, text: String, error: String)]
+    let badLines: [TokenList.BadLine]
     let all: Bool
     let confirm: Bool
 
@@ -16,20 +16,14 @@ struct SendRun: Sendable {
         self.options = options
         self.notification = notification
         self.devices = tokens.devices
-        self.badLines = tokens.bad.map { ($0.source, $0.line, $0.text, $0.error.message) }
+        self.badLines = tokens.bad
         self.all = all
         self.confirm = confirm
     }
 
     /// The exit status: 0 when every notification was accepted, 1 otherwise.
     func run() async -> Int32 {
-        for bad in badLines {
-            LineWriter.stdout(
-                .object([
-                    ("line", .integer(bad.line)), ("source", .string(bad.source)), ("token", .string(bad.text)),
-                    ("outcome", .string("invalid token")), ("error", .string(bad.error)),
-                ]))
-        }
+        for bad in badLines { LineWriter.stdout(bad.report) }
         let started = ContinuousClock.now
         // No event listener: one would turn on a `transmitted` event per notification. What
         // ended the connection is in the outcomes, and said once on standard error below.

@@ -6,7 +6,7 @@ import Foundation
 /// token is kept as a ``BadLine`` and does not stop the others.
 struct TokenList {
     /// A line (or `--token` value) that is not a device token.
-    struct BadLine {
+    struct BadLine: Sendable {
         /// Where it came from: `--token` or `FILE:LINE`.
         let source: String
         /// The 1-based line number in the file (0 for `--token`).
@@ -15,10 +15,30 @@ struct TokenList {
         let text: String
         /// Why it is not a token.
         let error: APNError
+
+        /// The JSON line `apn send` prints for it.
+        var report: JSONValue {
+            .object([
+                ("line", .integer(line)), ("source", .string(source)), ("token", .string(text)),
+                ("outcome", .string("invalid token")), ("error", .string(error.message)),
+            ])
+        }
     }
 
     private(set) var devices: [Device] = []
     private(set) var bad: [BadLine] = []
+
+    /// The recipients `apn send` was given: `--token` (repeatable) and `--tokens-file`.
+    ///
+    /// - Throws: ``UsageError`` when there are none, or the file cannot be read.
+    init(recipientsOf flags: Flags) throws(UsageError) {
+        let tokens = flags.all("--token")
+        let file = flags.value("--tokens-file")
+        guard !tokens.isEmpty || file != nil else {
+            throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
+        }
+        try self.init(tokens: tokens, file: file)
+    }
 
     /// Reads `tokens` (from `--token`) and then `file`, if given.
     init(tokens: [String], file: String?) throws(UsageError) {
