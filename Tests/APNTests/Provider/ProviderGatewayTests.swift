@@ -21,6 +21,7 @@ struct ProviderGatewayTests {
         let response = try await provider.send(note, to: ProviderFixture.device(1))
         #expect(response.status == 200)
         #expect(response.apnsID == id.uuidString.lowercased())
+        #expect(response.uniqueID != nil)
         #expect(response.attempts == 1)
         let record = try #require(fixture.gateway.records.first)
         #expect(record.token == ProviderFixture.device(1).hexString)
@@ -267,6 +268,93 @@ struct ProviderGatewayTests {
         let responses = await provider.send(PushNotification().setAlertText("p"), to: (0..<100).map(ProviderFixture.device))
         #expect(responses.allSatisfy { $0.isSuccess })
         #expect(Set(fixture.gateway.records.map(\.connection)).count == 2)
+        await provider.close()
+    }
+
+    @Test("every reason Apple documents reaches the caller typed, with its status; retryable ones after the retries")
+    func everyReasonTyped() async throws {
+        let reasons = ProviderReason.documented
+        let fixture = try ProviderFixture { configuration in
+            for (index, reason) in reasons.enumerated() {
+                configuration.faults.rejectToken(ProviderFixture.device(index).hexString, reason: reason)
+            }
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.retryLimit = 1
+        let provider = Provider(options: options)
+        let responses = await provider.send(
+            PushNotification().setAlertText("r"), to: reasons.indices.map(ProviderFixture.device))
+        for (reason, response) in zip(reasons, responses) {
+            #expect(response.reason == reason)
+            #expect(response.error?.status == reason.status)
+            let retried = [429, 500, 503].contains(reason.status!) && reason != .tooManyProviderTokenUpdates
+            #expect(response.error?.code == (retried ? .retriesExhausted : .rejected), "\(reason)")
+            let attempts = retried ? 2 : reason == .expiredProviderToken ? 1 : 1
+            #expect(response.attempts == attempts, "\(reason)")
+        }
+        #expect(fixture.gateway.recordCount == 0)
+        await provider.close()
+    }
+
+    @Test("an existing token is sent as it is")
+    func existingToken() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.mockOptions()
+        let token = try JSONWebToken.sign(
+            ProviderTokenClaims(
+                keyID: ProviderFixture.keyID, teamID: ProviderFixture.teamID,
+                issuedAt: Int64(fixture.clock.now.timeIntervalSince1970)),
+            with: fixture.signingKey)
+        options.authentication = .existingToken(token)
+        options.topic = ProviderFixture.topic
+        let provider = Provider(options: options)
+        let response = try await provider.send(PushNotification().setAlertText("e"), to: ProviderFixture.device(1))
+        #expect(response.isSuccess)
+        await provider.close()
+    }
+
+    @Test("a token is renewed once it is tokenRefreshInterval old, before Apple calls it expired")
+    func proactiveRenewal() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.tokenRefreshInterval = .seconds(25 * 60)
+        let provider = Provider(options: options)
+        let issued = Mutex<[Int64]>([])
+        provider.on { event in
+            if case .tokenRenewed(let issuedAt) = event { issued.withLock { $0.append(issuedAt) } }
+        }
+        _ = try await provider.send(PushNotification().setAlertText("1"), to: ProviderFixture.device(1))
+        fixture.clock.advance(by: 24 * 60)
+        _ = try await provider.send(PushNotification().setAlertText("2"), to: ProviderFixture.device(2))
+        fixture.clock.advance(by: 2 * 60)
+        let third = try await provider.send(PushNotification().setAlertText("3"), to: ProviderFixture.device(3))
+        #expect(third.attempts == 1)
+        await provider.close()
+        let times = issued.withLock { $0 }
+        #expect(times.count == 2)
+        #expect(times.count == 2 && times[1] - times[0] == 26 * 60)
+        #expect(fixture.gateway.summary.reasons.isEmpty)
+    }
+
+    @Test("a server that does not speak HTTP/2 (the binary gateway): connectionFailed naming ALPN h2")
+    func notHTTP2() async throws {
+        let binary = try MockGateway(configuration: MockGateway.Configuration(requiresClientCertificate: false))
+        try binary.start()
+        defer { _ = binary.stop() }
+        var options = Provider.Options()
+        options.authentication = .existingToken("x")
+        options.topic = "t"
+        options.address = "127.0.0.1"
+        options.port = binary.gatewayPort
+        options.ca = [.data(Array(try binary.certificateAuthority.certificate.pem().utf8))]
+        options.connectionRetryLimit = 1
+        let provider = Provider(options: options)
+        let response = await provider.send(PushNotification(), to: [ProviderFixture.device(1)])[0]
+        #expect(response.error?.code == .connectionFailed)
+        #expect(response.error?.message.contains("ALPN h2") == true, "\(String(describing: response.error))")
         await provider.close()
     }
 
