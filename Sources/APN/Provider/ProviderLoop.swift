@@ -9,9 +9,9 @@ import Glibc
 /// decremented) and events (batched onto the callback queue once per turn).
 ///
 /// Each turn: take commands; read what arrived and act on each answer; time out, back
-/// off, ping; close what ended; open a connection when every open one is full; give
-/// ready requests to connections with room; write; sleep in `poll` until a socket, the
-/// inbox or the next deadline wakes it.
+/// off, ping; close what ended; give ready requests to connections with room; open a
+/// connection when requests are left and every open one is full; write; sleep in `poll`
+/// until a socket, the inbox or the next deadline wakes it.
 struct ProviderLoop: ~Copyable {
     private let options: Provider.Options
     private let inbox: CommandInbox<ProviderCommand>
@@ -77,8 +77,10 @@ struct ProviderLoop: ~Copyable {
             readSockets()
             fireTimers()
             closeEndedSockets()
-            maintainConnections()
             assignWork()
+            // After the work is handed out: what is left ready, with every connection full,
+            // is what another connection would take.
+            maintainConnections()
             for socket in sockets { socket.flush() }
             closeEndedSockets()
             finishCloseIfDone()

@@ -265,9 +265,16 @@ struct ProviderGatewayTests {
         var options = try fixture.tokenOptions()
         options.maxConnections = 2
         let provider = Provider(options: options)
+        let events = Mutex<[String]>([])
+        provider.on { event in
+            if case .failed = event { return }
+            events.withLock { $0.append("\(event)") }
+        }
         let responses = await provider.send(PushNotification().setAlertText("p"), to: (0..<100).map(ProviderFixture.device))
         #expect(responses.allSatisfy { $0.isSuccess })
-        #expect(Set(fixture.gateway.records.map(\.connection)).count == 2)
+        #expect(
+            Set(fixture.gateway.records.map(\.connection)).count == 2,
+            "\(events.withLock { $0 }) \(fixture.gateway.summary)")
         await provider.close()
     }
 
@@ -335,7 +342,8 @@ struct ProviderGatewayTests {
         await provider.close()
         let times = issued.withLock { $0 }
         #expect(times.count == 2)
-        #expect(times.count == 2 && times[1] - times[0] == 26 * 60)
+        // The wall clock moves on its own too (a second or so across the test).
+        #expect(times.count == 2 && (26 * 60...26 * 60 + 10).contains(times[1] - times[0]))
         #expect(fixture.gateway.summary.reasons.isEmpty)
     }
 
