@@ -74,9 +74,11 @@ struct ProviderFixture {
     }
 }
 
-/// A wall clock tests move (provider tokens' ages), shared by provider and gateway.
+/// A wall clock tests move (provider tokens' ages), shared by provider and gateway: it
+/// starts at the real time and stands still until advanced, so ages are exact however
+/// long a loaded machine takes.
 final class WallClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
-    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    private let current = Mutex(Date())
+    var now: Date { current.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
