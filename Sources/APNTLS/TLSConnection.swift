@@ -42,6 +42,12 @@ public final class TLSConnection {
     /// before waiting for the socket to become readable.
     public var hasBufferedData: Bool { SSL_has_pending(ssl) == 1 }
 
+    /// Whether a whole record's decrypted bytes wait to be returned by ``read(into:)``
+    /// (`SSL_pending`). Unlike ``hasBufferedData`` it is false for the first bytes of a
+    /// record whose rest has not arrived, so a loop that reads until `wantRead` without
+    /// read-ahead may then wait on the socket rather than spin.
+    public var hasDecryptedData: Bool { SSL_pending(ssl) > 0 }
+
     /// The negotiated protocol version, e.g. "TLSv1.3".
     public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 

@@ -28,7 +28,7 @@ import Synchronization
 /// ``Options/maxConnections`` connections, each carrying as many streams at once as the
 /// server allows (and ``Options/maxConcurrentStreams``). 429, 500 and 503 answers are
 /// retried with a backoff, streams the server did not process (REFUSED_STREAM, GOAWAY) at
-/// once on another connection, `ExpiredProviderToken` once with a renewed token; every
+/// once (on a new connection after a GOAWAY), `ExpiredProviderToken` once with a renewed token; every
 /// other refusal reaches the caller typed. Every notification handed to ``send(_:to:)-(_,Device)``
 /// ends in exactly one ``ProviderResponse``.
 public final class Provider: Sendable {
@@ -232,7 +232,10 @@ private final class ResponseGathering: Sendable {
 
     func deliver(_ response: ProviderResponse, at index: Int) {
         let finished: (CheckedContinuation<[ProviderResponse], Never>, [ProviderResponse])? = state.withLock { state in
-            guard state.responses[index] == nil else { return nil }
+            guard state.responses[index] == nil else {
+                assertionFailure("a second response for notification \(index)")
+                return nil
+            }
             state.responses[index] = response
             state.remaining -= 1
             guard state.remaining == 0, let continuation = state.continuation else { return nil }

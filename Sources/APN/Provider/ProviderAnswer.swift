@@ -73,7 +73,7 @@ enum ProviderDisposition: Equatable, Sendable {
     case fail
     /// Send it again after a backoff, within the retry limit (429, 500, 503).
     case retryAfterBackoff
-    /// Send it again at once, on another connection: the server never processed it
+    /// Send it again at once (on a new connection after a GOAWAY): the server never processed it
     /// (REFUSED_STREAM, or above a GOAWAY's last stream id).
     case retryNow
     /// Renew the provider token and send it again, once (`ExpiredProviderToken`).

@@ -51,6 +51,11 @@ final class ProviderAuthorization {
         case .none:
             return (nil, false)
         case .fixed(let token):
+            guard !token.isEmpty, ProviderRequest.isValidHeaderValue(token), !token.contains(" ") else {
+                throw ProviderError(
+                    code: .authentication,
+                    message: "the existing provider token is empty or holds spaces or control characters (read from a file? trim its line break)")
+            }
             return ("bearer " + token, false)
         case .signed:
             let now = now

@@ -38,10 +38,21 @@ enum ProviderConnectResult: Sendable {
 /// requests do.
 final class ProviderCancellation: Sendable {
     private let cancelled = Atomic<Bool>(false)
+    /// The ids its requests were given (by the I/O thread, which alone reads them back):
+    /// consecutive, so a range.
+    private let range = Mutex<Range<Int>?>(nil)
 
     /// Marks it cancelled.
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
     /// Whether it was cancelled.
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    /// Notes the ids its requests were given.
+    func note(_ ids: Range<Int>) {
+        range.withLock { $0 = ids }
+    }
+
+    /// The ids of its requests.
+    var ids: Range<Int> { range.withLock { $0 } ?? 0..<0 }
 }

@@ -19,9 +19,11 @@ struct ProviderEntryTable<Entry> {
         return base + (slots.count - 1 - head)
     }
 
-    /// Room for `additional` more entries without growing.
+    /// Room for `additional` more entries without growing (at least doubling, so repeated
+    /// calls do not copy the table each time).
     mutating func reserve(_ additional: Int) {
-        slots.reserveCapacity(slots.count + additional)
+        let needed = slots.count + additional
+        if slots.capacity < needed { slots.reserveCapacity(max(needed, 2 * slots.capacity)) }
     }
 
     /// Entry `id`, if live.
@@ -69,7 +71,8 @@ struct ProviderEntryTable<Entry> {
             base += 1
         }
         if head == slots.count {
-            slots.removeAll(keepingCapacity: true)
+            // Empty: keep a modest array, give back what a burst grew.
+            slots.removeAll(keepingCapacity: slots.capacity <= 4_096)
             head = 0
         } else if head > 1_024, head * 2 > slots.count {
             slots.removeFirst(head)

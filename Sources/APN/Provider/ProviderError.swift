@@ -29,8 +29,10 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
         /// No response came within ``Provider/Options/requestTimeout``. The request may or
         /// may not have been processed; it is not sent again.
         public static let timedOut = Code(.timedOut)
-        /// No connection could be made or kept (TCP, TLS, ALPN); the request was never
-        /// processed by the server.
+        /// No connection could be made (TCP, TLS, ALPN), so the request was never sent; or
+        /// the connection was lost with the request's stream open, so it may have been
+        /// delivered — it is not sent again, and resending it may duplicate it. The
+        /// ``ProviderResponse/attempts`` and the message say which.
         public static let connectionFailed = Code(.connectionFailed)
         /// The server broke the HTTP/2 protocol or answered something unreadable.
         public static let protocolError = Code(.protocolError)

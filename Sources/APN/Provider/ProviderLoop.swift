@@ -76,12 +76,13 @@ struct ProviderLoop: ~Copyable {
             for index in commands.indices { handle(commands[index]) }
             readSockets()
             fireTimers()
+            dropStalledWriters()
             closeEndedSockets()
             assignWork()
             // After the work is handed out: what is left ready, with every connection full,
             // is what another connection would take.
             maintainConnections()
-            for socket in sockets { socket.flush() }
+            for socket in sockets { socket.flush(now: now) }
             closeEndedSockets()
             finishCloseIfDone()
             dispatchEvents()
@@ -96,6 +97,7 @@ struct ProviderLoop: ~Copyable {
         switch command {
         case .send(let submissions, let cancellation):
             if submissions.count > 1 && !closing { scheduler.reserve(submissions.count) }
+            var ids: Range<Int>?
             for submission in submissions {
                 if closing || cancellation?.isCancelled == true {
                     submission.completion(
@@ -107,9 +109,12 @@ struct ProviderLoop: ~Copyable {
                             status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
                     continue
                 }
-                scheduler.enqueue(
+                let id = scheduler.enqueue(
                     submission.request, now: now, cancellation: cancellation, completion: submission.completion)
+                ids = (ids?.lowerBound ?? id)..<id + 1
             }
+            // One send's requests get consecutive ids: cancelling it withdraws that range.
+            if let cancellation, let ids { cancellation.note(ids) }
         case .cancel(let cancellation):
             for completion in scheduler.cancel(cancellation) { complete(completion) }
         case .connectResult(_, let result):
@@ -130,7 +135,7 @@ struct ProviderLoop: ~Copyable {
     // MARK: Reading and answers
 
     private mutating func readSockets() {
-        for socket in sockets where readable.contains(socket.number) || socket.connection.hasBufferedData {
+        for socket in sockets where readable.contains(socket.number) || socket.connection.hasDecryptedData {
             for event in socket.readAvailable(now: now) { handle(event, on: socket) }
         }
         readable.removeAll(keepingCapacity: true)
@@ -159,6 +164,7 @@ struct ProviderLoop: ~Copyable {
             guard let open = takeStream(streamID, on: socket) else { return }
             complete(scheduler.failInFlight(open.id, ProviderError(code: .protocolError, message: "\(reason)")))
         case .goaway(_, let code, let debugData):
+            if !socket.draining && socket.answered == 0 { backOff() }
             socket.draining = true
             event(.goaway(socket.peer, errorCode: code.rawValue, debugData: String(decoding: debugData, as: UTF8.self)))
         case .pingAcknowledged:
@@ -213,17 +219,27 @@ struct ProviderLoop: ~Copyable {
         }
     }
 
+    /// A server that stopped reading (our bytes waiting, none written for `pingTimeout`)
+    /// is given up: what it took is failed as maybe delivered, the rest goes elsewhere.
+    private mutating func dropStalledWriters() {
+        for socket in sockets where socket.failure == nil && socket.hasPendingOutput {
+            if now - socket.lastWriteProgress >= options.pingTimeout {
+                socket.failure = .lost("the server read nothing for \(options.pingTimeout)")
+            }
+        }
+    }
+
     /// Milliseconds until the next deadline (rounded up), 0 when one is due or a socket has
     /// decrypted bytes waiting, -1 for none. With a manual clock, time moves only by
     /// `advance`, which posts to the inbox: only an already due deadline needs a timeout.
     private mutating func pollTimeout() -> Int32 {
-        if sockets.contains(where: { $0.connection.hasBufferedData }) { return 0 }
+        if sockets.contains(where: { $0.connection.hasDecryptedData }) { return 0 }
         var earliest = scheduler.nextDeadline()
         func consider(_ time: Timestamp?) {
             guard let time else { return }
             earliest = min(earliest ?? time, time)
         }
-        if scheduler.readyCount > 0, !connecting { consider(nextAttemptAt) }
+        if wantsConnection { consider(nextAttemptAt) }
         if let interval = options.pingInterval {
             for socket in sockets {
                 consider(socket.pingSentAt.map { $0 + options.pingTimeout } ?? socket.lastActivity + interval)
@@ -258,6 +274,9 @@ struct ProviderLoop: ~Copyable {
     private mutating func connected(_ result: ProviderConnectResult) {
         connecting = false
         switch result {
+        case .connected(let handoff) where closed:
+            // Closed while it was being opened: nothing is left to send on it.
+            handoff.connection.close()
         case .connected(let handoff):
             do throws(HTTP2Error) {
                 let session = try HTTP2Session(role: .client, configuration: sessionConfiguration)
@@ -279,6 +298,13 @@ struct ProviderLoop: ~Copyable {
         }
     }
 
+    /// Counts a connection that answered nothing as a failed attempt and waits before the
+    /// next.
+    private mutating func backOff() {
+        failedAttempts += 1
+        nextAttemptAt = now + scheduler.backoff(afterRetry: failedAttempts)
+    }
+
     private mutating func connectFailed(_ error: ProviderError) {
         failedAttempts += 1
         event(.connectionFailed(error))
@@ -290,13 +316,24 @@ struct ProviderLoop: ~Copyable {
         nextAttemptAt = now + scheduler.backoff(afterRetry: max(1, failedAttempts))
     }
 
-    /// Opens a connection when requests are ready and every usable one is full.
+    /// Whether another connection would take ready requests: none is being opened, every
+    /// usable one is full, fewer than `maxConnections` are usable, and draining ones
+    /// (GOAWAY, waiting for their last answers) do not pile up past twice that.
+    private var wantsConnection: Bool {
+        guard !connecting, !closed, scheduler.readyCount > 0 else { return false }
+        let limit = max(1, options.maxConnections)
+        guard sockets.count < 2 * limit else { return false }
+        var usable = 0
+        for socket in sockets where socket.isUsable {
+            if socket.capacity(limit: options.maxConcurrentStreams) > 0 { return false }
+            usable += 1
+        }
+        return usable < limit
+    }
+
+    /// Opens a connection when ``wantsConnection`` and no backoff holds it back.
     private mutating func maintainConnections() {
-        guard !connecting, scheduler.readyCount > 0 else { return }
-        let usable = sockets.filter(\.isUsable)
-        guard usable.count < max(1, options.maxConnections),
-            usable.allSatisfy({ $0.capacity(limit: options.maxConcurrentStreams) == 0 })
-        else { return }
+        guard wantsConnection else { return }
         if let nextAttemptAt, nextAttemptAt > now { return }
         connecting = true
         attempts += 1
@@ -320,13 +357,12 @@ struct ProviderLoop: ~Copyable {
             let open = socket.streams.values.map(\.id).sorted()
             socket.streams.removeAll()
             for id in open { complete(scheduler.failInFlight(id, reason)) }
-            socket.close()
+            socket.close(now: now)
             event(.disconnected(socket.peer, socket.failure))
-            if socket.answered == 0 {
-                // Nothing answered (refused, dropped at once): back off as from a failed
-                // attempt rather than reconnect in a loop.
-                failedAttempts += 1
-                nextAttemptAt = now + scheduler.backoff(afterRetry: failedAttempts)
+            if socket.answered == 0 && !socket.draining {
+                // Nothing answered (dropped at once): back off as from a failed attempt
+                // rather than reconnect in a loop. (A GOAWAY already did.)
+                backOff()
             }
         }
         sockets = kept
@@ -356,11 +392,17 @@ struct ProviderLoop: ~Copyable {
                     socket.streams[streamID] = ProviderSocket.OpenStream(id: id, tokenIssuedAt: authorization.issuedAt)
                     scheduler.sent(id, socket: socket.number, stream: streamID)
                     room -= 1
-                } catch {
+                } catch where error.kind == .sessionClosing || error.kind == .streamIDsExhausted {
                     // No more streams on this connection: the request goes back to the front.
                     socket.draining = true
                     complete(scheduler.refused(id))
                     break
+                } catch {
+                    // Its header fields cannot be sent (nghttp2 refused a value): this request
+                    // only; the connection goes on.
+                    complete(
+                        scheduler.failInFlight(
+                            id, ProviderError(code: .invalidNotification, message: "a header field was refused: \(error)")))
                 }
             }
             if scheduler.readyCount == 0 { break }
@@ -410,7 +452,7 @@ struct ProviderLoop: ~Copyable {
         }
         for socket in sockets {
             socket.session.terminate(errorCode: .noError)
-            socket.close()
+            socket.close(now: now)
             event(.disconnected(socket.peer, nil))
         }
         sockets.removeAll()

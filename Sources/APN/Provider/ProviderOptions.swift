@@ -61,8 +61,11 @@ extension Provider {
         /// How long a notification may take from ``Provider/send(_:to:)-(_,Device)`` to its
         /// answer, retries included; past it the result is ``ProviderError/Code/timedOut``.
         public var requestTimeout: Duration = .seconds(30)
-        /// How many times a notification is sent again after 429, 500 or 503 (with a
-        /// backoff) or a refused stream (at once, on a fresh connection).
+        /// How many times a notification is sent again after 429, 500 or 503, with a
+        /// backoff. A stream the server refused unprocessed (REFUSED_STREAM, or above a
+        /// GOAWAY's last stream id) is sent again at once, on any connection with room, and
+        /// does not count: nothing was answered (at most 100 refusals, within
+        /// ``requestTimeout``).
         public var retryLimit = 3
         /// The wait before the first retry after 429, 500 or 503; it doubles each retry.
         public var initialBackoff: Duration = .milliseconds(250)
@@ -71,11 +74,14 @@ extension Provider {
 
         // MARK: Connections
 
-        /// The bound on TCP connect + TLS handshake.
+        /// The bound on the TCP connect, and again on the TLS handshake (name resolution is
+        /// the system's).
         public var connectTimeout: Duration = .seconds(10)
-        /// Consecutive failed connection attempts after which the notifications waiting for
-        /// a connection fail with ``ProviderError/Code/connectionFailed`` (later ones try
-        /// again).
+        /// Consecutive failed connection attempts (refused, or a handshake that failed) after
+        /// which the notifications waiting for a connection fail with
+        /// ``ProviderError/Code/connectionFailed`` (later ones try again). A connection that
+        /// closes or sends GOAWAY before answering anything also counts, for the backoff
+        /// before the next attempt; the first answer on a connection clears the count.
         public var connectionRetryLimit = 3
         /// A PING on a connection idle this long keeps it open through NATs and proves the
         /// server alive; `nil` sends none.

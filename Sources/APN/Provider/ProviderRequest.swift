@@ -21,6 +21,15 @@ struct ProviderRequest: Sendable {
     /// The longest `apns-collapse-id`, in bytes.
     static let collapseIdLimit = 64
 
+    /// Whether `value` can be an HTTP/2 header value (RFC 9113 §8.2.1: no NUL, CR or LF,
+    /// no space or tab at either end; other control characters are refused too).
+    static func isValidHeaderValue(_ value: String) -> Bool {
+        let bytes = value.utf8
+        if let first = bytes.first, first == 0x20 || first == 0x09 { return false }
+        if let last = bytes.last, last == 0x20 || last == 0x09 { return false }
+        return !bytes.contains { $0 < 0x20 || $0 == 0x7F }
+    }
+
     /// Builds the request (``Template`` once, then the device's path).
     ///
     /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
@@ -86,6 +95,13 @@ struct ProviderRequest: Sendable {
                         "apns-collapse-id is \(collapseId.utf8.count) bytes; at most \(ProviderRequest.collapseIdLimit) (BadCollapseId)"))
             }
             let topic = snapshot.topic ?? defaultTopic
+            for (name, value) in [("apns-topic", topic), ("apns-collapse-id", snapshot.collapseId)] {
+                if let value, !ProviderRequest.isValidHeaderValue(value) {
+                    throw .invalid(
+                        .invalidValue(
+                            "\(name) \(String(reflecting: value)) cannot be sent: no control characters, no space at either end"))
+                }
+            }
             if topic == nil && requiresTopic {
                 throw .invalid(
                     .invalidValue(

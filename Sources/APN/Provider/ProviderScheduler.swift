@@ -72,8 +72,9 @@ struct ProviderScheduler: ~Copyable {
         self.configuration = configuration
     }
 
-    /// Requests waiting for a connection (ready now).
-    var readyCount: Int { ready.count }
+    /// Requests waiting for a connection (ready now); `ready` may also hold the ids of
+    /// requests that completed while waiting, which this does not count.
+    private(set) var readyCount = 0
     /// Every request not yet complete.
     var count: Int { entries.count }
 
@@ -88,6 +89,7 @@ struct ProviderScheduler: ~Copyable {
                 request: request, completion: completion, deadline: now + configuration.requestTimeout,
                 cancellation: cancellation, place: .ready))
         ready.append(id)
+        readyCount += 1
         return id
     }
 
@@ -107,7 +109,10 @@ struct ProviderScheduler: ~Copyable {
                 entry.attempts += 1
                 return entry.request
             }
-            if let request { return (id, request) }
+            if let request {
+                readyCount -= 1
+                return (id, request)
+            }
         }
         return nil
     }
@@ -135,6 +140,7 @@ struct ProviderScheduler: ~Copyable {
             entry.place = .ready
             _ = entries.modify(id) { $0 = entry }
             ready.prepend(id)
+            readyCount += 1
             return nil
         case .retryAfterBackoff:
             guard entry.retries < configuration.retryLimit else {
@@ -171,6 +177,7 @@ struct ProviderScheduler: ~Copyable {
         entry.place = .ready
         _ = entries.modify(id) { $0 = entry }
         ready.prepend(id)
+        readyCount += 1
         return nil
     }
 
@@ -186,11 +193,12 @@ struct ProviderScheduler: ~Copyable {
         return complete(id, error: Self.cancelled, answer: nil)
     }
 
-    /// Every request still waiting or in flight under `cancellation` is withdrawn. A scan of
-    /// the table: cancelling is rare, and the requests carry no per-request id the sender
-    /// would have to keep.
+    /// Every request still waiting or in flight under `cancellation` is withdrawn (the ids it
+    /// noted when they were enqueued: one send's, consecutive).
     mutating func cancel(_ cancellation: ProviderCancellation) -> [Completion] {
-        entries.ids.filter { entries[$0]?.cancellation === cancellation }.compactMap { cancel($0) }
+        cancellation.ids.compactMap { id in
+            entries[id]?.cancellation === cancellation ? cancel(id) : nil
+        }
     }
 
     private static let cancelled = ProviderError(
@@ -216,6 +224,7 @@ struct ProviderScheduler: ~Copyable {
         backingOff.removeFirst(due.count)
         for (_, id) in due.reversed() where entries.modify(id, { $0.place = .ready }) != nil {
             ready.prepend(id)
+            readyCount += 1
         }
         return completions
     }
@@ -233,6 +242,7 @@ struct ProviderScheduler: ~Copyable {
     mutating func failWaiting(_ error: ProviderError) -> [Completion] {
         let ids = entries.ids.filter { entries[$0]?.place != .inFlight }
         ready.removeAll()
+        readyCount = 0
         backingOff.removeAll()
         return ids.map { complete($0, error: error, answer: nil) }
     }
@@ -247,6 +257,7 @@ struct ProviderScheduler: ~Copyable {
 
     private mutating func complete(_ id: ID, error: ProviderError?, answer: ProviderAnswer?) -> Completion {
         let entry = entries.remove(id)!
+        if entry.place == .ready { readyCount -= 1 }
         let response = ProviderResponse(
             device: entry.request.device, error: error, status: answer?.status, apnsID: answer?.apnsID,
             uniqueID: answer?.uniqueID, attempts: entry.attempts)

@@ -21,8 +21,11 @@ final class ProviderSocket {
     var streams: [Int32: OpenStream] = [:]
     /// GOAWAY received (or the connection is being given up): no new streams.
     var draining = false
-    /// When bytes last arrived, or a stream was opened: the idle time before a PING.
+    /// When bytes last arrived: the idle time before a PING.
     var lastActivity: Timestamp
+    /// When bytes were last written, or the output last ran empty: a server that stops
+    /// reading for `pingTimeout` with our bytes waiting is given up.
+    var lastWriteProgress: Timestamp
     /// When the unanswered PING was sent.
     var pingSentAt: Timestamp?
     /// Why the connection must close, once known.
@@ -47,6 +50,7 @@ final class ProviderSocket {
         self.session = session
         self.peer = peer
         self.lastActivity = now
+        self.lastWriteProgress = now
     }
 
     var isUsable: Bool { failure == nil && !ended && !draining }
@@ -64,18 +68,23 @@ final class ProviderSocket {
 
     /// Writes what the session has to send until the socket would block. A failure is
     /// recorded in ``failure``.
-    func flush() {
+    func flush(now: Timestamp) {
         while failure == nil {
             if written == output.count {
                 output.removeAll(keepingCapacity: true)
                 written = 0
-                if session.appendOutput(to: &output) == 0 { return }
+                if session.appendOutput(to: &output) == 0 {
+                    lastWriteProgress = now
+                    return
+                }
             }
             let step = output.withUnsafeBytes { bytes in
                 connection.write(UnsafeRawBufferPointer(rebasing: bytes[written...]))
             }
             switch step {
-            case .done(let count): written += count
+            case .done(let count):
+                written += count
+                lastWriteProgress = now
             case .wantWrite, .wantRead: return
             case .closed: failure = .lost("the server closed the connection")
             case .failed(let error): failure = .lost("writing: \(error)")
@@ -83,13 +92,20 @@ final class ProviderSocket {
         }
     }
 
-    /// Reads what has arrived and feeds it to the session; the events it produced.
+    /// Reads at most this many bytes a turn, so a flooding server cannot hold the thread
+    /// (the rest is read next turn).
+    static let readBudget = 1 << 20
+
+    /// Reads what has arrived (up to ``readBudget``) and feeds it to the session; the events
+    /// it produced.
     func readAvailable(now: Timestamp) -> [HTTP2Event] {
-        reading: while failure == nil && !ended {
+        var budget = Self.readBudget
+        reading: while failure == nil && !ended && budget > 0 {
             let step = readBuffer.withUnsafeMutableBytes { connection.read(into: $0) }
             switch step {
             case .done(let count):
                 lastActivity = now
+                budget -= count
                 let result = readBuffer.withUnsafeBytes { bytes in
                     Result { () throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
                 }
@@ -109,8 +125,8 @@ final class ProviderSocket {
 
     /// Closes the socket at once (the session's last frames, such as a GOAWAY, are written
     /// first when the socket takes them).
-    func close() {
-        flush()
+    func close(now: Timestamp) {
+        flush(now: now)
         connection.close()
     }
 }

@@ -143,6 +143,8 @@ struct ProviderGatewayTests {
         #expect(fixture.gateway.recordCount == 500)
         #expect(Set(fixture.gateway.records.map(\.token)).count == 500)
         #expect(fixture.gateway.summary.connections >= 2)
+        // The refused ones went out again (the path under test ran).
+        #expect(responses.contains { $0.attempts >= 2 })
         await provider.close()
     }
 
@@ -297,8 +299,8 @@ struct ProviderGatewayTests {
             #expect(response.error?.status == reason.status)
             let retried = [429, 500, 503].contains(reason.status!) && reason != .tooManyProviderTokenUpdates
             #expect(response.error?.code == (retried ? .retriesExhausted : .rejected), "\(reason)")
-            let attempts = retried ? 2 : reason == .expiredProviderToken ? 1 : 1
-            #expect(response.attempts == attempts, "\(reason)")
+            // ExpiredProviderToken is not retried either: the token is younger than 20 minutes.
+            #expect(response.attempts == (retried ? 2 : 1), "\(reason)")
         }
         #expect(fixture.gateway.recordCount == 0)
         await provider.close()
@@ -363,6 +365,32 @@ struct ProviderGatewayTests {
         #expect(response.error?.code == .connectionFailed)
         #expect(response.error?.message.contains("ALPN h2") == true, "\(String(describing: response.error))")
         await provider.close()
+    }
+
+    @Test("header values that cannot be sent are refused before sending; the provider goes on")
+    func badHeaderValues() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        for note in [
+            PushNotification().setCollapseId("x "), PushNotification().setTopic("com.example.app\n"),
+            PushNotification().setCollapseId("a\u{0}b"),
+        ] {
+            let response = await provider.send(note, to: [ProviderFixture.device(1)])[0]
+            #expect(response.error?.code == .invalidNotification)
+        }
+        let fine = try await provider.send(PushNotification().setAlertText("ok"), to: ProviderFixture.device(2))
+        #expect(fine.isSuccess)
+        await provider.close()
+
+        var options = try fixture.mockOptions()
+        options.authentication = .existingToken("eyJ.token.with-newline\n")
+        options.topic = ProviderFixture.topic
+        let withNewline = Provider(options: options)
+        let refused = await withNewline.send(PushNotification(), to: [ProviderFixture.device(3)])[0]
+        #expect(refused.error?.code == .authentication)
+        await withNewline.close()
+        #expect(fixture.gateway.recordCount == 1)
     }
 
     @Test("after close: refused with shutDown")

@@ -149,13 +149,19 @@ struct ProviderSchedulerTests {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
         let send = ProviderCancellation()
         let a = scheduler.enqueue(Self.request(1), now: Self.at(0), cancellation: send)
-        let other = scheduler.enqueue(Self.request(2), now: Self.at(0))
         let b = scheduler.enqueue(Self.request(3), now: Self.at(0), cancellation: send)
-        _ = scheduler.take()
+        send.note(a..<b + 1)
+        let other = scheduler.enqueue(Self.request(2), now: Self.at(0))
+        #expect(scheduler.take()?.id == a)
+        #expect(scheduler.readyCount == 2)
         let withdrawn = scheduler.cancel(send)
         #expect(withdrawn.map(\.id) == [a, b])
+        #expect(withdrawn.first?.stream == nil)
         #expect(withdrawn.allSatisfy { $0.response.error?.code == .cancelled })
+        // The withdrawn one left its id in the ready queue; it is not counted as ready.
+        #expect(scheduler.readyCount == 1)
         #expect(scheduler.take()?.id == other)
+        #expect(scheduler.readyCount == 0)
         #expect(scheduler.count == 1)
     }
 
