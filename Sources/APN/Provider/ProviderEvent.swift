@@ -10,6 +10,9 @@ public enum ProviderEvent: Sendable, CustomStringConvertible {
     /// The server sent GOAWAY: no new streams on that connection; the ones it did not
     /// process are sent again on another.
     case goaway(String, errorCode: UInt32, debugData: String)
+    /// A keepalive PING was answered: the connection is alive (sent after
+    /// ``Provider/Options/pingInterval`` without a byte from the server).
+    case pingAnswered(String)
     /// A new provider token was signed (its `iat`, seconds since 1970).
     case tokenRenewed(issuedAt: Int64)
     /// A notification was not delivered: Apple refused it (``ProviderResponse/reason``), or
@@ -23,6 +26,7 @@ public enum ProviderEvent: Sendable, CustomStringConvertible {
         case .disconnected(let peer, let error): "disconnected from \(peer)" + (error.map { ": \($0)" } ?? "")
         case .connectionFailed(let error): "connection failed: \(error)"
         case .goaway(let peer, let code, let debug): "GOAWAY from \(peer) (error code \(code))" + (debug.isEmpty ? "" : ": \(debug)")
+        case .pingAnswered(let peer): "PING answered by \(peer)"
         case .tokenRenewed(let issuedAt): "provider token renewed (iat \(issuedAt))"
         case .failed(let response): "failed: \(response)"
         }

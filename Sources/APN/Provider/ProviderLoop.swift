@@ -168,6 +168,7 @@ struct ProviderLoop: ~Copyable {
             socket.draining = true
             event(.goaway(socket.peer, errorCode: code.rawValue, debugData: String(decoding: debugData, as: UTF8.self)))
         case .pingAcknowledged:
+            if socket.pingSentAt != nil { event(.pingAnswered(socket.peer)) }
             socket.pingSentAt = nil
         case .remoteSettingsChanged:
             socket.settingsReceived = true

@@ -393,6 +393,39 @@ struct ProviderGatewayTests {
         #expect(fixture.gateway.recordCount == 1)
     }
 
+    @Test("PING keepalive: an idle connection is pinged every pingInterval and outlives the server's idle timeout")
+    func keepalive() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.idleTimeout = .milliseconds(200)
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.pingInterval = .milliseconds(40)
+        let provider = Provider(options: options)
+        let (pings, continuation) = AsyncStream.makeStream(of: String.self)
+        let goaways = Mutex(0)
+        provider.on { event in
+            switch event {
+            case .pingAnswered(let peer): continuation.yield(peer)
+            case .goaway: goaways.withLock { $0 += 1 }
+            default: break
+            }
+        }
+        _ = try await provider.send(PushNotification().setAlertText("k"), to: ProviderFixture.device(1))
+        // Ten answered PINGs take at least 400 ms: twice the server's idle timeout.
+        var answered = 0
+        for await _ in pings {
+            answered += 1
+            if answered == 10 { break }
+        }
+        let again = try await provider.send(PushNotification().setAlertText("k2"), to: ProviderFixture.device(2))
+        #expect(again.isSuccess)
+        #expect(goaways.withLock { $0 } == 0)
+        #expect(Set(fixture.gateway.records.map(\.connection)).count == 1)
+        #expect(fixture.gateway.summary.goaways == 0)
+        await provider.close()
+    }
+
     @Test("after close: refused with shutDown")
     func afterClose() async throws {
         let fixture = try ProviderFixture()
