@@ -74,6 +74,15 @@ let package = Package(
             name: "MockGatewayTests", dependencies: ["MockGateway", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(name: "apn", dependencies: ["APN", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
+        // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built
+        // with `-DFUZZING --sanitize=fuzzer`; Fuzz/README.md tells more.
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzGatewayDecoder", dependencies: ["APNWire", "FuzzSupport"], path: "Fuzz/FuzzGatewayDecoder", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzErrorResponseDecoder", dependencies: ["APNWire", "FuzzSupport"], path: "Fuzz/FuzzErrorResponseDecoder", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzFeedbackDecoder", dependencies: ["APNWire", "FuzzSupport"], path: "Fuzz/FuzzFeedbackDecoder", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzCredentials", dependencies: ["APNTLS", "FuzzSupport"], path: "Fuzz/FuzzCredentials", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["APN", "APNTLS", "FuzzSupport"], path: "Fuzz/FuzzJSON", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzHTTP2", dependencies: ["APNHTTP2", "FuzzSupport"], path: "Fuzz/FuzzHTTP2", exclude: ["corpus"]),
         // Depends on `apn` so that `swift test` alone builds the executable its tests run.
         .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "TestSupport"]),
     ],

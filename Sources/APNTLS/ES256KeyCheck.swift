@@ -11,6 +11,19 @@ enum ES256KeyCheck {
         throw TLSError(.wrongKeyType, "\(context): ES256 needs an EC key on P-256 (prime256v1), found \(found)", path: path)
     }
 
+    /// Throws ``TLSError/Kind-swift.struct/credentials`` unless the public key stored with
+    /// the private key `key` is the one its private scalar gives: PKCS#8 and SEC1 carry both,
+    /// and a damaged scalar beside an intact public key would sign what that public key
+    /// (the ``ES256SigningKey/verificationKey``, Apple's copy) never verifies.
+    static func requireMatchingPair(_ key: OpaquePointer, _ context: String, path: String? = nil) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        let check = EVP_PKEY_CTX_new(key, nil)
+        defer { EVP_PKEY_CTX_free(check) }
+        guard let check, EVP_PKEY_pairwise_check(check) == 1 else {
+            throw .openSSL(.credentials, "\(context): the public key stored with it is not the private key's own", path: path)
+        }
+    }
+
     /// The curve's short name, e.g. "prime256v1"; `nil` for a key that is not on a named curve.
     private static func curveName(_ key: OpaquePointer) -> String? {
         var name = [CChar](repeating: 0, count: 80)

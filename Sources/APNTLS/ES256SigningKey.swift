@@ -9,9 +9,11 @@ public final class ES256SigningKey: Sendable {
     /// The public half, for checking this key's signatures (what a gateway would hold).
     public let verificationKey: ES256VerificationKey
 
-    /// Takes `key` after checking that it is an EC key on P-256.
+    /// Takes `key` after checking that it is an EC key on P-256 whose stored public key is
+    /// its own.
     init(_ key: TLSPrivateKey, _ context: String, path: String? = nil) throws(TLSError) {
         try ES256KeyCheck.requireP256(key.pointer, context, path: path)
+        try ES256KeyCheck.requireMatchingPair(key.pointer, context, path: path)
         privateKey = key
         verificationKey = try ES256VerificationKey(publicHalfOf: key)
     }
@@ -19,7 +21,8 @@ public final class ES256SigningKey: Sendable {
     /// Reads a PEM private key: PKCS#8 ("PRIVATE KEY", what a `.p8` file holds) or SEC1
     /// ("EC PRIVATE KEY"), unencrypted.
     ///
-    /// - Throws: ``TLSError/Kind-swift.struct/credentials`` for unreadable data,
+    /// - Throws: ``TLSError/Kind-swift.struct/credentials`` for unreadable data or a key whose
+    ///   stored public key is not its own,
     ///   ``TLSError/Kind-swift.struct/wrongKeyType`` for a key that is not EC P-256 (an RSA
     ///   or P-384 key, say).
     public convenience init(pem: [UInt8]) throws(TLSError) {

@@ -1,0 +1,11 @@
+#if !FUZZING
+import FuzzSupport
+
+/// Without `-DFUZZING` the target replays the files and directories it is given.
+@main
+enum ReplayMain {
+    static func main() {
+        Replay.main(fuzzGatewayDecoder, seeds: gatewaySeeds)
+    }
+}
+#endif
