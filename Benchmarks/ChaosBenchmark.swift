@@ -93,16 +93,10 @@ enum ChaosBenchmark {
             connection.push(note, to: Array(devices[batch])) { index, outcome in outcomes.record(first + index, outcome) }
         }
         // A confirmed flush returns once everything pushed before it has its outcome.
-        let flushed = SendBenchmark.ReportBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            flushed.report = await connection.flush()
-            done.signal()
-        }
-        done.wait()
+        let flushed = blocking { await connection.flush() }
         let elapsed = clock.now - start
         var report = SendBenchmark.blockingShutdown(connection)
-        report.resent += flushed.report.resent
+        report.resent += flushed.resent
 
         var recorded = [UInt8](repeating: 0, count: count)
         for record in gateway.records {
@@ -114,7 +108,7 @@ enum ChaosBenchmark {
             + "\(check.recordedTwice)), rejected \(check.rejected), failed \(check.failed), unknown fate \(check.unknown)"
             + (check.unknownReasons.isEmpty ? "" : " (" + check.unknownReasons.sorted { $0.value > $1.value }
                 .map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")") + "; "
-            + "lost \(check.lost), unmarked duplicates \(check.unmarkedDuplicates); resent \(flushed.report.resent), "
+            + "lost \(check.lost), unmarked duplicates \(check.unmarkedDuplicates); resent \(flushed.resent), "
             + "gateway connections \(gateway.connectionCount)"
         return RoundResult(
             seconds: elapsed.inSeconds,

@@ -38,25 +38,13 @@ enum FeedbackBenchmark {
         settings.interval = nil  // only the read: no visit of its own at creation
         let feedback = Feedback(options: settings)
 
-        let done = DispatchSemaphore(value: 0)
-        let result = CountBox()
         let clock = ContinuousClock()
         let start = clock.now
-        Task {
-            result.count = (try? await feedback.read().count) ?? -1
-            done.signal()
-        }
-        done.wait()
+        let read = blocking { (try? await feedback.read().count) ?? -1 }
         let elapsed = clock.now - start
-        guard result.count == count else {
-            throw BenchUsageError(description: "read \(result.count) of \(count) tuples")
+        guard read == count else {
+            throw BenchUsageError(description: "read \(read) of \(count) tuples")
         }
         return elapsed.inSeconds
-    }
-
-    /// The entry count, written by the reading task before it signals. `@unchecked Sendable`
-    /// is safe: written once before the semaphore is signalled and read after the wait.
-    final class CountBox: @unchecked Sendable {
-        var count = 0
     }
 }

@@ -79,22 +79,4 @@ enum HTTP2Benchmark {
         // and, once reconnecting fails, those waiting.
         _ = gateway.stop()
     }
-
-    /// Runs `body` to completion from synchronous code.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.value = await body()
-            done.signal()
-        }
-        done.wait()
-        return box.value!
-    }
-}
-
-/// Carries a value out of a task to the thread waiting on a semaphore. `@unchecked
-/// Sendable` is safe: written once before the semaphore is signalled, read after the wait.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
 }

@@ -150,14 +150,8 @@ enum SendBenchmark {
             + "(\((after - before) / count) bytes each: record and session entry, kept for resending until settled; "
             + "payload shared; devices made before)")
         // A confirmed flush settles them all at once; the connection then has nothing open.
-        let confirmed = ReportBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            confirmed.report = await connection.flush()
-            done.signal()
-        }
-        done.wait()
-        guard confirmed.report.accepted == count else { throw BenchUsageError(description: "memory in flight: \(confirmed.report)") }
+        let confirmed = blocking { await connection.flush() }
+        guard confirmed.accepted == count else { throw BenchUsageError(description: "memory in flight: \(confirmed)") }
         _ = blockingShutdown(connection)
     }
 
@@ -249,14 +243,7 @@ enum SendBenchmark {
     }
 
     static func blockingShutdown(_ connection: Connection) -> DeliveryReport {
-        let done = DispatchSemaphore(value: 0)
-        let result = ReportBox()
-        connection.shutdown { report in
-            result.report = report
-            done.signal()
-        }
-        done.wait()
-        return result.report
+        blocking { await connection.shutdown() }
     }
 
     /// Carries the report out of the callback. `@unchecked Sendable` is safe: it is written

@@ -81,12 +81,6 @@ final class ProviderAuthorization {
         }
     }
 
-    /// Whether ``renewAfterExpiry()`` would sign a new token now.
-    var mayRenewEarly: Bool {
-        guard case .signed = source, let issuedAt else { return false }
-        return now - issuedAt >= Self.minimumAge
-    }
-
     private func sign(at now: Int64) throws(ProviderError) {
         guard case .signed(let keyID, let teamID, let keySource) = source else { return }
         let key = try loadKey(keySource)

@@ -169,7 +169,7 @@ struct ProviderGatewayTests {
         await provider.close()
     }
 
-    @Test("a slow server: requestTimeout ends the wait with timedOut and resets the stream")
+    @Test("a slow server: requestTimeout ends the wait with timedOut (the stream is reset; not observable at the mock)")
     func timeout() async throws {
         let fixture = try ProviderFixture { configuration in
             configuration.faults.responseDelay = .seconds(30)
