@@ -5,14 +5,17 @@ import MockGateway
 
 /// `apn-bench http2`: notifications/s through ``Provider`` into an in-process
 /// ``HTTP2MockGateway`` over one TLS connection (both ends on this machine), provider-token
-/// authentication, `--streams` (1,000) in flight; then the resident memory per request
-/// waiting or in flight.
+/// authentication (`--auth certificate` for a client certificate instead), `--streams`
+/// (1,000) in flight; then the resident memory per request waiting or in flight.
 enum HTTP2Benchmark {
     static let keyID = "BENCHKEY01"
     static let teamID = "BENCHTEAM1"
 
     static func run(_ arguments: [String]) throws {
-        let options = try BenchOptions(arguments, defaultOperations: 200_000, extra: ["--streams", "--connections"])
+        let options = try BenchOptions(
+            arguments, defaultOperations: 200_000, extra: ["--streams", "--connections"],
+            choices: ["--auth": ["token", "certificate"]])
+        let usesCertificate = options.words["--auth"] == "certificate"
         let count = options.operations
         let streams = max(1, options.values["--streams"] ?? 1_000)
         let connections = max(1, options.values["--connections"] ?? 1)
@@ -25,7 +28,14 @@ enum HTTP2Benchmark {
         try gateway.start()
         defer { _ = gateway.stop() }
         var settings = Provider.Options()
-        settings.authentication = .token(keyID: keyID, teamID: teamID, key: .data(Array(key.pkcs8PEM().utf8)))
+        if usesCertificate {
+            let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.bench")
+            settings.authentication = .certificate
+            settings.cert = .data(Array(try client.certificate.pem().utf8))
+            settings.key = .data(Array(try client.privateKey.pem().utf8))
+        } else {
+            settings.authentication = .token(keyID: keyID, teamID: teamID, key: .data(Array(key.pkcs8PEM().utf8)))
+        }
         settings.topic = "com.example.bench"
         settings.address = "127.0.0.1"
         settings.port = gateway.port
@@ -38,7 +48,8 @@ enum HTTP2Benchmark {
         let note = PushNotification().setAlertText("Hello, this is a benchmark notification").setBadge(1)
         _ = note.compiledPayload()
         print("http2: \(count) notifications through Provider into HTTP2MockGateway over TLS, \(streams) streams, "
-            + "\(connections) connection(s), provider tokens; \(options.rounds) round(s)")
+            + "\(connections) connection(s), \(usesCertificate ? "certificate authentication" : "provider tokens"); "
+            + "\(options.rounds) round(s)")
         if options.includes("throughput") {
             var failures = 0
             let threadStart = ThreadCPUTime.seconds(named: Provider.threadName)

@@ -15,15 +15,26 @@ struct BenchOptions {
     var only: String?
     /// The scenario's own options (`--latency-ms 5` → `["--latency-ms": 5]`).
     var values: [String: Int] = [:]
+    /// The scenario's own options that take a word (`--auth certificate`).
+    var words: [String: String] = [:]
 
     /// Reads `arguments`; `extra` names the whole-number options the scenario takes beside
-    /// `--operations`, `--rounds` and `--only`.
-    init(_ arguments: [String], defaultOperations: Int, extra: Set<String> = []) throws {
+    /// `--operations`, `--rounds` and `--only`, `choices` those taking one of a few words.
+    init(
+        _ arguments: [String], defaultOperations: Int, extra: Set<String> = [], choices: [String: [String]] = [:]
+    ) throws {
         operations = defaultOperations
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             if flag == "--only", let value = rest.popFirst() {
                 only = value
+                continue
+            }
+            if let allowed = choices[flag] {
+                guard let value = rest.popFirst(), allowed.contains(value) else {
+                    throw BenchUsageError(description: "\(flag) takes one of: \(allowed.joined(separator: ", "))")
+                }
+                words[flag] = value
                 continue
             }
             guard let value = rest.popFirst(), let number = Int(value), number >= 0 else {

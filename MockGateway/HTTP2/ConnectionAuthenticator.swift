@@ -38,7 +38,10 @@ struct ConnectionAuthenticator {
     /// The topics of the connection's client certificate; `nil` when it presented none.
     let certificateTopics: [String]?
     /// The token the connection uses now, already verified, and who it names.
-    private var current: (token: Substring, claims: ProviderTokenClaims, authentication: HTTP2MockGateway.Authentication)?
+    private var current: (
+        authorization: String, token: Substring, claims: ProviderTokenClaims,
+        authentication: HTTP2MockGateway.Authentication
+    )?
     /// When the connection took its current token (wall-clock seconds since 1970).
     private var switchedAt = 0.0
 
@@ -51,9 +54,15 @@ struct ConnectionAuthenticator {
     mutating func authenticate(authorization: String?) -> Outcome {
         if certificateTopics != nil { return .authenticated(.certificate) }
         guard let authorization else { return refuse(.missingProviderToken) }
-        guard let token = Self.bearerToken(authorization) else { return refuse(.invalidProviderToken) }
         let now = rules.wallClock().timeIntervalSince1970
+        // The same header as the last verified one (usually the very same string, which the
+        // session reuses for an unchanged field, so the comparison is immediate): no parsing.
+        if let current, current.authorization == authorization {
+            return isFresh(current.claims, now: now) ? .authenticated(current.authentication) : refuse(.expiredProviderToken)
+        }
+        guard let token = Self.bearerToken(authorization) else { return refuse(.invalidProviderToken) }
         if let current, current.token == token {
+            self.current?.authorization = authorization
             return isFresh(current.claims, now: now) ? .authenticated(current.authentication) : refuse(.expiredProviderToken)
         }
         guard let decoded = try? JSONWebToken.decode(String(token)),
@@ -66,7 +75,7 @@ struct ConnectionAuthenticator {
         }
         let authentication = HTTP2MockGateway.Authentication.token(
             keyID: decoded.claims.keyID, teamID: decoded.claims.teamID)
-        current = (token, decoded.claims, authentication)
+        current = (authorization, token, decoded.claims, authentication)
         switchedAt = now
         return .authenticated(authentication)
     }

@@ -386,7 +386,7 @@ struct ProviderLoop: ~Copyable {
             var room = socket.capacity(limit: options.maxConcurrentStreams)
             while room > 0, let (id, request) = scheduler.take() {
                 headerScratch.removeAll(keepingCapacity: true)
-                headerScratch.append(contentsOf: request.headers)
+                request.appendHeaders(to: &headerScratch)
                 if let authorizationHeader { headerScratch.append(authorizationHeader) }
                 do throws(HTTP2Error) {
                     let streamID = try socket.session.submitRequest(headers: headerScratch, body: request.body)

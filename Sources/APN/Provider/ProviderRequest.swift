@@ -10,8 +10,27 @@ import Foundation
 /// is refused here, typed, without a round trip.
 struct ProviderRequest: Sendable {
     let device: Device
-    let headers: [HTTP2Header]
-    let body: [UInt8]
+    /// The notification's header fields and body, shared by every device it goes to: a
+    /// waiting request holds two references, not its own header list.
+    let template: Template
+
+    /// The header fields, `:path` naming the device (the tests' view; the I/O thread
+    /// appends them to its scratch list with ``appendHeaders(to:)``).
+    var headers: [HTTP2Header] {
+        var headers: [HTTP2Header] = []
+        appendHeaders(to: &headers)
+        return headers
+    }
+
+    /// The payload.
+    var body: [UInt8] { template.body }
+
+    /// Appends the header fields, `:path` naming the device, to `headers`.
+    func appendHeaders(to headers: inout [HTTP2Header]) {
+        let start = headers.count
+        headers.append(contentsOf: template.headers)
+        headers[start + Template.pathIndex].value = "/3/device/" + device.hexString
+    }
 
     /// The payload limit: 4 KB, 5 KB for VoIP notifications.
     static func payloadLimit(for pushType: PushType) -> Int {
@@ -42,19 +61,20 @@ struct ProviderRequest: Sendable {
         ).request(to: device)
     }
 
-    private init(device: Device, headers: [HTTP2Header], body: [UInt8]) {
+    private init(device: Device, template: Template) {
         self.device = device
-        self.headers = headers
-        self.body = body
+        self.template = template
     }
 
     /// What every device's request for one notification shares: read from the notification
-    /// once (under its lock once) and checked once; only `:path` differs per device.
-    struct Template: Sendable {
+    /// once (under its lock once) and checked once; only `:path` differs per device. A
+    /// final class with constants only (so `Sendable`): every request of the notification
+    /// holds the one instance.
+    final class Template: Sendable {
         /// The header fields, `:path` (index 2) to be filled in.
-        private let headers: [HTTP2Header]
-        private let body: [UInt8]
-        private static let pathIndex = 2
+        fileprivate let headers: [HTTP2Header]
+        fileprivate let body: [UInt8]
+        fileprivate static let pathIndex = 2
 
         /// Reads and checks the notification.
         ///
@@ -126,9 +146,7 @@ struct ProviderRequest: Sendable {
 
         /// The request for `device`.
         func request(to device: Device) -> ProviderRequest {
-            var headers = headers
-            headers[Self.pathIndex].value = "/3/device/" + device.hexString
-            return ProviderRequest(device: device, headers: headers, body: body)
+            ProviderRequest(device: device, template: self)
         }
     }
 }

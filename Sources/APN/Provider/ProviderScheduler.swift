@@ -130,7 +130,11 @@ struct ProviderScheduler: ~Copyable {
     /// Apple answered request `id`. `canRenewToken` says whether the loop may renew the
     /// provider token now (it renews before sending the request again).
     mutating func answered(_ id: ID, _ answer: ProviderAnswer, now: Timestamp, canRenewToken: Bool) -> Completion? {
-        guard var entry = entries[id], entry.place == .inFlight else { return nil }
+        // Checked in place: copying the entry out costs a retain of each of its references,
+        // and most answers only complete it.
+        guard withEntry(id, { $0.place == .inFlight ? true : nil }) != nil else { return nil }
+        if answer.disposition == .delivered { return complete(id, error: nil, answer: answer) }
+        guard var entry = entries[id] else { return nil }
         switch answer.disposition {
         case .delivered:
             return complete(id, error: nil, answer: answer)
