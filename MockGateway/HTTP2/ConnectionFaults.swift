@@ -8,6 +8,7 @@ struct ConnectionFaults {
     private(set) var goawayAfterRequests: Int?
     private(set) var goawayReason = ProviderReason.shutdown
     private(set) var resetAfterRequests: Int?
+    private(set) var stallAfterRequests: Int?
     private(set) var responseDelay = Duration.zero
     private(set) var idleTimeout: Duration?
     /// The revision last read; -1 so that the first ``refresh(from:)`` reads.
@@ -22,6 +23,7 @@ struct ConnectionFaults {
         goawayAfterRequests = faults.goawayAfterRequests
         goawayReason = faults.goawayReason
         resetAfterRequests = faults.resetAfterRequests
+        stallAfterRequests = faults.stallAfterRequests
         responseDelay = max(.zero, faults.responseDelay)
         idleTimeout = faults.idleTimeout
     }

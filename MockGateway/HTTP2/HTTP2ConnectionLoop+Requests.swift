@@ -16,7 +16,7 @@ extension HTTP2ConnectionLoop {
             self.authenticator = authenticator
             self.ids = ids
         }
-        for event in events {
+        reading: for event in events {
             switch event {
             case .request(let streamID, let headers, let body):
                 requestCount += 1
@@ -24,6 +24,14 @@ extension HTTP2ConnectionLoop {
                     pending.removeAll(keepingCapacity: true)
                     shared.update { $0.summary.resets += 1 }
                     return .reset
+                }
+                if let limit = faults.stallAfterRequests, requestCount >= limit {
+                    // Hung: this request and all that follow go unanswered. Those before it
+                    // in this read are judged (recorded) but, like every answer not yet
+                    // written, never sent: `serve` writes nothing more.
+                    stalled = true
+                    shared.update { $0.summary.stalls += 1 }
+                    break reading
                 }
                 if let last = goawayLastStream, streamID > last { continue }
                 pending.append(PendingRequest(

@@ -48,6 +48,9 @@ final class HTTP2ConnectionLoop {
     var streamLimitAfterToken: UInt32?
     /// The client broke HTTP/2: nothing more is read, the session's GOAWAY is written.
     var failed = false
+    /// ``HTTP2MockGateway/Faults/stallAfterRequests`` struck: bytes are read and dropped,
+    /// nothing is answered or written, until the client leaves.
+    var stalled = false
     var lastActivity = ContinuousClock.now
     /// Requests of the current read, validated, waiting to be judged; then their answers.
     var pending: [PendingRequest] = []
@@ -76,6 +79,7 @@ final class HTTP2ConnectionLoop {
         while true {
             if shared.isStopping { return .abandoned }
             faults.refresh(from: shared)
+            if stalled { if let end = drainWhileStalled() { return end } else { continue } }
             let now = ContinuousClock.now
             releaseDueAnswers(at: now)
             closeIfIdle(at: now)
@@ -114,6 +118,17 @@ final class HTTP2ConnectionLoop {
             case .wantWrite, .wantRead: return true
             case .closed, .failed: return false
             }
+        }
+    }
+
+    /// One turn of a hung connection: waits (a slice at most) for bytes and drops them;
+    /// the end once the client leaves.
+    private func drainWhileStalled() -> End? {
+        _ = try? connection.waitUntil(
+            readable: true, writable: false, deadline: .now + GatewayDriver<HTTP2Ledger>.slice)
+        switch readBuffer.withUnsafeMutableBytes({ connection.read(into: $0) }) {
+        case .done, .wantRead, .wantWrite: return nil
+        case .closed, .failed: return .abandoned
         }
     }
 

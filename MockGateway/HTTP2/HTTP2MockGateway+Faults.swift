@@ -10,7 +10,7 @@ extension HTTP2MockGateway {
     /// ``throttledRequests``) apply to requests that passed validation, in that order, when
     /// the request is judged; the first that matches decides the answer and nothing is
     /// recorded. Connection faults (``goawayAfterRequests``, ``resetAfterRequests``,
-    /// ``responseDelay``, ``idleTimeout``) act on every connection and are picked up by a
+    /// ``stallAfterRequests``, ``responseDelay``, ``idleTimeout``) act on every connection and are picked up by a
     /// connection at its next read.
     public struct Faults: Sendable, Hashable {
         /// Answer requests for these device tokens (lowercase hex) with a reason and its
@@ -44,6 +44,11 @@ extension HTTP2MockGateway {
         /// in earlier reads stay recorded even when their answers were still held back
         /// (``responseDelay``) or unsent, as when a real connection dies.
         public var resetAfterRequests: Int?
+        /// Make each connection go silent when its N-th request arrives, as a hung server
+        /// does: that request and everything after it (PINGs included) are read and dropped,
+        /// never answered; the TCP connection stays open until the client leaves. A client
+        /// learns of it only by its own timeouts (an unanswered PING, a request timeout).
+        public var stallAfterRequests: Int?
         /// Hold every answer back this long (`.zero` by default): the connection keeps
         /// reading meanwhile and writes each answer when its time comes.
         public var responseDelay: Duration
@@ -63,6 +68,7 @@ extension HTTP2MockGateway {
             goawayAfterRequests = nil
             goawayReason = .shutdown
             resetAfterRequests = nil
+            stallAfterRequests = nil
             responseDelay = .zero
             idleTimeout = nil
         }

@@ -82,6 +82,8 @@ extension HTTP2MockGateway {
         public var goaways = 0
         /// Connections reset by ``Faults/resetAfterRequests``.
         public var resets = 0
+        /// Connections gone silent by ``Faults/stallAfterRequests``.
+        public var stalls = 0
         /// From ``HTTP2MockGateway/stop(timeout:)``: whether every thread finished in time.
         /// `false` in a summary taken while running.
         public var stoppedCleanly = false

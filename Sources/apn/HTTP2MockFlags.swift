@@ -22,13 +22,14 @@ enum HTTP2MockFlags {
           --http2-throttle N:COUNT    after N accepted, answer COUNT requests 429 TooManyRequests
           --http2-goaway-after N      send GOAWAY after N requests on each connection
           --http2-reset-after N       reset a connection at its N-th request, leaving its open streams unanswered
+          --http2-stall-after N       a connection goes silent at its N-th request: nothing more answered, PINGs included
           --http2-delay-ms MS         hold every answer back MS milliseconds
           --http2-max-streams N       SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)
         """
 
     static let valued: Set<String> = [
         "--http2-port", "--provider-key", "--http2-reason", "--http2-unregistered", "--http2-fail", "--http2-throttle",
-        "--http2-goaway-after", "--http2-reset-after", "--http2-delay-ms", "--http2-max-streams",
+        "--http2-goaway-after", "--http2-reset-after", "--http2-stall-after", "--http2-delay-ms", "--http2-max-streams",
     ]
     static let switches: Set<String> = ["--http2"]
 
@@ -79,6 +80,7 @@ enum HTTP2MockFlags {
         }
         faults.goawayAfterRequests = try flags.integer("--http2-goaway-after", in: 1...Int.max)
         faults.resetAfterRequests = try flags.integer("--http2-reset-after", in: 1...Int.max)
+        faults.stallAfterRequests = try flags.integer("--http2-stall-after", in: 1...Int.max)
         if let delay = try flags.integer("--http2-delay-ms", in: 0...3_600_000) {
             faults.responseDelay = .milliseconds(delay)
         }

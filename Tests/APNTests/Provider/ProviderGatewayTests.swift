@@ -426,6 +426,37 @@ struct ProviderGatewayTests {
         await provider.close()
     }
 
+    @Test("a hung server (silent, PINGs unanswered): given up after pingTimeout; what it held fails as maybe delivered, the next send goes out on a new connection")
+    func hungServer() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.stallAfterRequests = 2
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.pingInterval = .milliseconds(50)
+        options.pingTimeout = .milliseconds(150)
+        let provider = Provider(options: options)
+        let (ends, continuation) = AsyncStream.makeStream(of: ProviderError?.self)
+        provider.on { event in
+            if case .disconnected(_, let error) = event { continuation.yield(error) }
+        }
+        let first = try await provider.send(PushNotification().setAlertText("1"), to: ProviderFixture.device(1))
+        #expect(first.isSuccess)
+        // The connection's second request hangs it: no answer, no PING ACK.
+        let held = await provider.send(PushNotification().setAlertText("2"), to: [ProviderFixture.device(2)])[0]
+        #expect(held.error?.code == .connectionFailed, "\(held)")
+        var iterator = ends.makeAsyncIterator()
+        let end = await iterator.next()
+        #expect(end??.message.contains("PING") == true, "\(String(describing: end))")
+        // A new connection (whose first request the fault lets through) takes the next one.
+        let third = try await provider.send(PushNotification().setAlertText("3"), to: ProviderFixture.device(3))
+        #expect(third.isSuccess)
+        #expect(fixture.gateway.summary.stalls == 1)
+        #expect(Set(fixture.gateway.records.map(\.connection)).count == 2)
+        #expect(fixture.gateway.records.map(\.token) == [ProviderFixture.device(1).hexString, ProviderFixture.device(3).hexString])
+        await provider.close()
+    }
+
     @Test("after close: refused with shutDown")
     func afterClose() async throws {
         let fixture = try ProviderFixture()
