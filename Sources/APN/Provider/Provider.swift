@@ -144,14 +144,22 @@ public final class Provider: Sendable {
             }
             return
         }
+        // Handed over in batches, so the I/O thread starts sending while the rest are made.
         var submissions: [ProviderSubmission] = []
-        submissions.reserveCapacity(devices.count)
+        submissions.reserveCapacity(min(devices.count, Self.submissionBatch))
         for (index, device) in devices.enumerated() {
             submissions.append(
                 ProviderSubmission(request: template.request(to: device)) { completion(index, $0) })
+            if submissions.count == Self.submissionBatch {
+                inbox.post(.send(submissions, cancellation))
+                submissions.removeAll(keepingCapacity: true)
+            }
         }
-        inbox.post(.send(submissions, cancellation))
+        if !submissions.isEmpty { inbox.post(.send(submissions, cancellation)) }
     }
+
+    /// How many requests of one `send(_:to:)` go to the I/O thread in one command.
+    private static let submissionBatch = 1_024
 
     // MARK: Events
 

@@ -48,9 +48,13 @@ final class ProviderCancellation: Sendable {
     /// Whether it was cancelled.
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Notes the ids its requests were given.
+    /// Notes the ids a batch of its requests was given. A long send comes in several
+    /// batches, another send's between them perhaps: the range spans them all, and
+    /// cancelling checks each entry's cancellation.
     func note(_ ids: Range<Int>) {
-        range.withLock { $0 = ids }
+        range.withLock { range in
+            range = range.map { min($0.lowerBound, ids.lowerBound)..<max($0.upperBound, ids.upperBound) } ?? ids
+        }
     }
 
     /// The ids of its requests.
