@@ -51,7 +51,7 @@ enum SendCommand {
             throw UsageError("\(flag) is for the HTTP/2 provider API: add --http2")
         }
         var options = Connection.Options()
-        try CredentialFlags(flags).apply(to: &options)
+        try CredentialFlags(flags).apply(to: &options.access)
         if let format = flags.value("--format") {
             let formats: [String: Connection.Format] = ["simple": .simple, "enhanced": .enhanced, "frame": .frame]
             guard let chosen = formats[format] else {
