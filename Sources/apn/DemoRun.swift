@@ -1,5 +1,6 @@
 import APN
 import APNTLS
+import APNWire
 import Foundation
 import MockGateway
 import Synchronization

@@ -34,7 +34,7 @@ extension Connection {
         // MARK: Format
 
         /// The wire format: command 1 (enhanced) by default.
-        public var format: Format = .enhanced
+        public var format: Command = .enhanced
         /// Raises the command 2 payload limit from 2048 to 4096 bytes (node-apn 1.7.3).
         public var voip = false
 
@@ -65,7 +65,7 @@ extension Connection {
         /// reconnects — so at most this many are ever unconfirmed when the gateway drops the
         /// connection without a word (possibly duplicated when resent, or of unknown fate).
         /// Costs a round trip and a TLS handshake per marker; `nil` (the default): off.
-        /// Not with ``Format/simple``, which has no identifiers to confirm with.
+        /// Not with ``Command/simple``, which has no identifiers to confirm with.
         public var confirmationInterval: Int?
         /// Pace writing after rejections (on by default): once error responses have shown
         /// how long the gateway takes to answer and how many notifications a connection
@@ -141,7 +141,7 @@ extension Connection {
 
         /// The largest payload the format (and ``voip``) allows, in bytes.
         public var payloadLimit: Int {
-            Notification.payloadLimit(for: format.command, voip: voip)
+            Notification.payloadLimit(for: format, voip: voip)
         }
 
         /// Apple's production gateway host.
@@ -150,24 +150,10 @@ extension Connection {
         public static let sandboxHost = "gateway.sandbox.push.apple.com"
     }
 
-    /// The frame format notifications are written in.
-    public enum Format: Sendable, Hashable {
-        /// Command 0: no identifier, so errors cannot be attributed (256-byte payloads).
-        case simple
-        /// Command 1, node-apn's "enhanced" format: identifier and expiry (256-byte payloads).
-        case enhanced
-        /// Command 2, items with priority (2048-byte payloads, 4096 with `voip`).
-        case frame
-
-        /// The command byte.
-        public var command: Command {
-            switch self {
-            case .simple: .simple
-            case .enhanced: .enhanced
-            case .frame: .frame
-            }
-        }
-    }
+    /// The frame format notifications are written in: ``Command``, which ``Options/format``
+    /// takes (`.simple`, `.enhanced`, `.frame`).
+    @available(*, deprecated, renamed: "Command")
+    public typealias Format = Command
 
     /// node-apn's `errorCallback(errorCode, notification, device)`: a status code (Apple's,
     /// or 512–515) or a connection error, with the notification and device concerned (`nil`
