@@ -57,7 +57,7 @@ let package = Package(
             path: "Benchmarks"
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients.
-        .target(name: "TestSupport", dependencies: ["APNHTTP2", "APNTLS"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["APNHTTP2", "APNTLS", "APNWire"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(

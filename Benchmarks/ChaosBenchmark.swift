@@ -1,4 +1,5 @@
 import APN
+import APNTLS
 import Foundation
 import MockGateway
 import Synchronization
@@ -121,10 +122,10 @@ enum ChaosBenchmark {
             case none, accepted, acceptedPossiblyDuplicated, rejected, failed, unknown
         }
 
-        private let state: Mutex<(kinds: [Kind], repeated: Int, unknownReasons: [UnknownFateReason: Int])>
+        private let state: Lock<(kinds: [Kind], repeated: Int, unknownReasons: [UnknownFateReason: Int])>
 
         init(count: Int) {
-            state = Mutex((kinds: [Kind](repeating: .none, count: count), repeated: 0, unknownReasons: [:]))
+            state = Lock((kinds: [Kind](repeating: .none, count: count), repeated: 0, unknownReasons: [:]))
         }
 
         func record(_ n: Int, _ outcome: NotificationOutcome) {

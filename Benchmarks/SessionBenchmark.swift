@@ -1,4 +1,5 @@
 import APN
+import APNWire
 import Foundation
 
 /// `apn-bench session`: notifications/s through the gateway session state machine alone

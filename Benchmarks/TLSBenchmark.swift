@@ -123,21 +123,13 @@ enum TLSBenchmark {
     /// Writes `bytes` bytes of the repeated chunk, waiting with `poll()` when the socket is
     /// full. Also used by `apn-bench mock`.
     static func writeRound(_ connection: TLSConnection, chunk: [UInt8], bytes: Int) throws {
-        var remaining = bytes
-        var offset = 0
         let deadline = ContinuousClock.now + .seconds(120)
+        var remaining = bytes
         try chunk.withUnsafeBytes { all in
             while remaining > 0 {
-                let slice = UnsafeRawBufferPointer(rebasing: all[offset..<min(all.count, offset + remaining)])
-                switch connection.write(slice) {
-                case .done(let count):
-                    remaining -= count
-                    offset = (offset + count) % all.count
-                case .wantWrite: _ = try connection.waitUntil(.writable, deadline: deadline)
-                case .wantRead: _ = try connection.waitUntil(.readable, deadline: deadline)
-                case .closed(let clean): throw TLSError(.write, "peer closed (clean: \(clean))")
-                case .failed(let error): throw error
-                }
+                let count = min(all.count, remaining)
+                try connection.writeAll(UnsafeRawBufferPointer(rebasing: all[..<count]), deadline: deadline)
+                remaining -= count
             }
         }
     }
@@ -150,11 +142,9 @@ enum TLSBenchmark {
         var signalled = 0
         let deadline = ContinuousClock.now + .seconds(600)
         while signalled < rounds {
-            let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
-            switch step {
-            case .done(let count): received += count
-            case .wantRead: _ = try connection.waitUntil(.readable, deadline: deadline)
-            case .wantWrite: _ = try connection.waitUntil(.writable, deadline: deadline)
+            switch buffer.withUnsafeMutableBytes({ connection.read(into: $0, deadline: deadline) }) {
+            case .bytes(let count): received += count
+            case .timedOut: throw TLSError(.timeout, "reading round \(signalled + 1) of \(rounds)")
             case .closed(let clean): throw TLSError(.read, "client closed (clean: \(clean))")
             case .failed(let error): throw error
             }

@@ -1,5 +1,4 @@
 import APNTLS
-import Glibc
 
 /// The binary gateway's driver.
 typealias ConnectionDriver = GatewayDriver<Ledger>
@@ -55,37 +54,24 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
     /// Reads what is available into `buffer`, waiting until `deadline` (`nil`: as long as
     /// it takes, until a stop).
     func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant? = nil) -> ReadResult {
-        while true {
-            let readiness: Readiness
-            switch connection.read(into: buffer) {
-            case .done(let count): return .bytes(count)
-            case .wantRead: readiness = .readable
-            case .wantWrite: readiness = .writable
-            case .closed, .failed: return .ended
-            }
-            guard wait(readiness, deadline: deadline ?? .now + .seconds(3600)) else {
-                // `wait` also gives up on a stop or a failed poll: only a passed deadline
-                // the caller set is a time-out.
-                guard let deadline, !shared.isStopping, ContinuousClock.now >= deadline else { return .ended }
-                return .timedOut
-            }
+        switch connection.read(into: buffer, waiting: { wait($0, deadline: deadline ?? .now + .seconds(3600)) }) {
+        case .bytes(let count): return .bytes(count)
+        case .closed, .failed: return .ended
+        case .timedOut:
+            // `wait` also gives up on a stop or a failed poll: only a passed deadline the
+            // caller set is a time-out.
+            guard let deadline, !shared.isStopping, ContinuousClock.now >= deadline else { return .ended }
+            return .timedOut
         }
     }
 
     /// Writes every byte as TLS records of whatever size OpenSSL chooses (one per call
     /// here, for 6-byte responses and chunks below 16 KiB); `false` on failure or timeout.
     func writeAll(_ bytes: ArraySlice<UInt8>, deadline: ContinuousClock.Instant) -> Bool {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let step = bytes[offset...].withUnsafeBytes { connection.write($0) }
-            switch step {
-            case .done(let count): offset += count
-            case .wantRead: guard wait(.readable, deadline: deadline) else { return false }
-            case .wantWrite: guard wait(.writable, deadline: deadline) else { return false }
-            case .closed, .failed: return false
-            }
+        let written = bytes.withUnsafeBytes { bytes in
+            try? connection.write(bytes, waiting: { wait($0, deadline: deadline) })
         }
-        return true
+        return written == bytes.count
     }
 
     /// Closes the gateway's side — with close_notify first when `closeNotify` — then reads
@@ -94,17 +80,14 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
     /// makes the kernel answer with a reset, which can destroy what was written before it.
     func finish(closeNotify: Bool, linger: Duration) {
         if closeNotify { _ = connection.shutdown() }
-        _ = Glibc.shutdown(connection.fileDescriptor, Int32(SHUT_WR))
+        connection.shutdownWrite()
         let deadline = ContinuousClock.now + linger
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
-        draining: while ContinuousClock.now < deadline {
-            let step = scratch.withUnsafeMutableBytes { connection.read(into: $0) }
-            switch step {
-            case .done: continue
-            case .wantRead: guard wait(.readable, deadline: deadline) else { break draining }
-            case .wantWrite, .closed, .failed: break draining
-            }
-        }
+        while ContinuousClock.now < deadline,
+            case .bytes = scratch.withUnsafeMutableBytes({ buffer in
+                connection.read(into: buffer, waiting: { $0 == .readable && wait(.readable, deadline: deadline) })
+            })
+        {}
         connection.close()
     }
 

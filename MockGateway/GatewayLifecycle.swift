@@ -1,4 +1,4 @@
-import APNWire // PThreadMutex in TSan builds
+import APNTLS
 import Synchronization
 
 /// Where a gateway is in its life — idle, running, stopped — and the ports its listeners
@@ -10,7 +10,7 @@ final class GatewayLifecycle<Ports: Sendable>: Sendable {
         case stopped(Ports?)
     }
 
-    private let state = Mutex(State.idle)
+    private let state = Lock(State.idle)
 
     /// Records the ports bound by `start()`.
     /// - Precondition: the gateway is idle (`name` says which, in the failure message).

@@ -1,5 +1,5 @@
+import APNTLS
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// What ``GatewayState`` needs of the ledger it guards: the binary gateway's ``Ledger`` and
@@ -32,7 +32,7 @@ typealias SharedState = GatewayState<Ledger>
 /// update that finds no waiter cannot be missed by one, and an update with no waiter
 /// does not touch the condition at all (the accept-and-record path stays cheap).
 final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
-    private let ledger: Mutex<Ledger>
+    private let ledger: Lock<Ledger>
     // NSCondition is thread-safe; it only pairs waiters with updates and guards nothing.
     private let condition = NSCondition()
     private let waiters = Atomic<Int>(0)
@@ -40,12 +40,12 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     private let recordCounter = Atomic<Int>(0)
     /// The smallest count a ``waitForRecords(count:until:)`` waits for; `Int.max` if none.
     private let recordTarget = Atomic<Int>(.max)
-    private let recordTargets = Mutex<[Int]>([])
-    private let liveThreads = Mutex<Int>(0)
+    private let recordTargets = Lock<[Int]>([])
+    private let liveThreads = Lock<Int>(0)
     private let faultsRevisionCounter = Atomic<Int>(0)
 
     init(_ ledger: consuming sending Ledger) {
-        self.ledger = Mutex(ledger)
+        self.ledger = Lock(ledger)
     }
 
     /// Reads the ledger.

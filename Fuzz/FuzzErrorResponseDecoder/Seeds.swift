@@ -9,9 +9,9 @@ func errorResponseSeeds() -> [(name: String, bytes: [UInt8])] {
     }
     let vectors: [(String, [UInt8])] = [
         ("known", known.readableBytesArray),
-        ("four-and-partial", hexBytes("08 0a 00000007 08 80 ffffffff 08 00 00000000 08 08 0000")),
-        ("unknown-status", hexBytes("08 09 00000001 08 fe 00000002")),
-        ("wrong-command", hexBytes("01 08 00000001")),
+        ("four-and-partial", bytes(fromHexLiteral: "08 0a 00000007 08 80 ffffffff 08 00 00000000 08 08 0000")),
+        ("unknown-status", bytes(fromHexLiteral: "08 09 00000001 08 fe 00000002")),
+        ("wrong-command", bytes(fromHexLiteral: "01 08 00000001")),
     ]
     return vectors.flatMap { name, bytes in [("\(name)-whole", [0] + bytes), ("\(name)-chunked", [2, 1, 5] + bytes)] }
 }

@@ -16,13 +16,13 @@ func gatewaySeeds() -> [(name: String, bytes: [UInt8])] {
     let vectors: [(String, [UInt8])] = [
         ("simple", simple.readableBytesArray), ("enhanced", enhanced.readableBytesArray),
         ("frame", frame.readableBytesArray), ("stream", stream.readableBytesArray),
-        ("simple-empty-token", hexBytes("00 0000 000a 7b22617073223a7b7d7d")),
-        ("enhanced-token-zero", hexBytes("01 00000007 00000000 0000")),
-        ("frame-no-token", hexBytes("02 0000000d 02 000a 7b22617073223a7b7d7d")),
-        ("frame-unknown-item", hexBytes("02 00000005 06 0002 0000")),
-        ("frame-item-past-end", hexBytes("02 00000005 02 0010 7b7d")),
-        ("frame-reordered", hexBytes("02 0000002a 03 0004 0000000b 01 0020") + token),
-        ("unknown-command", hexBytes("07 0000")),
+        ("simple-empty-token", bytes(fromHexLiteral: "00 0000 000a 7b22617073223a7b7d7d")),
+        ("enhanced-token-zero", bytes(fromHexLiteral: "01 00000007 00000000 0000")),
+        ("frame-no-token", bytes(fromHexLiteral: "02 0000000d 02 000a 7b22617073223a7b7d7d")),
+        ("frame-unknown-item", bytes(fromHexLiteral: "02 00000005 06 0002 0000")),
+        ("frame-item-past-end", bytes(fromHexLiteral: "02 00000005 02 0010 7b7d")),
+        ("frame-reordered", bytes(fromHexLiteral: "02 0000002a 03 0004 0000000b 01 0020") + token),
+        ("unknown-command", bytes(fromHexLiteral: "07 0000")),
     ]
     return vectors.flatMap { name, bytes in
         [("\(name)-whole", [0, 0] + bytes), ("\(name)-chunked", [3, 3, 1, 7, 2] + bytes)]

@@ -86,7 +86,7 @@ public struct APNError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let shutDown = Code(.shutDown)
         /// The notification asks for what the connection's format cannot carry: a priority
         /// other than 10 with command 0 or 1, or an expiry with command 0. Refused rather
-        /// than sent without it; use ``Connection/Format/frame`` (command 2).
+        /// than sent without it; use ``Command/frame`` (command 2).
         public static let unsupportedByFormat = Code(.unsupportedByFormat)
 
         /// The code's name, e.g. `payloadTooLarge`.

@@ -26,16 +26,17 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``APNError/Code/invalidToken`` (status 8) when no hex digit remains, when
     ///   the number of hex digits is odd, or when the length check fails.
     public init(_ hex: String, validatesLength: Bool = true) throws(APNError) {
-        let nibbles = Hex.digits(in: hex)
-        if nibbles.isEmpty {
+        // Hex digits are ASCII, so every byte of a multi-byte UTF-8 sequence is dropped.
+        let digits = hex.utf8.filter { hexValue($0) != nil }
+        if digits.isEmpty {
             throw .invalidToken("device token contains no hex digits (got \(Self.quote(hex)))")
         }
-        if nibbles.count % 2 != 0 {
+        guard let bytes = bytes(fromHexDigits: digits) else {
             throw .invalidToken(
-                "device token has an odd number of hex digits (\(nibbles.count)); "
+                "device token has an odd number of hex digits (\(digits.count)); "
                     + "each byte takes two, so a digit is missing or extra")
         }
-        try self.init(token: Hex.pack(nibbles), validatesLength: validatesLength)
+        try self.init(token: bytes, validatesLength: validatesLength)
     }
 
     /// Wraps a token's raw bytes.

@@ -1,3 +1,7 @@
-// `import APN` is all a user writes: the wire-level vocabulary the public API speaks
-// (`Command`, `StatusCode`, `WireBuffer` …) comes with it.
-@_exported public import APNWire
+// `import APN` brings the two wire-level types APN's API speaks: `StatusCode` (error
+// callbacks, outcomes, `APNError`) and `Command` (the format option, payload limits). The
+// rest of the codec — encoders, decoders, `WireBuffer`, hex — is APNWire's: `import APNWire`
+// where it is used. Scoped re-exports rather than typealiases, so that the types' members
+// stay visible to a client that compiles with `MemberImportVisibility`.
+@_exported public import enum APNWire.Command
+@_exported public import struct APNWire.StatusCode

@@ -145,5 +145,5 @@ enum LegacyProvider {
     }
 
     /// Whether the providers are loaded; guarded so two threads never load them twice.
-    private static let loaded = Mutex(false)
+    private static let loaded = Lock(false)
 }

@@ -65,6 +65,12 @@ final class Socket {
         return Int(count)
     }
 
+    /// Ends the sending direction (`shutdown(2)` with `SHUT_WR`): the peer reads EOF after
+    /// what was sent, and reading goes on.
+    func shutdownWrite() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     /// Closes with a TCP reset instead of a FIN (SO_LINGER with a zero timeout).
     func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

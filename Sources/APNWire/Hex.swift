@@ -22,16 +22,32 @@ public func hexString(_ bytes: [UInt8]) -> String {
 /// else, or nil. Strict, for tokens given on command lines and in configurations;
 /// `Device` is the lenient reader that strips spaces and `<>` first.
 public func bytes(fromHex text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
+    bytes(fromHexDigits: text.utf8)
+}
+
+/// The bytes spelled by `digits`, ASCII hex digits (either case) two a byte, or nil when
+/// one is not a hex digit or their number is odd. The one hex reader: the strict one above,
+/// `Device`'s lenient one (which drops every other character first) and the literals of
+/// tests and fuzz seeds (``bytes(fromHexLiteral:)``) all decode through it.
+package func bytes(fromHexDigits digits: some Collection<UInt8>) -> [UInt8]? {
     guard digits.count.isMultiple(of: 2) else { return nil }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(digits.count / 2)
-    var index = 0
-    while index < digits.count {
-        guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+    var index = digits.startIndex
+    while index != digits.endIndex {
+        let next = digits.index(after: index)
+        guard let high = hexValue(digits[index]), let low = hexValue(digits[next]) else { return nil }
         bytes.append(high << 4 | low)
-        index += 2
+        index = digits.index(after: next)
     }
+    return bytes
+}
+
+/// The bytes of a hex literal written with optional white space, e.g.
+/// `"01 0020 000102…"`: for test vectors and fuzz seeds. Traps on anything else.
+package func bytes(fromHexLiteral literal: String) -> [UInt8] {
+    let digits = literal.utf8.filter { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }
+    guard let bytes = bytes(fromHexDigits: digits) else { preconditionFailure("not a hex literal: \(literal)") }
     return bytes
 }
 

@@ -60,8 +60,8 @@ struct CredentialFlags {
         }
     }
 
-    /// Sets the credentials and address of a gateway or feedback connection.
-    func apply(to options: inout some CredentialOptions) {
+    /// Sets the credentials and address of a gateway, feedback or provider connection.
+    func apply(to options: inout ServiceAccess) {
         options.production = production
         if let cert { options.cert = cert }
         if let key { options.key = key }
@@ -72,19 +72,3 @@ struct CredentialFlags {
         if let port { options.port = port }
     }
 }
-
-/// The credential and address part `Connection.Options` and `Feedback.Options` have in
-/// common (one options part in the library is #16's work; until then the CLI names it).
-protocol CredentialOptions {
-    var cert: CredentialSource? { get set }
-    var key: CredentialSource? { get set }
-    var pfx: CredentialSource? { get set }
-    var ca: [CredentialSource]? { get set }
-    var passphrase: String? { get set }
-    var address: String? { get set }
-    var port: UInt16 { get set }
-    var production: Bool { get set }
-}
-
-extension Connection.Options: CredentialOptions {}
-extension Feedback.Options: CredentialOptions {}

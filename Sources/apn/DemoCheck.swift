@@ -1,4 +1,5 @@
 import APN
+import APNWire
 import MockGateway
 
 /// `apn demo`'s verdict: every outcome against the mock gateway's record of what it

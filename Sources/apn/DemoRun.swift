@@ -1,7 +1,8 @@
 import APN
+import APNTLS
+import APNWire
 import Foundation
 import MockGateway
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// One run of `apn demo`: the gateway is started by `init`, ``run()`` tells the story.
@@ -90,7 +91,7 @@ struct DemoRun: Sendable {
         }
         let connection = Connection(options: options)
         let progress = ProgressLine(total: plan.count)
-        let quiet = Mutex((transmitted: 0, completed: 0))
+        let quiet = Lock((transmitted: 0, completed: 0))
         connection.on { event in
             switch event {
             case .transmitted:
@@ -106,7 +107,7 @@ struct DemoRun: Sendable {
             "send", "Sending \(plan.count) notifications with a default Connection (one socket, command 2)…",
             [("count", .integer(plan.count))])
 
-        let outcomes = Mutex([NotificationOutcome?](repeating: nil, count: plan.count))
+        let outcomes = Lock([NotificationOutcome?](repeating: nil, count: plan.count))
         let devices = plan.tokens.map { try! Device(token: $0) }  // 32 bytes each, by construction
         let note = Notification().setAlertText("Hello from swift-apn's demo").setBadge(1)
         connection.push(note, to: devices) { index, outcome in

@@ -1,7 +1,7 @@
 import APN
+import APNTLS
 import Dispatch
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// `apn feedback …`: reads the feedback service once or every interval and prints one JSON
@@ -86,7 +86,7 @@ enum FeedbackCommand {
 
     /// The exit status, set before the semaphore that ends the command is signalled.
     final class StatusBox: Sendable {
-        private let stored = Mutex<Int32>(0)
+        private let stored = Lock<Int32>(0)
         var value: Int32 {
             get { stored.withLock { $0 } }
             set { stored.withLock { $0 = newValue } }
@@ -117,7 +117,7 @@ enum FeedbackCommand {
             throw UsageError("feedback takes no arguments, got \"\(flags.positional[0])\"")
         }
         var options = Feedback.Options()
-        try CredentialFlags(flags).apply(to: &options)
+        try CredentialFlags(flags).apply(to: &options.access)
         let once = flags.switches.contains("--once")
         // --once reads with `read()`: the poller must not visit on its own as well.
         if once { options.interval = nil }

@@ -69,7 +69,7 @@ enum FeedbackServiceCommand {
         }
         guard let store = flags.value("--store"), !store.isEmpty else { throw UsageError("--store FILE is required") }
         var options = Feedback.Options()
-        try CredentialFlags(flags).apply(to: &options)
+        try CredentialFlags(flags).apply(to: &options.access)
         // The service schedules its own visits (Feedback.visit): the poller must not.
         options.interval = nil
         let once = flags.switches.contains("--once")

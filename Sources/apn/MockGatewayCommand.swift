@@ -304,7 +304,7 @@ final class RecordWriter: Sendable {
     private let lines: @Sendable (Int) -> [String]
     private let descriptor: Int32
     private let stopping = Atomic<Bool>(false)
-    private let written = Mutex(0)
+    private let written = Lock(0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Writes the binary gateway's records.

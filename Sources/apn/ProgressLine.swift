@@ -1,6 +1,6 @@
+import APNTLS
 import Dispatch
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// A one-line progress display on standard error, redrawn in place at most 10 times a
@@ -15,7 +15,7 @@ final class ProgressLine: @unchecked Sendable {
         var notAccepted = 0
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = Lock(Counts())
     private let timer: (any DispatchSourceTimer)?
     private let start = ContinuousClock.now
     private let total: Int

@@ -27,7 +27,7 @@ enum ProviderFlags {
     /// The provider options these flags (and the credential flags) ask for.
     static func options(_ flags: Flags) throws(UsageError) -> Provider.Options {
         var options = Provider.Options()
-        try CredentialFlags(flags).apply(to: &options)
+        try CredentialFlags(flags).apply(to: &options.access)
         let tokenFlags = ["--key-id", "--team-id", "--p8"].filter { flags.value($0) != nil }
         if let token = flags.value("--provider-token") {
             guard tokenFlags.isEmpty else { throw UsageError("--provider-token excludes \(tokenFlags[0])") }
@@ -71,4 +71,3 @@ enum ProviderFlags {
     }
 }
 
-extension Provider.Options: CredentialOptions {}

@@ -51,9 +51,9 @@ enum SendCommand {
             throw UsageError("\(flag) is for the HTTP/2 provider API: add --http2")
         }
         var options = Connection.Options()
-        try CredentialFlags(flags).apply(to: &options)
+        try CredentialFlags(flags).apply(to: &options.access)
         if let format = flags.value("--format") {
-            let formats: [String: Connection.Format] = ["simple": .simple, "enhanced": .enhanced, "frame": .frame]
+            let formats: [String: Command] = ["simple": .simple, "enhanced": .enhanced, "frame": .frame]
             guard let chosen = formats[format] else {
                 throw UsageError("--format: \"\(format)\" is not one of simple, enhanced, frame")
             }
@@ -77,7 +77,7 @@ enum SendCommand {
         }
         let list = try TokenList(recipientsOf: flags)
         do throws(APNError) {
-            try note.validate(for: options.format.command, voip: options.voip)
+            try note.validate(for: options.format, voip: options.voip)
         } catch {
             throw UsageError(error.message)
         }

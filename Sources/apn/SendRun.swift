@@ -1,6 +1,6 @@
 import APN
+import APNTLS
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// One `apn send`: pushes, waits for the outcomes, prints them and the summary.
@@ -29,7 +29,7 @@ struct SendRun: Sendable {
         // ended the connection is in the outcomes, and said once on standard error below.
         let connection = Connection(options: options)
         let progress = ProgressLine(total: devices.count)
-        let outcomes = Mutex([NotificationOutcome?](repeating: nil, count: all ? devices.count : 0))
+        let outcomes = Lock([NotificationOutcome?](repeating: nil, count: all ? devices.count : 0))
         if !devices.isEmpty {
             if all || progress.isActive {
                 let all = all

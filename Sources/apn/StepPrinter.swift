@@ -1,5 +1,5 @@
+import APNTLS
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// Prints a command's steps: one human-readable line each, or with `json` one JSON line
@@ -19,7 +19,7 @@ struct StepPrinter: Sendable {
 /// Runs `body` on the concurrency pool and blocks the calling thread until it returns.
 func runBlocking(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
     let done = DispatchSemaphore(value: 0)
-    let status = Mutex<Int32>(0)
+    let status = Lock<Int32>(0)
     Task {
         let result = await body()
         status.withLock { $0 = result }

@@ -1,11 +1,11 @@
-import APNWire // PThreadMutex in TSan builds
+import APNTLS
 import Dispatch
 import Synchronization
 
 /// A stop asked for once (by a signal) and seen from any thread: polled by a visit in
 /// progress, and waking a wait between visits at once.
 final class StopRequest: Sendable {
-    private let requested = Mutex(false)
+    private let requested = Lock(false)
     private let wake = DispatchSemaphore(value: 0)
 
     /// Whether a stop was asked for.

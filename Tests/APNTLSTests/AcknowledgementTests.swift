@@ -18,7 +18,7 @@ import Testing
         let pair = try connectedPair()
         let afterHandshake = pair.client.bytesSentToSocket
         #expect(afterHandshake > 0, "the client's handshake messages went through the socket")
-        try writeAll(pair.client, patternBytes(10_000, seed: 1), deadline: .now + .seconds(10))
+        try pair.client.writeAll(patternBytes(10_000, seed: 1), deadline: .now + .seconds(10))
         // Ciphertext: at least the plaintext plus a record header and tag per record.
         #expect(pair.client.bytesSentToSocket >= afterHandshake + 10_000 + 22)
     }
@@ -46,14 +46,14 @@ import Testing
     @Test func everythingThePeerReadIsAcknowledgedByTheTimeItsCloseArrives() throws {
         let pair = try connectedPair()
         let payload = patternBytes(300_000, seed: 3)
-        try writeAll(pair.client, payload, deadline: .now + .seconds(10))
-        let (received, _) = try readAll(pair.server, count: payload.count, deadline: .now + .seconds(10))
+        try pair.client.writeAll(payload, deadline: .now + .seconds(10))
+        let (received, _) = readAll(pair.server, count: payload.count, deadline: .now + .seconds(10))
         #expect(received == payload)
         _ = pair.server.shutdown()
         pair.server.close()
         // The server's FIN acknowledges all it received: once the client sees the end,
         // nothing it sent is left unacknowledged.
-        let (_, end) = try readAll(pair.client, count: 1, deadline: .now + .seconds(10))
+        let (_, end) = readAll(pair.client, count: 1, deadline: .now + .seconds(10))
         guard case .closed? = end else {
             Issue.record("expected the end of the stream, got \(String(describing: end))")
             return

@@ -17,11 +17,11 @@ import Testing
 
         let deadline = ContinuousClock.now + .seconds(10)
         let request = patternBytes(10_000, seed: 1)
-        try writeAll(pair.client, request, deadline: deadline)
-        #expect(try readAll(pair.server, count: request.count, deadline: deadline).0 == request)
+        try pair.client.writeAll(request, deadline: deadline)
+        #expect(readAll(pair.server, count: request.count, deadline: deadline).0 == request)
         let response = patternBytes(6, seed: 2)
-        try writeAll(pair.server, response, deadline: deadline)
-        #expect(try readAll(pair.client, count: response.count, deadline: deadline).0 == response)
+        try pair.server.writeAll(response, deadline: deadline)
+        #expect(readAll(pair.client, count: response.count, deadline: deadline).0 == response)
     }
 
     @Test(arguments: ["localhost", "127.0.0.1"])
@@ -111,7 +111,7 @@ import Testing
         // TLS 1.3: the client's handshake ends before the server has judged its certificate.
         #expect(outcome.client.isDone)
         #expect(outcome.server.error?.kind == .handshake)
-        let (_, step) = try readAll(pair.client, count: 1, deadline: .now + .seconds(5))
+        let (_, step) = readAll(pair.client, count: 1, deadline: .now + .seconds(5))
         guard case .failed(let error)? = step else {
             Issue.record("expected a failed read, got \(String(describing: step))")
             return

@@ -113,36 +113,20 @@ func pollAll(_ entries: inout [pollfd], deadline: ContinuousClock.Instant) -> Bo
     }
 }
 
-/// Reads until `count` bytes arrived, the peer closed, or the deadline passed.
-func readAll(_ connection: TLSConnection, count: Int, deadline: ContinuousClock.Instant) throws -> ([UInt8], TLSStep?) {
+/// Reads until `count` bytes arrived, the peer closed, or the deadline passed; the end is
+/// `nil` unless the peer closed or the connection failed.
+func readAll(_ connection: TLSConnection, count: Int, deadline: ContinuousClock.Instant) -> ([UInt8], TLSReadResult?) {
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while received.count < count {
-        let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
-        switch step {
-        case .done(let n): received += buffer[0..<n]
-        case .wantRead: guard try connection.waitUntil(.readable, deadline: deadline) else { return (received, nil) }
-        case .wantWrite: guard try connection.waitUntil(.writable, deadline: deadline) else { return (received, nil) }
-        case .closed, .failed: return (received, step)
+        let result = buffer.withUnsafeMutableBytes { connection.read(into: $0, deadline: deadline) }
+        switch result {
+        case .bytes(let n): received += buffer[0..<n]
+        case .timedOut: return (received, nil)
+        case .closed, .failed: return (received, result)
         }
     }
     return (received, nil)
-}
-
-/// Writes every byte, waiting with poll() when the socket is full.
-func writeAll(_ connection: TLSConnection, _ bytes: [UInt8], deadline: ContinuousClock.Instant) throws {
-    var offset = 0
-    while offset < bytes.count {
-        let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-        switch step {
-        case .done(let n): offset += n
-        case .wantRead: _ = try connection.waitUntil(.readable, deadline: deadline)
-        case .wantWrite: _ = try connection.waitUntil(.writable, deadline: deadline)
-        case .closed(let clean): throw TLSError(.write, "peer closed (clean: \(clean)) after \(offset) bytes")
-        case .failed(let error): throw error
-        }
-        if ContinuousClock.now > deadline { throw TLSError(.timeout, "writing \(bytes.count) bytes") }
-    }
 }
 
 /// Deterministic pseudo-random bytes (SplitMix64, so a failure can be replayed from the seed).

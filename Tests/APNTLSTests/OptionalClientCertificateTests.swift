@@ -44,7 +44,7 @@ import Testing
         let soon = ContinuousClock.now + .milliseconds(50)
         #expect(try pair.client.waitUntil(readable: true, writable: true, deadline: soon), "writable at once")
         #expect(try !pair.server.waitUntil(readable: true, writable: false, deadline: soon), "nothing to read")
-        try writeAll(pair.client, [1, 2, 3], deadline: .now + .seconds(5))
+        try pair.client.writeAll([1, 2, 3], deadline: .now + .seconds(5))
         #expect(try pair.server.waitUntil(readable: true, writable: false, deadline: .now + .seconds(5)))
         let started = ContinuousClock.now
         #expect(try !pair.server.waitUntil(readable: false, writable: false, deadline: .now + .milliseconds(30)))

@@ -64,7 +64,7 @@ import Testing
     @Test func cleanCloseIsDistinguishedFromAbruptClose() throws {
         let clean = try connectedPair()
         guard case .done = clean.client.shutdown() else { Issue.record("shutdown failed"); return }
-        let (_, cleanEnd) = try readAll(clean.server, count: 1, deadline: .now + .seconds(5))
+        let (_, cleanEnd) = readAll(clean.server, count: 1, deadline: .now + .seconds(5))
         guard case .closed(clean: true)? = cleanEnd else {
             Issue.record("expected a clean close, got \(String(describing: cleanEnd))")
             return
@@ -74,7 +74,7 @@ import Testing
         // its close() into a TCP reset (Linux resets when closing with unread data).
         let abrupt = try connectedPair(sessionTickets: false)
         abrupt.client.close()
-        let (_, abruptEnd) = try readAll(abrupt.server, count: 1, deadline: .now + .seconds(5))
+        let (_, abruptEnd) = readAll(abrupt.server, count: 1, deadline: .now + .seconds(5))
         guard case .closed(clean: false)? = abruptEnd else {
             Issue.record("expected an abrupt close, got \(String(describing: abruptEnd))")
             return
@@ -84,7 +84,7 @@ import Testing
     @Test func resetIsAnError() throws {
         let pair = try connectedPair()
         pair.client.reset()
-        let (_, end) = try readAll(pair.server, count: 1, deadline: .now + .seconds(5))
+        let (_, end) = readAll(pair.server, count: 1, deadline: .now + .seconds(5))
         guard case .failed(let error)? = end else {
             Issue.record("expected a reset, got \(String(describing: end))")
             return
@@ -97,7 +97,7 @@ import Testing
         let pair = try connectedPair()
         pair.server.reset()
         let bytes = patternBytes(1 << 20, seed: 7)
-        let error = #expect(throws: TLSError.self) { try writeAll(pair.client, bytes, deadline: .now + .seconds(10)) }
+        let error = #expect(throws: TLSError.self) { try pair.client.writeAll(bytes, deadline: .now + .seconds(10)) }
         #expect(error?.kind == .connectionReset)
     }
 
@@ -106,7 +106,7 @@ import Testing
         pair.server.setReadAhead(true)
         let payload = patternBytes(200_000, seed: 7)  // fits the socket buffers: written before reading
         let deadline = ContinuousClock.now + .seconds(30)
-        try writeAll(pair.client, payload, deadline: deadline)
+        try pair.client.writeAll(payload, deadline: deadline)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 100)
         while received.count < payload.count, ContinuousClock.now < deadline {

@@ -68,11 +68,11 @@ struct GoldenPayloadTests {
     @Test("trim()'s default fits the payload limit of a Connection with default options")
     func defaultTrimFitsDefaultConnection() throws {
         let options = Connection.Options()
-        let limit = Notification.payloadLimit(for: options.format.command, voip: options.voip)
+        let limit = Notification.payloadLimit(for: options.format, voip: options.voip)
         #expect(Notification.defaultTrimLength == limit)
         let note = Notification().setAlertText(String(repeating: "word ", count: 200))
         #expect(note.trim() > 0)
         #expect(note.length() <= limit)
-        try note.validate(for: options.format.command, voip: options.voip)
+        try note.validate(for: options.format, voip: options.voip)
     }
 }

@@ -1,3 +1,4 @@
+import APNTLS
 import APNWire
 import Dispatch
 import Foundation
@@ -29,7 +30,7 @@ import Testing
     @Test func waitersForDifferentCountsAreEachWokenAtTheirs() throws {
         let harness = try Harness()
         let gateway = harness.gateway
-        let results = Mutex<[Int: Bool]>([:])
+        let results = Lock<[Int: Bool]>([:])
         let done = DispatchSemaphore(value: 0)
         for count in [5, 10] {
             // Threads, not tasks: these waits block.

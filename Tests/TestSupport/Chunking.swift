@@ -1,8 +1,8 @@
+import APNWire
+
 /// Bytes from hex written with optional spaces, for literal test vectors.
 public func hex(_ text: String) -> [UInt8] {
-    let digits = text.unicodeScalars.filter { !$0.properties.isWhitespace }.map { Character($0) }
-    precondition(digits.count.isMultiple(of: 2), "odd hex literal")
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    bytes(fromHexLiteral: text)
 }
 
 /// How a vector is handed to a streaming decoder.

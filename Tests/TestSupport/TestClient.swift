@@ -32,18 +32,7 @@ public final class TestClient {
 
     /// Writes every byte (one TLS record per write call up to 16 KiB).
     public func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws {
-        let deadline = ContinuousClock.now + timeout
-        var offset = 0
-        while offset < bytes.count {
-            let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            switch step {
-            case .done(let count): offset += count
-            case .wantRead: guard try connection.waitUntil(.readable, deadline: deadline) else { throw timeoutError }
-            case .wantWrite: guard try connection.waitUntil(.writable, deadline: deadline) else { throw timeoutError }
-            case .closed(let clean): throw TLSError(.write, "gateway closed (clean: \(clean)) after \(offset) bytes")
-            case .failed(let error): throw error
-            }
-        }
+        try connection.writeAll(bytes, deadline: .now + timeout)
     }
 
     /// Writes `bytes` without waiting for the socket, unless `patience` is given: then a
@@ -51,18 +40,11 @@ public final class TestClient {
     /// many bytes were written before a write would block (all of them if none did); the
     /// rest may be finished with ``send(_:timeout:)``, which repeats a partly written record.
     public func writeWithoutBlocking(_ bytes: [UInt8], patience: Duration = .zero) throws -> Int {
-        var offset = 0
-        while offset < bytes.count {
-            let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            switch step {
-            case .done(let count): offset += count
-            case .wantRead: guard try connection.waitUntil(.readable, deadline: .now + patience) else { return offset }
-            case .wantWrite: guard try connection.waitUntil(.writable, deadline: .now + patience) else { return offset }
-            case .closed(let clean): throw TLSError(.write, "gateway closed (clean: \(clean)) after \(offset) bytes")
-            case .failed(let error): throw error
+        try bytes.withUnsafeBytes { bytes in
+            try connection.write(bytes) { readiness throws(TLSError) in
+                try connection.waitUntil(readiness, deadline: .now + patience)
             }
         }
-        return offset
     }
 
     /// Sends each chunk as its own write (so its own TLS record).
@@ -88,15 +70,12 @@ public final class TestClient {
         var transcript = Transcript()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
-            switch step {
-            case .done(let count):
+            switch buffer.withUnsafeMutableBytes({ connection.read(into: $0, deadline: deadline) }) {
+            case .bytes(let count):
                 transcript.bytes += buffer[..<count]
                 transcript.reads.append(count)
-            case .wantRead:
-                guard try connection.waitUntil(.readable, deadline: deadline) else { return transcript }
-            case .wantWrite:
-                guard try connection.waitUntil(.writable, deadline: deadline) else { return transcript }
+            case .timedOut:
+                return transcript
             case .closed(let clean):
                 transcript.end = .closed(clean: clean)
                 return transcript
@@ -106,6 +85,4 @@ public final class TestClient {
             }
         }
     }
-
-    private var timeoutError: TLSError { TLSError(.timeout, "test client write") }
 }

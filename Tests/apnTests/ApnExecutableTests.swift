@@ -132,11 +132,9 @@ struct ApnExecutableTests {
         let deadline = ContinuousClock.now + duration
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
-            let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
-            switch step {
-            case .done(let count): throw TLSError(.read, "the gateway answered \(hexString(buffer[..<count]))")
-            case .wantRead: guard try connection.waitUntil(.readable, deadline: deadline) else { return }
-            case .wantWrite: guard try connection.waitUntil(.writable, deadline: deadline) else { return }
+            switch buffer.withUnsafeMutableBytes({ connection.read(into: $0, deadline: deadline) }) {
+            case .bytes(let count): throw TLSError(.read, "the gateway answered \(hexString(buffer[..<count]))")
+            case .timedOut: return
             case .closed(let clean): throw TLSError(.read, "the gateway closed the connection (clean: \(clean))")
             case .failed(let error): throw error
             }

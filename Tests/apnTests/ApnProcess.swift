@@ -1,7 +1,7 @@
+import APNTLS
 import Dispatch
 import Testing
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// The built `apn` executable, run as a child process with its standard output read line by
@@ -17,9 +17,9 @@ import Synchronization
 /// first because the apnTests target depends on it (Package.swift).
 final class ApnProcess: Sendable {
     let process: Process
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
     private let lineArrived = DispatchSemaphore(value: 0)
-    private let standardError = Mutex<[UInt8]>([])
+    private let standardError = Lock<[UInt8]>([])
     private let errorDrained = DispatchSemaphore(value: 0)
     private let outputDrained = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)

@@ -1,27 +1,14 @@
 import APNTLS
-import Foundation
-
-/// The credential and verification options `Connection` and `Feedback` share.
-struct ClientCredentialOptions: Sendable {
-    var cert: CredentialSource?
-    var key: CredentialSource?
-    var ca: [CredentialSource]?
-    var pfx: CredentialSource?
-    var passphrase: String?
-    var checksPushEnvironment: Bool
-    var isProduction: Bool
-    var rejectUnauthorized: Bool
-    /// ALPN protocols to offer (`h2` for the HTTP/2 provider API; none for the binary
-    /// gateway).
-    var applicationProtocols: [String] = []
-}
 
 /// Turns a connection's credential options into a TLS client context, once: node-apn loaded
 /// and checked credentials on the first connection attempt and remembered the result.
 /// Every failure becomes an ``APNError`` with code ``APNError/Code/credentials`` (513 for the
 /// notifications waiting), with the file path and the reason.
 enum ClientContextLoader {
-    static func load(_ options: ClientCredentialOptions) throws(APNError) -> TLSClientContext {
+    /// The context for `options`' credentials and verification, offering
+    /// `applicationProtocols` with ALPN (`h2` for the HTTP/2 provider API; none for the
+    /// binary gateway).
+    static func load(_ options: ServiceAccess, applicationProtocols: [String]) throws(APNError) -> TLSClientContext {
         let credentials = try loadCredentials(options)
         if options.checksPushEnvironment, let credentials {
             let environment: PushEnvironment = options.isProduction ? .production : .sandbox
@@ -36,11 +23,11 @@ enum ClientContextLoader {
         return try tls { () throws(TLSError) in
             try TLSClientContext(
                 trustedCertificates: trusted, verifiesPeer: options.rejectUnauthorized, credentials: credentials,
-                applicationProtocols: options.applicationProtocols)
+                applicationProtocols: applicationProtocols)
         }
     }
 
-    private static func loadCredentials(_ options: ClientCredentialOptions) throws(APNError) -> TLSCredentials? {
+    private static func loadCredentials(_ options: ServiceAccess) throws(APNError) -> TLSCredentials? {
         let passphrase = options.passphrase
         if let pfx = options.pfx {
             let bundle = try bytes(of: pfx)
@@ -52,7 +39,7 @@ enum ClientContextLoader {
         let keyBytes = keySource == cert ? certificateBytes : try bytes(of: keySource)
         let certificates = try certificates(certificateBytes, from: cert)
         let key = try tls(describing: keySource) { () throws(TLSError) in
-            isPEM(keyBytes) ? try TLSPrivateKey(pem: keyBytes, passphrase: passphrase) : try TLSPrivateKey(der: keyBytes)
+            try TLSPrivateKey(pemOrDER: keyBytes, passphrase: passphrase)
         }
         return try tls(describing: cert) { () throws(TLSError) in
             try TLSCredentials(certificate: certificates[0], chain: Array(certificates.dropFirst()), privateKey: key)
@@ -60,9 +47,7 @@ enum ClientContextLoader {
     }
 
     private static func certificates(_ bytes: [UInt8], from source: CredentialSource) throws(APNError) -> [TLSCertificate] {
-        try tls(describing: source) { () throws(TLSError) in
-            isPEM(bytes) ? try TLSCertificate.certificates(fromPEM: bytes) : [try TLSCertificate(der: bytes)]
-        }
+        try tls(describing: source) { () throws(TLSError) in try TLSCertificate.certificates(fromPEMOrDER: bytes) }
     }
 
     /// Runs an APNTLS call, turning its error into a credentials error that names the source.
@@ -77,24 +62,19 @@ enum ClientContextLoader {
         }
     }
 
+    /// The bytes of `source`, read from its file (by APNTLS) when it names one.
     static func bytes(of source: CredentialSource) throws(APNError) -> [UInt8] {
         switch source {
         case .data(let bytes):
             return bytes
         case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path) else {
-                let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "not found"
+            do throws(TLSError) {
+                return try FileBytes.read(path)
+            } catch {
+                let reason = error.kind == .fileNotFound ? "not found" : "cannot be read"
                 throw APNError(code: .credentials, message: "credentials file \(path) \(reason)")
             }
-            return [UInt8](data)
         }
-    }
-
-    static func isPEM(_ bytes: [UInt8]) -> Bool {
-        let marker = Array("-----BEGIN".utf8)
-        let window = bytes.prefix(4096)
-        guard window.count >= marker.count else { return false }
-        return (0...(window.count - marker.count)).contains { window[$0..<$0 + marker.count].elementsEqual(marker) }
     }
 
     static func describe(_ source: CredentialSource) -> String {

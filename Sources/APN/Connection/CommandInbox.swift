@@ -1,4 +1,4 @@
-import APNWire // PThreadMutex in TSan builds
+import APNTLS
 import Synchronization
 
 /// The queue of commands into an I/O thread (a connection's, a provider's). Posting wakes the thread only when it is
@@ -9,7 +9,7 @@ final class CommandInbox<Command: Sendable>: Sendable {
         var sleeping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     let wake = WakeSignal()
 
     func post(_ command: Command) {

@@ -149,7 +149,7 @@ public final class Connection: Sendable {
     /// Why `notification` cannot be sent (what the format cannot carry, or a payload too
     /// large for it), or nil.
     private func refusal(_ notification: Notification, _ delivery: Notification.Delivery) -> APNError? {
-        let command = options.format.command
+        let command = options.format
         // Never sent without what the format cannot carry: priority 5 (power-conserving,
         // required for background pushes) sent as 10 would change what the device does.
         if delivery.priority != 10, command != .frame {
@@ -160,7 +160,7 @@ public final class Connection: Sendable {
         }
         guard delivery.payload.count > payloadLimit else { return nil }
         do throws(APNError) {
-            try notification.validate(for: options.format.command, voip: options.voip)
+            try notification.validate(for: options.format, voip: options.voip)
         } catch {
             return error
         }

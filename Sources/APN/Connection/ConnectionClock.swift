@@ -1,5 +1,5 @@
+import APNTLS
 import Glibc
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// The clock a ``Connection`` runs its timers on (backoff, grace window, idle timeout,
@@ -48,7 +48,7 @@ public final class ManualClock: Sendable {
         var nextObserver = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A clock at zero.
     public init() {}

@@ -663,7 +663,7 @@ extension SessionConfiguration {
     /// The session settings for one socket of a connection with these options.
     init(_ options: Connection.Options) {
         self.init()
-        command = options.format.command
+        command = options.format
         cacheLength = options.cacheLength.map { max(1, $0) }
         autoAdjustCache = options.autoAdjustCache
         maxCacheLength = max(cacheLength ?? 1, options.maxCacheLength)

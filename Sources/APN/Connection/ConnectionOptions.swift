@@ -11,48 +11,30 @@ extension Connection {
     /// options.key = "key.pem"
     /// options.production = true
     /// ```
-    public struct Options: Sendable {
-        // MARK: Credentials
+    public struct Options: ServiceAccessOptions, Sendable {
+        // MARK: Credentials and where
 
-        /// The client certificate (PEM, or DER), with its chain after it in PEM. Default
-        /// `cert.pem` in the working directory, as node-apn.
-        public var cert: CredentialSource? = "cert.pem"
-        /// The private key for ``cert`` (PEM or DER; encrypted with ``passphrase``). Default
-        /// `key.pem`. May name the same file as ``cert``.
-        public var key: CredentialSource? = "key.pem"
-        /// Certificates (PEM or DER) the gateway's certificate must chain to; `nil` uses the
-        /// system's CA store.
-        public var ca: [CredentialSource]?
-        /// A PKCS#12 bundle with certificate and key (modern or legacy algorithms). When
-        /// set, it is used instead of ``cert`` and ``key``.
-        public var pfx: CredentialSource?
-        /// The passphrase of an encrypted key, or the PKCS#12 password.
-        public var passphrase: String?
-        /// Check that the certificate carries Apple's push extension for the environment
-        /// (sandbox 1.2.840.113635.100.6.3.1, production …3.2) before connecting, as
-        /// node-apn 1.7 did. A certificate without it fails with 513.
-        public var checksPushEnvironment = true
+        /// The credentials and the gateway host: ``ServiceAccess/cert``,
+        /// ``ServiceAccess/key``, ``ServiceAccess/ca``, ``ServiceAccess/pfx``,
+        /// ``ServiceAccess/passphrase``, ``ServiceAccess/checksPushEnvironment``,
+        /// ``ServiceAccess/address``, ``ServiceAccess/port`` (2195),
+        /// ``ServiceAccess/production`` and ``ServiceAccess/rejectUnauthorized``, each read
+        /// and set as these options' own (`options.cert`). `nil` ``ServiceAccess/address``:
+        /// `gateway.push.apple.com` when production, else `gateway.sandbox.push.apple.com`
+        /// (node-apn 1.5+); when the address names one of Apple's hosts, the host decides the
+        /// environment, as in node-apn.
+        public var access = ServiceAccess(port: 2195, productionHost: Self.productionHost, sandboxHost: Self.sandboxHost)
 
-        // MARK: Where
-
-        /// node-apn's legacy name for ``address``; when set it wins.
-        public var gateway: String?
-        /// The gateway host. `nil`: `gateway.push.apple.com` when ``production``, else
-        /// `gateway.sandbox.push.apple.com` (node-apn 1.5+).
-        public var address: String?
-        /// The gateway port (2195).
-        public var port: UInt16 = 2195
-        /// Use the production gateway and check for the production certificate extension.
-        /// When ``address`` names one of Apple's hosts, the host decides, as in node-apn.
-        public var production = false
-        /// Verify the gateway's certificate and host name (node-apn's
-        /// `rejectUnauthorized`). Turning it off is logged once per process.
-        public var rejectUnauthorized = true
+        /// node-apn's legacy name for ``ServiceAccess/address``; when set it wins.
+        public var gateway: String? {
+            get { access.legacyAddress }
+            set { access.legacyAddress = newValue }
+        }
 
         // MARK: Format
 
         /// The wire format: command 1 (enhanced) by default.
-        public var format: Format = .enhanced
+        public var format: Command = .enhanced
         /// Raises the command 2 payload limit from 2048 to 4096 bytes (node-apn 1.7.3).
         public var voip = false
 
@@ -83,7 +65,7 @@ extension Connection {
         /// reconnects — so at most this many are ever unconfirmed when the gateway drops the
         /// connection without a word (possibly duplicated when resent, or of unknown fate).
         /// Costs a round trip and a TLS handshake per marker; `nil` (the default): off.
-        /// Not with ``Format/simple``, which has no identifiers to confirm with.
+        /// Not with ``Command/simple``, which has no identifiers to confirm with.
         public var confirmationInterval: Int?
         /// Pace writing after rejections (on by default): once error responses have shown
         /// how long the gateway takes to answer and how many notifications a connection
@@ -157,74 +139,24 @@ extension Connection {
         /// Options with every default.
         public init() {}
 
-        /// The host connected to, after ``gateway``, ``address`` and ``production``.
-        public var host: String {
-            gateway ?? address ?? (production ? Self.productionHost : Self.sandboxHost)
-        }
-
-        /// Whether the production environment is in use: the host decides when it is one of
-        /// Apple's, else ``production``.
-        public var isProduction: Bool {
-            switch host {
-            case Self.productionHost: true
-            case Self.sandboxHost: false
-            default: production
-            }
-        }
-
         /// The largest payload the format (and ``voip``) allows, in bytes.
         public var payloadLimit: Int {
-            Notification.payloadLimit(for: format.command, voip: voip)
+            Notification.payloadLimit(for: format, voip: voip)
         }
 
         /// Apple's production gateway host.
         public static let productionHost = "gateway.push.apple.com"
-
-        var credentials: ClientCredentialOptions {
-            ClientCredentialOptions(
-                cert: cert, key: key, ca: ca, pfx: pfx, passphrase: passphrase,
-                checksPushEnvironment: checksPushEnvironment, isProduction: isProduction,
-                rejectUnauthorized: rejectUnauthorized)
-        }
         /// Apple's sandbox gateway host.
         public static let sandboxHost = "gateway.sandbox.push.apple.com"
     }
 
-    /// The frame format notifications are written in.
-    public enum Format: Sendable, Hashable {
-        /// Command 0: no identifier, so errors cannot be attributed (256-byte payloads).
-        case simple
-        /// Command 1, node-apn's "enhanced" format: identifier and expiry (256-byte payloads).
-        case enhanced
-        /// Command 2, items with priority (2048-byte payloads, 4096 with `voip`).
-        case frame
-
-        /// The command byte.
-        public var command: Command {
-            switch self {
-            case .simple: .simple
-            case .enhanced: .enhanced
-            case .frame: .frame
-            }
-        }
-    }
+    /// The frame format notifications are written in: ``Command``, which ``Options/format``
+    /// takes (`.simple`, `.enhanced`, `.frame`).
+    @available(*, deprecated, renamed: "Command")
+    public typealias Format = Command
 
     /// node-apn's `errorCallback(errorCode, notification, device)`: a status code (Apple's,
     /// or 512–515) or a connection error, with the notification and device concerned (`nil`
     /// where node-apn passed null: a rejection naming a notification no longer cached).
     public typealias ErrorCallback = @Sendable (ErrorCallbackCode, Notification?, Device?) -> Void
-}
-
-/// Where certificate or key bytes come from: a file path or the bytes themselves.
-/// A string literal is a path.
-public enum CredentialSource: Sendable, Hashable, ExpressibleByStringLiteral {
-    /// A file to read when the connection first connects.
-    case file(String)
-    /// The bytes themselves (PEM text, DER or PKCS#12).
-    case data([UInt8])
-
-    /// A file path.
-    public init(stringLiteral path: String) {
-        self = .file(path)
-    }
 }

@@ -11,7 +11,7 @@ final class Connector: Sendable {
 
     init(options: Connection.Options, inbox: Inbox) {
         self.options = options
-        self.context = ClientContextCache(options.credentials)
+        self.context = ClientContextCache(options.access)
         self.inbox = inbox
     }
 

@@ -1,5 +1,4 @@
 import APNTLS
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// What other threads ask of a connection's I/O thread, in the order they asked.

@@ -1,4 +1,4 @@
-import APNWire // PThreadMutex in TSan builds
+import APNTLS
 import Synchronization
 
 /// A connection's listeners.
@@ -18,7 +18,7 @@ final class ListenerHub<Event: Sendable>: Sendable {
         var streamsClosed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let listening = Atomic<Bool>(false)
 
     /// Whether anyone listens: events are only produced then.

@@ -4,28 +4,17 @@ public import Foundation
 extension Feedback {
     /// How a ``Feedback`` poller connects and delivers, with node-apn 1.x's names and
     /// defaults.
-    public struct Options: Sendable {
-        /// The client certificate (PEM or DER); default `cert.pem`, as node-apn.
-        public var cert: CredentialSource? = "cert.pem"
-        /// Its private key (PEM or DER); default `key.pem`.
-        public var key: CredentialSource? = "key.pem"
-        /// Certificates the service's certificate must chain to; `nil`: the system store.
-        public var ca: [CredentialSource]?
-        /// A PKCS#12 bundle used instead of ``cert`` and ``key``.
-        public var pfx: CredentialSource?
-        /// The key's passphrase or the PKCS#12 password.
-        public var passphrase: String?
-        /// Check the certificate carries Apple's push extension for the environment.
-        public var checksPushEnvironment = true
-        /// The feedback host; `nil`: `feedback.push.apple.com` when ``production``, else
-        /// `feedback.sandbox.push.apple.com`.
-        public var address: String?
-        /// The feedback port (2196).
-        public var port: UInt16 = 2196
-        /// Use the production service (and check for the production extension).
-        public var production = false
-        /// Verify the service's certificate and host name (on by default).
-        public var rejectUnauthorized = true
+    public struct Options: ServiceAccessOptions, Sendable {
+        /// The credentials and the feedback host: ``ServiceAccess/cert``,
+        /// ``ServiceAccess/key``, ``ServiceAccess/ca``, ``ServiceAccess/pfx``,
+        /// ``ServiceAccess/passphrase``, ``ServiceAccess/checksPushEnvironment``,
+        /// ``ServiceAccess/address``, ``ServiceAccess/port`` (2196),
+        /// ``ServiceAccess/production`` and ``ServiceAccess/rejectUnauthorized``, each read
+        /// and set as these options' own (`options.cert`). `nil` ``ServiceAccess/address``:
+        /// `feedback.push.apple.com` when production, else `feedback.sandbox.push.apple.com`;
+        /// the host decides the environment when it is one of Apple's, as for
+        /// ``Connection/Options``.
+        public var access = ServiceAccess(port: 2196, productionHost: Self.productionHost, sandboxHost: Self.sandboxHost)
         /// Poll when the poller is created and then this often, as node-apn; `nil` or zero
         /// (node-apn's 0): nothing until ``Feedback/start()``, which then polls once each
         /// call. Default one hour.
@@ -56,32 +45,10 @@ extension Feedback {
         /// Options with every default.
         public init() {}
 
-        /// The host connected to.
-        public var host: String {
-            address ?? (production ? Self.productionHost : Self.sandboxHost)
-        }
-
         /// Apple's production feedback host.
         public static let productionHost = "feedback.push.apple.com"
         /// Apple's sandbox feedback host.
         public static let sandboxHost = "feedback.sandbox.push.apple.com"
-
-        /// Whether the production environment is in use: the host decides when it is one of
-        /// Apple's, else ``production`` (the rule of ``Connection/Options/isProduction``).
-        public var isProduction: Bool {
-            switch host {
-            case Self.productionHost: true
-            case Self.sandboxHost: false
-            default: production
-            }
-        }
-
-        var credentials: ClientCredentialOptions {
-            ClientCredentialOptions(
-                cert: cert, key: key, ca: ca, pfx: pfx, passphrase: passphrase,
-                checksPushEnvironment: checksPushEnvironment, isProduction: isProduction,
-                rejectUnauthorized: rejectUnauthorized)
-        }
     }
 
     /// One device the feedback service reported: it stopped accepting notifications at

@@ -17,7 +17,7 @@ final class FeedbackPoller: Sendable {
 
     init(options: Feedback.Options) {
         self.options = options
-        self.context = ClientContextCache(options.credentials)
+        self.context = ClientContextCache(options.access)
         self.queue = DispatchQueue(label: "swift-apn.feedback.callbacks", target: options.callbackQueue)
         self.schedule = FeedbackSchedule(clock: options.clock, interval: options.interval)
     }

@@ -1,5 +1,5 @@
+import APNTLS
 import Foundation
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 
 /// Runs a ``FeedbackScheduleState`` under a lock: the public calls change it with
@@ -7,7 +7,7 @@ import Synchronization
 /// waits on a condition until the clock reaches the next visit (a ``ManualClock`` wakes it
 /// on every advance) or until an update. No sleeping.
 final class FeedbackSchedule: Sendable {
-    private let state: Mutex<FeedbackScheduleState>
+    private let state: Lock<FeedbackScheduleState>
     // NSCondition is thread-safe; it pairs waits with wake-ups and guards nothing itself.
     private let condition = NSCondition()
     let clock: ConnectionClock
@@ -15,7 +15,7 @@ final class FeedbackSchedule: Sendable {
 
     init(clock: ConnectionClock, interval: Duration?) {
         self.clock = clock
-        self.state = Mutex(FeedbackScheduleState(interval: interval))
+        self.state = Lock(FeedbackScheduleState(interval: interval))
         observer = clock.manual?.observe { [condition] in
             condition.lock()
             condition.broadcast()

@@ -1,3 +1,5 @@
+import APNWire
+
 /// Well-formed UTF-8 (Unicode Table 3-7), one sequence at a time, with the offset of the
 /// first byte that breaks it.
 enum UTF8Check {

@@ -1,4 +1,4 @@
-import APNWire // PThreadMutex in TSan builds
+import APNTLS
 import Synchronization
 
 /// A push notification in node-apn 1.x's vocabulary: the payload (custom keys plus the
@@ -21,11 +21,11 @@ import Synchronization
 /// compiled once and cached; any change to a payload property drops the cache, so the
 /// bytes sent are always the current ones (node-apn 1.3–1.7.2 kept sending stale JSON).
 public final class Notification: Sendable, CustomStringConvertible {
-    let state: Mutex<NotificationState>
+    let state: Lock<NotificationState>
 
     /// An empty notification: payload `{}`, expiry 0, priority 10, unlimited retries.
     public init() {
-        state = Mutex(NotificationState())
+        state = Lock(NotificationState())
     }
 
     /// A notification whose top-level custom keys are `payload`'s, in its order (node-apn's
@@ -40,7 +40,7 @@ public final class Notification: Sendable, CustomStringConvertible {
     }
 
     init(state: NotificationState) {
-        self.state = Mutex(state)
+        self.state = Lock(state)
     }
 
     /// Runs `body` with exclusive access to the state.

@@ -1,3 +1,4 @@
+import APNTLS
 import Dispatch
 import Glibc
 import Foundation
@@ -228,10 +229,10 @@ private final class ResponseGathering: Sendable {
         var continuation: CheckedContinuation<[ProviderResponse], Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(count: Int) {
-        state = Mutex(State(responses: Array(repeating: nil, count: count), remaining: count))
+        state = Lock(State(responses: Array(repeating: nil, count: count), remaining: count))
     }
 
     func setContinuation(_ continuation: CheckedContinuation<[ProviderResponse], Never>) {

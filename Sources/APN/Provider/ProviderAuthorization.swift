@@ -104,7 +104,7 @@ final class ProviderAuthorization {
                 throw ProviderError(code: .authentication, message: "the provider token key: \(error.message)")
             }
             do throws(TLSError) {
-                return ClientContextLoader.isPEM(bytes) ? try ES256SigningKey(pem: bytes) : try ES256SigningKey(der: bytes)
+                return try ES256SigningKey(pemOrDER: bytes)
             } catch {
                 throw ProviderError(code: .authentication, message: "\(ClientContextLoader.describe(source)): \(error)")
             }

@@ -40,7 +40,7 @@ final class ProviderCancellation: Sendable {
     private let cancelled = Atomic<Bool>(false)
     /// The ids its requests were given (by the I/O thread, which alone reads them back):
     /// consecutive, so a range.
-    private let range = Mutex<Range<Int>?>(nil)
+    private let range = Lock<Range<Int>?>(nil)
 
     /// Marks it cancelled.
     func cancel() { cancelled.store(true, ordering: .releasing) }

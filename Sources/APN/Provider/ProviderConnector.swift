@@ -15,9 +15,7 @@ final class ProviderConnector: Sendable {
         self.host = options.host
         self.port = options.port
         self.timeout = options.connectTimeout
-        var credentials = options.credentials
-        credentials.applicationProtocols = ["h2"]
-        self.context = ClientContextCache(credentials)
+        self.context = ClientContextCache(options.clientAccess, applicationProtocols: ["h2"])
         self.inbox = inbox
     }
 

@@ -11,40 +11,27 @@ extension Provider {
     /// options.topic = "com.example.app"
     /// options.production = true
     /// ```
-    public struct Options: Sendable {
+    public struct Options: ServiceAccessOptions, Sendable {
         // MARK: Authentication
 
         /// Provider tokens (a `.p8` key), an existing token, or the client certificate
         /// below. Token authentication by default needs ``authentication`` set; the
         /// default is ``ProviderAuthentication/certificate``.
         public var authentication: ProviderAuthentication = .certificate
-        /// The client certificate (PEM or DER), for certificate authentication; the same
-        /// sources as ``Connection/Options/cert``.
-        public var cert: CredentialSource? = "cert.pem"
-        /// The certificate's private key (PEM or DER).
-        public var key: CredentialSource? = "key.pem"
-        /// A PKCS#12 bundle with certificate and key, instead of ``cert`` and ``key``.
-        public var pfx: CredentialSource?
-        /// The passphrase of an encrypted key or of ``pfx``.
-        public var passphrase: String?
-        /// Check that a client certificate carries the push OID for the environment in use.
-        public var checksPushEnvironment = true
 
-        // MARK: Where
+        // MARK: Credentials and where
 
-        /// `api.push.apple.com` when `true`, `api.sandbox.push.apple.com` (the default)
-        /// otherwise.
-        public var production = false
-        /// Another host (a test gateway, a proxy); `nil` uses Apple's for ``production``
-        /// (the name ``Connection/Options/address`` has too).
-        public var address: String?
-        /// 443 (Apple also listens on 2197).
-        public var port: UInt16 = 443
-        /// CA certificates to trust instead of the system's (a test gateway's CA).
-        public var ca: [CredentialSource]?
-        /// Verify the server's certificate and name (default `true`); turning it off is
-        /// reported once on standard error.
-        public var rejectUnauthorized = true
+        /// The client certificate, for certificate authentication, and the host:
+        /// ``ServiceAccess/cert``, ``ServiceAccess/key``, ``ServiceAccess/pfx``,
+        /// ``ServiceAccess/passphrase``, ``ServiceAccess/checksPushEnvironment``,
+        /// ``ServiceAccess/ca``, ``ServiceAccess/address``, ``ServiceAccess/port`` (443;
+        /// Apple also listens on 2197), ``ServiceAccess/production`` and
+        /// ``ServiceAccess/rejectUnauthorized``, each read and set as these options' own
+        /// (`options.production`). `nil` ``ServiceAccess/address``: `api.push.apple.com` when
+        /// production, else `api.sandbox.push.apple.com`; ``ServiceAccess/production`` alone
+        /// decides the environment. With token authentication the certificate is not used.
+        public var access = ServiceAccess(
+            port: 443, productionHost: Self.productionHost, sandboxHost: Self.sandboxHost, hostDecidesEnvironment: false)
 
         // MARK: Requests
 
@@ -110,31 +97,29 @@ extension Provider {
         /// Options with every default.
         public init() {}
 
-        /// The host connected to, after ``address`` and ``production``.
-        public var host: String {
-            address ?? (production ? Self.productionHost : Self.sandboxHost)
-        }
-
         /// Apple's production host.
         public static let productionHost = "api.push.apple.com"
         /// Apple's development host.
         public static let sandboxHost = "api.sandbox.push.apple.com"
 
-        var credentials: ClientCredentialOptions {
-            let usesCertificate = authentication.usesCertificate
-            return ClientCredentialOptions(
-                cert: usesCertificate ? cert : nil, key: usesCertificate ? key : nil, ca: ca,
-                pfx: usesCertificate ? pfx : nil, passphrase: passphrase,
-                checksPushEnvironment: usesCertificate && checksPushEnvironment,
-                isProduction: production, rejectUnauthorized: rejectUnauthorized)
+        /// ``access`` without the certificate when provider tokens authenticate.
+        var clientAccess: ServiceAccess {
+            var access = access
+            if !authentication.usesCertificate {
+                access.cert = nil
+                access.key = nil
+                access.pfx = nil
+                access.checksPushEnvironment = false
+            }
+            return access
         }
     }
 }
 
 /// How a ``Provider`` authenticates to Apple.
 public enum ProviderAuthentication: Sendable, Hashable {
-    /// The client certificate in ``Provider/Options/cert`` and ``Provider/Options/key``
-    /// (or ``Provider/Options/pfx``).
+    /// The client certificate in ``ServiceAccess/cert`` and ``ServiceAccess/key`` (or
+    /// ``ServiceAccess/pfx``) of ``Provider/Options/access``.
     case certificate
     /// Provider tokens: ES256 JSON Web Tokens signed with the `.p8` key Apple issued
     /// (`key`: its path or bytes), naming `keyID` and `teamID`; signed when first needed

@@ -140,11 +140,7 @@ struct ProviderScheduler: ~Copyable {
             return complete(id, error: nil, answer: answer)
         case .renewTokenAndRetry where canRenewToken && !entry.renewedToken:
             entry.renewedToken = true
-            entry.stream = nil
-            entry.place = .ready
-            _ = entries.modify(id) { $0 = entry }
-            ready.prepend(id)
-            readyCount += 1
+            sendFirst(id, entry)
             return nil
         case .retryAfterBackoff:
             guard entry.retries < configuration.retryLimit else {
@@ -177,11 +173,7 @@ struct ProviderScheduler: ~Copyable {
                 answer: nil)
         }
         entry.refusals += 1
-        entry.stream = nil
-        entry.place = .ready
-        _ = entries.modify(id) { $0 = entry }
-        ready.prepend(id)
-        readyCount += 1
+        sendFirst(id, entry)
         return nil
     }
 
@@ -257,6 +249,17 @@ struct ProviderScheduler: ~Copyable {
         var wait = configuration.initialBackoff
         for _ in 1..<max(1, retry) where wait < configuration.maxBackoff { wait *= 2 }
         return min(wait, configuration.maxBackoff)
+    }
+
+    /// Stores `entry` for request `id`, back from the wire without a stream, and puts it
+    /// first in line: it is sent again before the requests that waited less.
+    private mutating func sendFirst(_ id: ID, _ entry: Entry) {
+        var entry = entry
+        entry.stream = nil
+        entry.place = .ready
+        _ = entries.modify(id) { $0 = entry }
+        ready.prepend(id)
+        readyCount += 1
     }
 
     private mutating func complete(_ id: ID, error: ProviderError?, answer: ProviderAnswer?) -> Completion {

@@ -29,9 +29,9 @@ struct ConnectionDeliveryTests {
     }
 
     @Test("send awaits one notification's outcome; a confirmed flush proves acceptance", arguments: [
-        Connection.Format.enhanced, .frame,
+        Command.enhanced, .frame,
     ])
-    func sendAndFlush(format: Connection.Format) async throws {
+    func sendAndFlush(format: Command) async throws {
         let fixture = try GatewayFixture()
         let connection = Connection(options: fixture.options { $0.format = format; $0.shutdownGraceWindow = .seconds(30) })
         for n in 1...9 { connection.push(note(n), to: device(n)) }
@@ -39,7 +39,7 @@ struct ConnectionDeliveryTests {
         #expect(report.confirmed)
         #expect(report.accepted == 9)
         #expect(fixture.mock.records.count == 9)
-        #expect(fixture.mock.records.first?.command == format.command)
+        #expect(fixture.mock.records.first?.command == format)
         let log = ConnectionLog()
         connection.push(note(10), to: device(10), outcome: log.outcome(10))
         let second = await connection.flush()

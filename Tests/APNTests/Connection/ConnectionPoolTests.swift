@@ -1,4 +1,5 @@
 import APN
+import APNTLS
 import APNWire
 import Foundation
 import MockGateway
@@ -74,7 +75,7 @@ struct ConnectionPoolTests {
         let fixture = try GatewayFixture()
         let connection = Connection(options: fixture.options())
         let stream = connection.events
-        let heard = Mutex<[String]>([])
+        let heard = Lock<[String]>([])
         let id = connection.on { event in heard.withLock { $0.append("\(event)") } }
         connection.push(note(1), to: device(1))
         await connection.shutdown()

@@ -2,7 +2,6 @@ import APN
 import APNTLS
 import Foundation
 import MockGateway
-import APNWire // PThreadMutex in TSan builds
 import Synchronization
 import Testing
 
@@ -103,7 +102,7 @@ final class ConnectionLog: Sendable {
         var duplicateOutcomes: [Int] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let condition = NSCondition()
 
     var events: [ConnectionEvent] { state.withLock { $0.events } }

@@ -15,7 +15,7 @@ final class FeedbackLog: Sendable {
         var trace: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let condition = NSCondition()
 
     /// The entries of each `feedback` event, as UNIX times.
@@ -97,7 +97,7 @@ final class RawTLSServer: Sendable {
         Thread.detachNewThread {
             guard let connection = try? handoff.listener.accept(deadline: .now + .seconds(20)) else { return }
             try? connection.handshake(deadline: .now + .seconds(10))
-            Self.write(bytes, to: connection)
+            try? connection.writeAll(bytes, deadline: .now + .seconds(10))
             _ = connection.shutdown()
             connection.close()
         }
@@ -107,21 +107,6 @@ final class RawTLSServer: Sendable {
         var options = identity.options(port: port)
         configure(&options)
         return options
-    }
-
-    /// Writes all of `bytes` (within 10 s).
-    static func write(_ bytes: [UInt8], to connection: TLSConnection) {
-        var offset = 0
-        let deadline = ContinuousClock.now + .seconds(10)
-        while offset < bytes.count, ContinuousClock.now < deadline {
-            let step = bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            switch step {
-            case .done(let count): offset += count
-            case .wantWrite: _ = try? connection.waitUntil(.writable, deadline: deadline)
-            case .wantRead: _ = try? connection.waitUntil(.readable, deadline: deadline)
-            case .closed, .failed: return
-            }
-        }
     }
 
     /// A CA, a server context it signed, and a client certificate it accepts.
@@ -184,7 +169,7 @@ func heldFeedback(_ options: Feedback.Options, _ prepare: (Feedback) -> Void) ->
 final class HeldTLSServer: Sendable {
     let raw: RawTLSServer.Identity
     let port: UInt16
-    private let state = Mutex((connections: 0, released: false, stopped: false))
+    private let state = Lock((connections: 0, released: false, stopped: false))
     private let condition = NSCondition()
 
     init(sending bytes: [UInt8]) throws {
@@ -233,7 +218,7 @@ final class HeldTLSServer: Sendable {
 
     private func serve(_ connection: TLSConnection, _ bytes: [UInt8]) {
         try? connection.handshake(deadline: .now + .seconds(10))
-        RawTLSServer.write(bytes, to: connection)
+        try? connection.writeAll(bytes, deadline: .now + .seconds(10))
         _ = wait { $0.released }
         _ = connection.shutdown()
         connection.close()

@@ -65,7 +65,7 @@ struct FeedbackTests {
         bytes.writeFeedbackTuple(time: 8, token: Self.token(2))
         let whole = bytes.readableBytesArray
         let server = try RawTLSServer(sending: Array(whole.dropLast(5)))
-        let log = Mutex<[String]>([])
+        let log = Lock<[String]>([])
         let feedback = Feedback(options: server.options { options in
             options.debugLog = { message in log.withLock { $0.append(message) } }
         })
@@ -94,7 +94,7 @@ struct FeedbackTests {
         let fixture = try GatewayFixture()
         for n in 0..<9 { fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
         let feedback = Feedback(options: Self.options(fixture) { $0.batchSize = 3; $0.interval = nil })
-        let batches = Mutex<[[UInt32]]>([])
+        let batches = Lock<[[UInt32]]>([])
         feedback.on { event in
             if case .feedback(let entries) = event { batches.withLock { $0.append(entries.map(\.unixTime)) } }
         }
@@ -115,7 +115,7 @@ struct FeedbackTests {
         let fixture = try GatewayFixture()
         for n in 0..<3 { fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
         let feedback = Feedback(options: Self.options(fixture) { $0.batchFeedback = false; $0.interval = nil })
-        let sizes = Mutex<[Int]>([])
+        let sizes = Lock<[Int]>([])
         feedback.on { event in if case .feedback(let entries) = event { sizes.withLock { $0.append(entries.count) } } }
         let log = FeedbackLog()
         feedback.on(log.listener)

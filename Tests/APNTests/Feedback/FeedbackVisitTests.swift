@@ -1,4 +1,5 @@
 import APN
+import APNTLS
 import APNWire
 import Foundation
 import MockGateway
@@ -49,7 +50,7 @@ struct FeedbackVisitTests {
         for n in 0..<100 { fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         fixture.mock.updateFaults { $0.feedbackWriteSize = 38 }
         let feedback = Feedback(options: Tests.options(fixture))
-        let seen = Mutex(0)
+        let seen = Lock(0)
         let end = try feedback.visit(batchSize: 1000, isCancelled: { seen.withLock { $0 } >= 5 }) { entries in
             seen.withLock { $0 += entries.count }
             return true

@@ -78,7 +78,7 @@ struct ProviderFixture {
 /// starts at the real time and stands still until advanced, so ages are exact however
 /// long a loaded machine takes.
 final class WallClock: Sendable {
-    private let current = Mutex(Date())
+    private let current = Lock(Date())
     var now: Date { current.withLock { $0 } }
     func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }

@@ -81,7 +81,7 @@ struct ProviderGatewayTests {
         }
         defer { _ = fixture.gateway.stop() }
         let provider = Provider(options: try fixture.tokenOptions())
-        let heard = Mutex<[Device]>([])
+        let heard = Lock<[Device]>([])
         provider.on(.badDeviceToken) { response in heard.withLock { $0.append(response.device) } }
         let error = await #expect(throws: ProviderError.self) {
             try await provider.send(PushNotification().setAlertText("x"), to: ProviderFixture.device(3))
@@ -209,7 +209,7 @@ struct ProviderGatewayTests {
         var options = try fixture.tokenOptions()
         options.tokenRefreshInterval = .seconds(60 * 60)
         let provider = Provider(options: options)
-        let renewals = Mutex(0)
+        let renewals = Lock(0)
         provider.on { event in
             if case .tokenRenewed = event { renewals.withLock { $0 += 1 } }
         }
@@ -267,7 +267,7 @@ struct ProviderGatewayTests {
         var options = try fixture.tokenOptions()
         options.maxConnections = 2
         let provider = Provider(options: options)
-        let events = Mutex<[String]>([])
+        let events = Lock<[String]>([])
         provider.on { event in
             if case .failed = event { return }
             events.withLock { $0.append("\(event)") }
@@ -331,7 +331,7 @@ struct ProviderGatewayTests {
         var options = try fixture.tokenOptions()
         options.tokenRefreshInterval = .seconds(25 * 60)
         let provider = Provider(options: options)
-        let issued = Mutex<[Int64]>([])
+        let issued = Lock<[Int64]>([])
         provider.on { event in
             if case .tokenRenewed(let issuedAt) = event { issued.withLock { $0.append(issuedAt) } }
         }
@@ -403,7 +403,7 @@ struct ProviderGatewayTests {
         options.pingInterval = .milliseconds(40)
         let provider = Provider(options: options)
         let (pings, continuation) = AsyncStream.makeStream(of: String.self)
-        let goaways = Mutex(0)
+        let goaways = Lock(0)
         provider.on { event in
             switch event {
             case .pingAnswered(let peer): continuation.yield(peer)

@@ -1,4 +1,5 @@
 import APN
+import APNWire
 import Testing
 
 /// Drives a `GatewaySession` by hand for table-style tests: the tag of notification

@@ -1,4 +1,5 @@
 import APN
+import APNWire
 import Testing
 
 @Suite("Gateway session: connecting and writing")

@@ -1,4 +1,5 @@
 import APN
+import APNWire
 import TestSupport
 
 /// A seeded, randomized run of a `GatewaySession` against an in-memory gateway built on

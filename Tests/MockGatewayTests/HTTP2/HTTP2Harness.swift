@@ -1,6 +1,5 @@
 import APNHTTP2
 import APNTLS
-import APNWire // PThreadMutex in TSan builds
 import Foundation
 import MockGateway
 import Synchronization
@@ -75,7 +74,7 @@ final class HTTP2Harness {
 
 /// A wall clock a test sets and moves.
 final class WallClock: Sendable {
-    private let time = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let time = Lock(Date(timeIntervalSince1970: 1_700_000_000))
 
     var now: Date { time.withLock { $0 } }
 

@@ -5,7 +5,7 @@ import Glibc
 /// A lock with `Synchronization.Mutex`'s `withLock` shape, built on `pthread_mutex`, which
 /// ThreadSanitizer understands. `Synchronization.Mutex` locks through calls TSan does not
 /// see, so a TSan build reports every access under it as a race; builds with
-/// `-Xswiftc -DAPN_TSAN` use this type in its place (each module's `Mutex+TSan.swift`).
+/// `-Xswiftc -DAPN_TSAN` use this type in its place (``Lock``).
 package final class PThreadMutex<Value: ~Copyable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched inside `withLock`, under `lock`.
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
