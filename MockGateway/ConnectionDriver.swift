@@ -15,6 +15,9 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
 
     let connection: TLSConnection
     let shared: GatewayState<Ledger>
+    /// How long a read without a deadline waits for the client before the gateway gives
+    /// up on it (``ConnectionLimits/idleTimeout``); `nil`: until a stop.
+    var idleTimeout: Duration? = nil
 
     /// What one read produced.
     enum ReadResult {
@@ -52,9 +55,12 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
         }
     }
 
-    /// Reads what is available into `buffer`, waiting until `deadline` (`nil`: as long as
-    /// it takes, until a stop).
+    /// Reads what is available into `buffer`, waiting until `deadline`. Without one it
+    /// waits until a stop or, when there is an ``idleTimeout``, until the client has sent
+    /// nothing for that long: the connection is then `.ended` as if the client had left,
+    /// and counted in ``ConnectionCounters/idleTimeouts``.
     func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant? = nil) -> ReadResult {
+        let idleDeadline = deadline == nil ? idleTimeout.map { ContinuousClock.now + $0 } : nil
         while true {
             let readiness: Readiness
             switch connection.read(into: buffer) {
@@ -63,11 +69,16 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
             case .wantWrite: readiness = .writable
             case .closed, .failed: return .ended
             }
-            guard wait(readiness, deadline: deadline ?? .now + .seconds(3600)) else {
+            let limit = deadline ?? idleDeadline
+            let waitUntil = limit ?? .now + .seconds(3600)
+            guard wait(readiness, deadline: waitUntil) else {
                 // `wait` also gives up on a stop or a failed poll: only a passed deadline
-                // the caller set is a time-out.
-                guard let deadline, !shared.isStopping, ContinuousClock.now >= deadline else { return .ended }
-                return .timedOut
+                // is a time-out.
+                if shared.isStopping || ContinuousClock.now < waitUntil { return .ended }
+                guard limit != nil else { continue }
+                if deadline != nil { return .timedOut }
+                shared.update { $0.connectionCounters.idleTimeouts += 1 }
+                return .ended
             }
         }
     }
@@ -97,7 +108,7 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
         _ = Glibc.shutdown(connection.fileDescriptor, Int32(SHUT_WR))
         let deadline = ContinuousClock.now + linger
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
-        draining: while ContinuousClock.now < deadline {
+        draining: while ContinuousClock.now < deadline && !shared.isStopping {
             let step = scratch.withUnsafeMutableBytes { connection.read(into: $0) }
             switch step {
             case .done: continue

@@ -36,10 +36,23 @@ struct RecordStore: ~Copyable {
         static let priority: UInt8 = 4
     }
 
-    private var blocks = RecordBlocks<Entry>()
+    private var blocks: RecordBlocks<Entry>
 
     /// How many notifications are stored.
     var count: Int { blocks.count }
+    /// The number (0-based) of the oldest record still kept (``RecordBlocks/firstKept``).
+    var firstKept: Int { blocks.firstKept }
+    /// How many more records may be stored before connections must wait (``RecordBlocks/room``).
+    var room: Int { blocks.room }
+
+    init(retention: RecordRetention) {
+        blocks = RecordBlocks(retention: retention)
+    }
+
+    /// Frees the records numbered below `end` (``RecordBlocks/release(upTo:)``).
+    mutating func release(upTo end: Int) {
+        blocks.release(upTo: end)
+    }
 
     /// Stores a notification that arrived on `connection`, copying its token and payload.
     mutating func append(_ notification: DecodedNotificationView, connection: Int) {
@@ -65,9 +78,9 @@ struct RecordStore: ~Copyable {
     }
 
     /// The records at `range` (0-based positions in acceptance order), built as public values.
-    /// - Precondition: `range` lies within `0..<count`.
+    /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [MockGateway.Record] {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "records \(range) of \(count)")
+        precondition(range.lowerBound >= firstKept && range.upperBound <= count, "records \(range) of \(firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
             let token = UnsafeRawBufferPointer(start: entry.bytes, count: Int(entry.tokenLength))

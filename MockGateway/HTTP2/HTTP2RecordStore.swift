@@ -35,11 +35,24 @@ struct HTTP2RecordStore: ~Copyable {
 
     private static let pushTypes = PushType.documented.map(\.rawValue)
 
-    private var blocks = RecordBlocks<Entry>()
+    private var blocks: RecordBlocks<Entry>
     private var topics = Interned<String>()
     private var authentications = Interned<HTTP2MockGateway.Authentication>()
     /// How many records are stored.
     var count: Int { blocks.count }
+    /// The number (0-based) of the oldest record still kept (``RecordBlocks/firstKept``).
+    var firstKept: Int { blocks.firstKept }
+    /// How many more records may be stored before connections must wait (``RecordBlocks/room``).
+    var room: Int { blocks.room }
+
+    init(retention: RecordRetention) {
+        blocks = RecordBlocks(retention: retention)
+    }
+
+    /// Frees the records numbered below `end` (``RecordBlocks/release(upTo:)``).
+    mutating func release(upTo end: Int) {
+        blocks.release(upTo: end)
+    }
 
     /// Stores `request`, accepted on `connection`, copying what it keeps.
     mutating func append(_ request: ValidatedRequest, connection: Int) {
@@ -96,9 +109,9 @@ struct HTTP2RecordStore: ~Copyable {
     }
 
     /// The records at `range` (0-based positions in acceptance order), as public values.
-    /// - Precondition: `range` lies within `0..<count`.
+    /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [HTTP2MockGateway.Record] {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "records \(range) of \(count)")
+        precondition(range.lowerBound >= firstKept && range.upperBound <= count, "records \(range) of \(firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
             var cursor = entry.bytes

@@ -90,7 +90,7 @@ enum MockGatewayCommand {
 
         let gateway = try MockGateway(configuration: options.configuration)
         for tuple in options.feedback {
-            gateway.queueFeedback(time: tuple.time, token: tuple.token)
+            try gateway.queueFeedback(time: tuple.time, token: tuple.token)
         }
         try gateway.start()
         let http2 = try options.http2.map { configuration in
