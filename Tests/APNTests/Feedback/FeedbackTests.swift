@@ -85,7 +85,10 @@ struct FeedbackTests {
             Issue.record("a 101-byte token length was accepted")
         } catch {
             #expect(error.code == .malformedResponse)
-            #expect(error.message.contains("101"))
+            // Says what came (a tuple with a long token), not "something other than an error response".
+            #expect(error.message.contains("tuple whose token length is 101 bytes, outside 1...100"))
+            #expect(error.message.contains("maxTokenLength"))
+            #expect(!error.message.contains("error response"))
         }
     }
 
