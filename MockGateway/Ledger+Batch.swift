@@ -29,7 +29,7 @@ extension Ledger {
     ) -> Verdict {
         // Each notification judged is recorded at most once: judging no more than there is
         // room for keeps the retention's limit exact.
-        let room = records.room
+        let room = records.blocks.room
         guard room > 0 else { return .recordsFull }
         let limit = min(limit, room)
         // The ordinal at which to stop: one comparison a notification rather than a

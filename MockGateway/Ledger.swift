@@ -14,11 +14,11 @@ struct Ledger: GatewayLedger, ~Copyable {
     var records: RecordStore
     /// How many notifications were accepted: ``records`` `.count`.
     var recordCount: Int { records.count }
-    var firstKeptRecord: Int { records.firstKept }
-    var recordRoom: Int { records.room }
+    var firstKeptRecord: Int { records.blocks.firstKept }
+    var recordRoom: Int { records.blocks.room }
 
     mutating func releaseRecords(upTo end: Int) {
-        records.release(upTo: end)
+        records.blocks.release(upTo: end)
     }
 
     /// The records at `range`, as public values.

@@ -13,7 +13,7 @@ import APNWire
 /// Not copyable: the entries point into blocks this value owns and frees.
 struct RecordStore: ~Copyable {
     /// One notification's fixed-size fields, and where its token and payload lie.
-    private struct Entry {
+    struct Entry {
         /// The token, then the payload, inside a byte block.
         var bytes: UnsafeRawPointer
         var connection: Int
@@ -36,22 +36,14 @@ struct RecordStore: ~Copyable {
         static let priority: UInt8 = 4
     }
 
-    private var blocks: RecordBlocks<Entry>
+    /// The storage, and what it keeps (``RecordBlocks/firstKept``, ``RecordBlocks/room``,
+    /// ``RecordBlocks/release(upTo:)``).
+    var blocks: RecordBlocks<Entry>
 
     /// How many notifications are stored.
     var count: Int { blocks.count }
-    /// The number (0-based) of the oldest record still kept (``RecordBlocks/firstKept``).
-    var firstKept: Int { blocks.firstKept }
-    /// How many more records may be stored before connections must wait (``RecordBlocks/room``).
-    var room: Int { blocks.room }
-
     init(retention: RecordRetention) {
         blocks = RecordBlocks(retention: retention)
-    }
-
-    /// Frees the records numbered below `end` (``RecordBlocks/release(upTo:)``).
-    mutating func release(upTo end: Int) {
-        blocks.release(upTo: end)
     }
 
     /// Stores a notification that arrived on `connection`, copying its token and payload.
@@ -80,7 +72,7 @@ struct RecordStore: ~Copyable {
     /// The records at `range` (0-based positions in acceptance order), built as public values.
     /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [MockGateway.Record] {
-        precondition(range.lowerBound >= firstKept && range.upperBound <= count, "records \(range) of \(firstKept)..<\(count)")
+        precondition(range.lowerBound >= blocks.firstKept && range.upperBound <= count, "records \(range) of \(blocks.firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
             let token = UnsafeRawBufferPointer(start: entry.bytes, count: Int(entry.tokenLength))

@@ -25,11 +25,11 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     }
 
     var recordCount: Int { records.count }
-    var firstKeptRecord: Int { records.firstKept }
-    var recordRoom: Int { records.room }
+    var firstKeptRecord: Int { records.blocks.firstKept }
+    var recordRoom: Int { records.blocks.room }
 
     mutating func releaseRecords(upTo end: Int) {
-        records.release(upTo: end)
+        records.blocks.release(upTo: end)
     }
 
     /// Numbers a connection whose handshake completed with `h2`.
@@ -75,7 +75,7 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
         current.connectionsOverLimit = connectionCounters.overLimit
         current.threadStartFailures = connectionCounters.threadStartFailures
         current.idleTimeouts = connectionCounters.idleTimeouts
-        current.discardedRecords = records.firstKept
+        current.discardedRecords = records.blocks.firstKept
         return current
     }
 

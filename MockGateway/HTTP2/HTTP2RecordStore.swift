@@ -14,7 +14,7 @@ import APNWire
 /// Not copyable: the entries point into blocks this value owns and frees.
 struct HTTP2RecordStore: ~Copyable {
     /// One record's fixed-size fields, and where its bytes lie.
-    private struct Entry {
+    struct Entry {
         /// The token (binary), the `apns-id` (text), the collapse id (text), the payload.
         var bytes: UnsafeRawPointer
         var expiration: Int
@@ -35,23 +35,15 @@ struct HTTP2RecordStore: ~Copyable {
 
     private static let pushTypes = PushType.documented.map(\.rawValue)
 
-    private var blocks: RecordBlocks<Entry>
+    /// The storage, and what it keeps (``RecordBlocks/firstKept``, ``RecordBlocks/room``,
+    /// ``RecordBlocks/release(upTo:)``).
+    var blocks: RecordBlocks<Entry>
     private var topics = Interned<String>()
     private var authentications = Interned<HTTP2MockGateway.Authentication>()
     /// How many records are stored.
     var count: Int { blocks.count }
-    /// The number (0-based) of the oldest record still kept (``RecordBlocks/firstKept``).
-    var firstKept: Int { blocks.firstKept }
-    /// How many more records may be stored before connections must wait (``RecordBlocks/room``).
-    var room: Int { blocks.room }
-
     init(retention: RecordRetention) {
         blocks = RecordBlocks(retention: retention)
-    }
-
-    /// Frees the records numbered below `end` (``RecordBlocks/release(upTo:)``).
-    mutating func release(upTo end: Int) {
-        blocks.release(upTo: end)
     }
 
     /// Stores `request`, accepted on `connection`, copying what it keeps.
@@ -111,7 +103,7 @@ struct HTTP2RecordStore: ~Copyable {
     /// The records at `range` (0-based positions in acceptance order), as public values.
     /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [HTTP2MockGateway.Record] {
-        precondition(range.lowerBound >= firstKept && range.upperBound <= count, "records \(range) of \(firstKept)..<\(count)")
+        precondition(range.lowerBound >= blocks.firstKept && range.upperBound <= count, "records \(range) of \(blocks.firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
             var cursor = entry.bytes

@@ -111,8 +111,8 @@ enum MockGatewayCommand {
             return http2
         }
 
-        let recorder = recordDescriptor.map { RecordWriter(gateway: gateway, descriptor: $0) }
-        let http2Recorder = recordDescriptor.flatMap { descriptor in http2.map { RecordWriter(http2: $0, descriptor: descriptor) } }
+        let recorder = recordDescriptor.map { RecordWriter(gateway, descriptor: $0) }
+        let http2Recorder = recordDescriptor.flatMap { descriptor in http2.map { RecordWriter($0, descriptor: descriptor) } }
         let recorders = [recorder, http2Recorder].compactMap { $0 }
         for recorder in recorders { recorder.start() }
 

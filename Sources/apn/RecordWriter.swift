@@ -33,36 +33,15 @@ final class RecordWriter: Sendable {
     private let written = Mutex(0)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Writes the binary gateway's records.
-    convenience init(gateway: MockGateway, descriptor: Int32) {
-        self.init(
-            descriptor: descriptor, waitForRecords: { gateway.waitForRecords(count: $0, timeout: .seconds(1)) },
-            batch: { start, limit in
-                let records = gateway.records(from: start, limit: limit)
-                return (records.map(RecordLine.line), records.last?.sequence ?? start)
-            },
-            release: { gateway.releaseRecords(through: $0) })
-    }
-
-    /// Writes the HTTP/2 gateway's records (with `"protocol":"http2"`).
-    convenience init(http2: HTTP2MockGateway, descriptor: Int32) {
-        self.init(
-            descriptor: descriptor, waitForRecords: { http2.waitForRecords(count: $0, timeout: .seconds(1)) },
-            batch: { start, limit in
-                let records = http2.records(from: start, limit: limit)
-                return (records.map(RecordLine.line), records.last?.sequence ?? start)
-            },
-            release: { http2.releaseRecords(through: $0) })
-    }
-
-    private init(
-        descriptor: Int32, waitForRecords: @escaping @Sendable (Int) -> Bool, batch: @escaping Batch,
-        release: @escaping @Sendable (Int) -> Void
-    ) {
+    /// Writes the records of `gateway` (either kind) to `descriptor`.
+    init<Gateway: RecordSource>(_ gateway: Gateway, descriptor: Int32) {
         self.descriptor = descriptor
-        self.waitForRecords = waitForRecords
-        self.batch = batch
-        self.release = release
+        waitForRecords = { gateway.waitForRecords(count: $0, timeout: .seconds(1)) }
+        batch = { start, limit in
+            let records = gateway.records(from: start, limit: limit)
+            return (records.map(Gateway.line), records.last.map(Gateway.sequence) ?? start)
+        }
+        release = { gateway.releaseRecords(through: $0) }
     }
 
     /// Starts the writing thread.
@@ -118,4 +97,30 @@ final class RecordWriter: Sendable {
             if !buffer.isEmpty { LineWriter.write(bytes: buffer, to: descriptor) }
         }
     }
+}
+
+/// A gateway whose records a ``RecordWriter`` writes: ``MockGateway`` and ``HTTP2MockGateway``.
+protocol RecordSource: Sendable {
+    /// The gateway's record type.
+    associatedtype Record
+    /// Waits until `count` records were accepted, or `timeout` passes, or the gateway stops.
+    func waitForRecords(count: Int, timeout: Duration) -> Bool
+    /// At most `limit` records from position `start` on.
+    func records(from start: Int, limit: Int) -> [Record]
+    /// Frees the records up to the one with `sequence`.
+    func releaseRecords(through sequence: Int)
+    /// A record's line in the record file.
+    static func line(_ record: Record) -> String
+    /// A record's place among all accepted (1-based).
+    static func sequence(_ record: Record) -> Int
+}
+
+extension MockGateway: RecordSource {
+    static func line(_ record: Record) -> String { RecordLine.line(record) }
+    static func sequence(_ record: Record) -> Int { record.sequence }
+}
+
+extension HTTP2MockGateway: RecordSource {
+    static func line(_ record: Record) -> String { RecordLine.line(record) }
+    static func sequence(_ record: Record) -> Int { record.sequence }
 }

@@ -100,21 +100,15 @@ import Testing
         let noConnectionThreads = ThreadStarter { name, body in
             name.hasSuffix("connection") ? false : ThreadStarter.system.start(name, body)
         }
-        let gateway = try MockGateway(configuration: MockGateway.Configuration(), threadStarter: noConnectionThreads)
-        try gateway.start()
-        let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.app")
-        let context = try TLSClientContext(
-            trustedCertificates: [gateway.certificateAuthority.certificate], credentials: client.credentials())
-        let connection = try TLSConnection.connect(
-            host: "127.0.0.1", port: gateway.gatewayPort, context: context, timeout: .seconds(5))
-        defer { connection.close() }
+        let harness = try Harness(
+            gateway: MockGateway(configuration: MockGateway.Configuration(), threadStarter: noConnectionThreads))
         do {
-            try connection.handshake(deadline: .now + .seconds(10))
+            _ = try harness.connect()
             Issue.record("the handshake succeeded without a connection thread")
         } catch {
-            #expect(error.kind != .timeout, "closed at once, not left open: \(error)")
+            #expect((error as? TLSError)?.kind != .timeout, "closed at once, not left open: \(error)")
         }
-        #expect(gateway.threadStartFailureCount == 1)
-        #expect(gateway.stop(), "no thread counted that never ran")
+        #expect(harness.gateway.threadStartFailureCount == 1)
+        #expect(harness.gateway.stop(), "no thread counted that never ran")
     }
 }
