@@ -26,7 +26,7 @@ enum FeedbackBenchmark {
         for n in 0..<count {
             var token = [UInt8](repeating: 0xCD, count: 32)
             withUnsafeBytes(of: UInt64(n).bigEndian) { token.replaceSubrange(24..<32, with: $0) }
-            gateway.queueFeedback(time: UInt32(1_700_000_000 + n % 86_400), token: token)
+            try gateway.queueFeedback(time: UInt32(1_700_000_000 + n % 86_400), token: token)
         }
         let credentials = try MockCredentials(gateway)
         var settings = Feedback.Options()

@@ -3,21 +3,22 @@ import APNTLS
 /// The loop of an accept thread: owns one listener, accepts until the gateway stops,
 /// hands each connection to `serve` (which starts its thread), then closes the listener.
 enum AcceptLoop {
-    /// Starts the accept thread of `listener`; each connection it accepts gets a thread
-    /// of its own running `serve`. `name` names the threads ("MockGateway gateway …").
+    /// Starts the accept thread of `listener`; each connection it accepts gets a thread of
+    /// its own running `serve`, within `limits`. `name` names the threads ("MockGateway
+    /// gateway …"). `false` when the accept thread could not be started: the listener is
+    /// closed then.
     static func start<Ledger: GatewayLedger & ~Copyable>(
-        _ listener: TLSListener, name: String, shared: GatewayState<Ledger>,
+        _ listener: TLSListener, name: String, shared: GatewayState<Ledger>, limits: ConnectionLimits,
         serve: @escaping @Sendable (GatewayDriver<Ledger>) -> Void
-    ) {
+    ) -> Bool {
         let listenerHandoff = Handoff(listener)
-        ThreadLauncher.start("\(name) accept", shared: shared) {
+        let started = ThreadLauncher.start("\(name) accept", shared: shared) {
             run(listenerHandoff.take(), shared: shared) { connection in
-                let connectionHandoff = Handoff(connection)
-                ThreadLauncher.start("\(name) connection", shared: shared) {
-                    serve(GatewayDriver(connection: connectionHandoff.take(), shared: shared))
-                }
+                admit(connection, name: name, shared: shared, limits: limits, serve: serve)
             }
         }
+        if !started { listenerHandoff.take().close() }
+        return started
     }
 
     static func run<Ledger: GatewayLedger & ~Copyable>(
@@ -33,6 +34,34 @@ enum AcceptLoop {
                 // Out of descriptors or similar: back off for a slice instead of spinning.
                 _ = shared.pause(until: .now + GatewayDriver<Ledger>.slice)
             }
+        }
+    }
+
+    /// Starts a thread for `connection`, or closes it — before its handshake — and counts
+    /// why: ``ConnectionLimits/maxConnections`` are open already, or no thread could be
+    /// started.
+    private static func admit<Ledger: GatewayLedger & ~Copyable>(
+        _ connection: TLSConnection, name: String, shared: GatewayState<Ledger>, limits: ConnectionLimits,
+        serve: @escaping @Sendable (GatewayDriver<Ledger>) -> Void
+    ) {
+        guard shared.connectionThreadCount < limits.maxConnections else {
+            // Counted first: a client that sees the close finds it counted.
+            shared.update { $0.connectionCounters.overLimit += 1 }
+            connection.close()
+            return
+        }
+        let connectionHandoff = Handoff(connection)
+        shared.connectionStarting()
+        let started = ThreadLauncher.start("\(name) connection", shared: shared) {
+            defer { shared.connectionEnded() }
+            serve(GatewayDriver(connection: connectionHandoff.take(), shared: shared, idleTimeout: limits.idleTimeout))
+        }
+        guard started else {
+            shared.connectionEnded()
+            shared.update { $0.connectionCounters.threadStartFailures += 1 }
+            // The thread never ran, so the connection was never taken: this thread still owns it.
+            connectionHandoff.take().close()
+            return
         }
     }
 }

@@ -41,6 +41,17 @@ extension MockGateway {
         /// unread bytes would make the kernel send a reset, which can destroy the error
         /// response before the client reads it.
         public var lingerTimeout: Duration
+        /// The most connections served at once on each listener (gateway, feedback), from
+        /// accept to close (1,024): each holds a thread. One accepted beyond is closed
+        /// before its handshake and counted in ``MockGateway/refusedConnectionCount``.
+        public var maxConnections: Int
+        /// How long a gateway connection may send nothing before the gateway closes it
+        /// (10 minutes; counted in ``MockGateway/idleTimeoutCount``); `nil` keeps idle
+        /// connections until the client or ``MockGateway/stop(timeout:)`` ends them.
+        public var idleTimeout: Duration?
+        /// How many accepted notifications are kept in memory, and what happens beyond
+        /// (``RecordRetention/standard``: the latest 1,000,000).
+        public var recordRetention: RecordRetention
 
         /// A configuration with the defaults described on each property.
         public init(
@@ -57,7 +68,10 @@ extension MockGateway {
             limits: GatewayDecoder.Limits = GatewayDecoder.Limits(),
             faults: Faults = Faults(),
             handshakeTimeout: Duration = .seconds(5),
-            lingerTimeout: Duration = .seconds(1)
+            lingerTimeout: Duration = .seconds(1),
+            maxConnections: Int = 1024,
+            idleTimeout: Duration? = .seconds(600),
+            recordRetention: RecordRetention = .standard
         ) {
             self.host = host
             self.gatewayPort = gatewayPort
@@ -73,6 +87,9 @@ extension MockGateway {
             self.faults = faults
             self.handshakeTimeout = handshakeTimeout
             self.lingerTimeout = lingerTimeout
+            self.maxConnections = maxConnections
+            self.idleTimeout = idleTimeout
+            self.recordRetention = recordRetention
         }
     }
 }

@@ -14,6 +14,9 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
 
     let connection: TLSConnection
     let shared: GatewayState<Ledger>
+    /// How long a read without a deadline waits for the client before the gateway gives
+    /// up on it (``ConnectionLimits/idleTimeout``); `nil`: until a stop.
+    var idleTimeout: Duration? = nil
 
     /// What one read produced.
     enum ReadResult {
@@ -51,17 +54,27 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
         }
     }
 
-    /// Reads what is available into `buffer`, waiting until `deadline` (`nil`: as long as
-    /// it takes, until a stop).
+    /// Reads what is available into `buffer`, waiting until `deadline`. Without one it
+    /// waits until a stop or, when there is an ``idleTimeout``, until the client has sent
+    /// nothing for that long: the connection is then `.ended` as if the client had left,
+    /// and counted in ``ConnectionCounters/idleTimeouts``.
     func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant? = nil) -> ReadResult {
-        switch connection.read(into: buffer, waiting: { wait($0, deadline: deadline ?? .now + .seconds(3600)) }) {
-        case .bytes(let count): return .bytes(count)
-        case .closed, .failed: return .ended
-        case .timedOut:
-            // `wait` also gives up on a stop or a failed poll: only a passed deadline the
-            // caller set is a time-out.
-            guard let deadline, !shared.isStopping, ContinuousClock.now >= deadline else { return .ended }
-            return .timedOut
+        let idleDeadline = deadline == nil ? idleTimeout.map { ContinuousClock.now + $0 } : nil
+        let limit = deadline ?? idleDeadline
+        while true {
+            let waitUntil = limit ?? .now + .seconds(3600)
+            switch connection.read(into: buffer, waiting: { wait($0, deadline: waitUntil) }) {
+            case .bytes(let count): return .bytes(count)
+            case .closed, .failed: return .ended
+            case .timedOut:
+                // `wait` also gives up on a stop or a failed poll: only a passed deadline
+                // is a time-out.
+                if shared.isStopping || ContinuousClock.now < waitUntil { return .ended }
+                guard limit != nil else { continue }
+                if deadline != nil { return .timedOut }
+                shared.update { $0.connectionCounters.idleTimeouts += 1 }
+                return .ended
+            }
         }
     }
 
@@ -83,7 +96,7 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
         connection.shutdownWrite()
         let deadline = ContinuousClock.now + linger
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
-        while ContinuousClock.now < deadline,
+        while ContinuousClock.now < deadline && !shared.isStopping,
             case .bytes = scratch.withUnsafeMutableBytes({ buffer in
                 connection.read(into: buffer, waiting: { $0 == .readable && wait(.readable, deadline: deadline) })
             })

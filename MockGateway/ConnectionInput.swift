@@ -52,9 +52,12 @@ struct ConnectionInput {
         return count
     }
 
+    /// Reads once; `.ended` without reading once the gateway is stopping, so that a client
+    /// that keeps sending cannot keep a connection reading (and recording) past a stop.
     private mutating func read(_ driver: ConnectionDriver, until deadline: ContinuousClock.Instant?)
         -> ConnectionDriver.ReadResult
     {
+        if driver.shared.isStopping { return .ended }
         let result = buffer.withUnsafeMutableBytes { driver.read(into: $0, until: deadline) }
         if case .ended = result, !driver.shared.isStopping { peerFinished = true }
         return result

@@ -1,5 +1,4 @@
 import APNTLS
-import Foundation
 
 /// One feedback connection, run on its own thread: handshake, write every queued tuple
 /// (in chunks when ``MockGateway/Faults/feedbackWriteSize`` says so), close cleanly.
@@ -18,7 +17,11 @@ struct FeedbackConnection {
         while start < batch.bytes.count {
             if paced {
                 // Pacing (a fault), not synchronisation: the slow service being simulated.
-                if start > 0 { Thread.sleep(forTimeInterval: batch.seconds) }
+                // A condition wait that a stop ends at once.
+                if start > 0, !driver.shared.pause(until: .now + batch.pause) {
+                    driver.connection.close()
+                    return
+                }
                 deadline = .now + .seconds(10)
             }
             let end = min(batch.bytes.count, start + max(1, batch.writeSize ?? batch.bytes.count))
@@ -29,12 +32,5 @@ struct FeedbackConnection {
             start = end
         }
         driver.finish(closeNotify: true, linger: settings.lingerTimeout)
-    }
-}
-
-extension FeedbackBatch {
-    /// The pause between writes, in seconds.
-    var seconds: Double {
-        Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18
     }
 }

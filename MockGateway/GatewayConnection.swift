@@ -47,6 +47,9 @@ struct GatewayConnection {
         // when the read-rate budget ran out part-way through a read).
         var decodable = false
         while true {
+            // Checked before every read, not only when the socket runs empty: a client that
+            // keeps sending must not keep the connection (and its recording) going after a stop.
+            if shared.isStopping { return nil }
             pacer.refresh(from: shared)
             if !decodable {
                 guard refill(&input, latency: pacer.latency) else { return nil }
@@ -74,6 +77,11 @@ struct GatewayConnection {
             case .goOn:
                 decodable = false
             case .limitReached:
+                decodable = true
+            case .recordsFull:
+                // Neither judge nor read until records are released: TCP's backpressure
+                // reaches the client, and memory stays bounded.
+                guard shared.waitForRecordRoom() else { return nil }
                 decodable = true
             case .stall(let duration):
                 // Stalled reads: neither the socket nor the decoder is read meanwhile.

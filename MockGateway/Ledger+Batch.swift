@@ -15,8 +15,10 @@ extension Ledger {
     /// next read, which is within what "the faults current when it is decoded" promises.
     ///
     /// - Returns: ``Verdict/goOn`` when everything decodable was judged: read more;
-    ///   ``Verdict/limitReached`` when `limit` notifications were judged (the rest of the
-    ///   read stays in the decoder, judged later).
+    ///   ``Verdict/limitReached`` when `limit` notifications were judged, or as many as
+    ///   the records had room for (the rest of the read stays in the decoder, judged
+    ///   later); ``Verdict/recordsFull`` when the records have no room at all
+    ///   (``RecordRetention/Overflow/pauseConnections``).
     /// - Parameters:
     ///   - ordinal: the number of the last notification decoded on this connection;
     ///     advanced for each one decoded here.
@@ -25,6 +27,11 @@ extension Ledger {
     mutating func judgeDecoded(
         from decoder: inout GatewayDecoder, connection: Int, ordinal: inout Int, limit: Int = .max
     ) -> Verdict {
+        // Each notification judged is recorded at most once: judging no more than there is
+        // room for keeps the retention's limit exact.
+        let room = records.blocks.room
+        guard room > 0 else { return .recordsFull }
+        let limit = min(limit, room)
         // The ordinal at which to stop: one comparison a notification rather than a
         // second counter, and never reached when unlimited.
         let (sum, overflow) = ordinal.addingReportingOverflow(limit)

@@ -11,9 +11,15 @@ struct Ledger: GatewayLedger, ~Copyable {
     /// Whether any fault can refuse a notification or act after one: when not, judging is
     /// just recording (the common case, and the one benchmarks measure).
     private var judgesByFaults: Bool
-    var records = RecordStore()
+    var records: RecordStore
     /// How many notifications were accepted: ``records`` `.count`.
     var recordCount: Int { records.count }
+    var firstKeptRecord: Int { records.blocks.firstKept }
+    var recordRoom: Int { records.blocks.room }
+
+    mutating func releaseRecords(upTo end: Int) {
+        records.blocks.release(upTo: end)
+    }
 
     /// The records at `range`, as public values.
     func records(in range: Range<Int>) -> [MockGateway.Record] {
@@ -26,11 +32,13 @@ struct Ledger: GatewayLedger, ~Copyable {
     /// Gateway connections open now (handshake done, not ended).
     var openConnectionCount = 0
     var handshakeFailureCount = 0
+    var connectionCounters = ConnectionCounters()
     var feedbackConnectionCount = 0
     var feedbackQueue: [(time: UInt32, token: [UInt8])] = []
 
-    init(faults: MockGateway.Faults) {
+    init(faults: MockGateway.Faults, retention: RecordRetention) {
         self.faults = faults
+        records = RecordStore(retention: retention)
         judgesByFaults = faults.judgesNotifications
     }
 
@@ -179,6 +187,9 @@ enum Verdict: Sendable {
     case limitReached
     /// Stop reading for this long, then go on with what is left in the decoder.
     case stall(Duration)
+    /// The records are full (``RecordRetention/Overflow/pauseConnections``): read and
+    /// judge nothing until a consumer releases some, then go on with the decoder.
+    case recordsFull
     /// End the connection so.
     case end(ConnectionEnd)
 }

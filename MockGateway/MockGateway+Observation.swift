@@ -1,5 +1,6 @@
 extension MockGateway {
-    /// Every accepted notification so far, in the order accepted (a snapshot).
+    /// Every accepted notification so far that is still kept in memory (all of them unless
+    /// the ``RecordRetention`` discarded some), in the order accepted (a snapshot).
     public var records: [Record] {
         records(from: 0)
     }
@@ -12,8 +13,8 @@ extension MockGateway {
 
     /// The notifications accepted after the first `start`, in the order accepted (a
     /// snapshot): ``records`` `[start...]`, building only those. Empty when `start` is not
-    /// below ``recordCount``. A reader that follows the records as they arrive passes the
-    /// count it has already seen.
+    /// below ``recordCount``; records no longer kept are skipped. A reader that follows the
+    /// records as they arrive passes the count it has already seen.
     ///
     /// - Precondition: `start >= 0`.
     public func records(from start: Int) -> [Record] {
@@ -78,5 +79,25 @@ extension MockGateway {
     /// - Returns: whether the count was reached.
     public func waitForHandshakeFailures(count: Int, timeout: Duration) -> Bool {
         shared.wait(until: .now + timeout) { $0.handshakeFailureCount >= count }
+    }
+}
+
+extension MockGateway {
+    /// Connections (gateway or feedback) closed at once because
+    /// ``Configuration/maxConnections`` were open on their listener.
+    public var refusedConnectionCount: Int {
+        shared.read { $0.connectionCounters.overLimit }
+    }
+
+    /// Connections (gateway or feedback) closed at once because the system would not start
+    /// a thread for them (its thread or memory limit).
+    public var threadStartFailureCount: Int {
+        shared.read { $0.connectionCounters.threadStartFailures }
+    }
+
+    /// Gateway connections closed because the client sent nothing for
+    /// ``Configuration/idleTimeout``.
+    public var idleTimeoutCount: Int {
+        shared.read { $0.connectionCounters.idleTimeouts }
     }
 }

@@ -18,9 +18,11 @@ public import APNTLS
 ///
 /// ## Concurrency model
 /// - One accept thread per listener (gateway, feedback). It owns its `TLSListener`.
-/// - One thread per accepted connection. It owns its `TLSConnection` (handed over in a
-///   `Handoff`) and drives it with non-blocking steps and `poll()` waits of at most 50 ms,
-///   checking the stop flag between them.
+/// - One thread per accepted connection, at most ``Configuration/maxConnections`` per
+///   listener. It owns its `TLSConnection` (handed over in a `Handoff`) and drives it with
+///   non-blocking steps and `poll()` waits of at most 50 ms, checking the stop flag between
+///   them and before every read. A connection silent for ``Configuration/idleTimeout`` is
+///   closed. One that cannot get a thread is closed and counted, never leaked.
 /// - Everything shared — faults, records, rejections, counters, the feedback queue — is a
 ///   single value in a `Mutex`. Judging a notification and recording it happen in one
 ///   critical section, so records are in a single global order.
@@ -44,7 +46,13 @@ public final class MockGateway: Sendable {
     ///
     /// - Throws: `TLSError` when certificates cannot be generated or the context refuses
     ///   the settings.
-    public init(configuration: Configuration = Configuration()) throws(TLSError) {
+    public convenience init(configuration: Configuration = Configuration()) throws(TLSError) {
+        try self.init(configuration: configuration, threadStarter: .system)
+    }
+
+    /// ``init(configuration:)`` starting its threads with `threadStarter` (tests give one
+    /// that fails).
+    init(configuration: Configuration, threadStarter: ThreadStarter) throws(TLSError) {
         let certificates = try GatewayCertificates(
             authority: configuration.certificateAuthority, credentials: configuration.serverCredentials,
             commonName: "MockGateway CA")
@@ -57,7 +65,8 @@ public final class MockGateway: Sendable {
             maximumVersion: configuration.maximumVersion,
             sessionTickets: configuration.sessionTickets)
         certificateAuthority = certificates.authority
-        shared = SharedState(Ledger(faults: configuration.faults))
+        shared = SharedState(
+            Ledger(faults: configuration.faults, retention: configuration.recordRetention), threadStarter: threadStarter)
         self.configuration = configuration
     }
 
@@ -69,19 +78,27 @@ public final class MockGateway: Sendable {
     /// ports the system chooses) and starts accepting.
     ///
     /// - Precondition: called once, before ``stop(timeout:)``.
-    /// - Throws: `TLSError` (``TLSError/Kind-swift.struct/listen``) when a listener cannot bind.
+    /// - Throws: `TLSError` (``TLSError/Kind-swift.struct/listen``) when a listener cannot
+    ///   bind (or its address cannot be resolved), or an accept thread cannot be started.
     public func start() throws(TLSError) {
-        let gateway = try TLSListener(context: context, host: configuration.host, port: configuration.gatewayPort)
-        let feedback = try TLSListener(context: context, host: configuration.host, port: configuration.feedbackPort)
+        let backlog = ConnectionLimits.listenBacklog
+        let gateway = try TLSListener(
+            context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog)
+        let feedback = try TLSListener(
+            context: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
         lifecycle.started((gateway.port, feedback.port), name: "MockGateway")
         let settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
-        AcceptLoop.start(gateway, name: "MockGateway gateway", shared: shared) { driver in
+        let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: configuration.idleTimeout)
+        let started = AcceptLoop.start(gateway, name: "MockGateway gateway", shared: shared, limits: limits) { driver in
             GatewayConnection(driver: driver, settings: settings).run()
-        }
-        AcceptLoop.start(feedback, name: "MockGateway feedback", shared: shared) { driver in
+        } && AcceptLoop.start(feedback, name: "MockGateway feedback", shared: shared, limits: limits) { driver in
             FeedbackConnection(driver: driver, settings: settings).run()
+        }
+        guard started else {
+            stop()
+            throw TLSError(.listen, "starting MockGateway's accept threads: the system refused a thread")
         }
     }
 

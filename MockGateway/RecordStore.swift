@@ -13,7 +13,7 @@ import APNWire
 /// Not copyable: the entries point into blocks this value owns and frees.
 struct RecordStore: ~Copyable {
     /// One notification's fixed-size fields, and where its token and payload lie.
-    private struct Entry {
+    struct Entry {
         /// The token, then the payload, inside a byte block.
         var bytes: UnsafeRawPointer
         var connection: Int
@@ -36,10 +36,15 @@ struct RecordStore: ~Copyable {
         static let priority: UInt8 = 4
     }
 
-    private var blocks = RecordBlocks<Entry>()
+    /// The storage, and what it keeps (``RecordBlocks/firstKept``, ``RecordBlocks/room``,
+    /// ``RecordBlocks/release(upTo:)``).
+    var blocks: RecordBlocks<Entry>
 
     /// How many notifications are stored.
     var count: Int { blocks.count }
+    init(retention: RecordRetention) {
+        blocks = RecordBlocks(retention: retention)
+    }
 
     /// Stores a notification that arrived on `connection`, copying its token and payload.
     mutating func append(_ notification: DecodedNotificationView, connection: Int) {
@@ -65,9 +70,9 @@ struct RecordStore: ~Copyable {
     }
 
     /// The records at `range` (0-based positions in acceptance order), built as public values.
-    /// - Precondition: `range` lies within `0..<count`.
+    /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [MockGateway.Record] {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "records \(range) of \(count)")
+        precondition(range.lowerBound >= blocks.firstKept && range.upperBound <= count, "records \(range) of \(blocks.firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
             let token = UnsafeRawBufferPointer(start: entry.bytes, count: Int(entry.tokenLength))

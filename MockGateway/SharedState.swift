@@ -14,10 +14,20 @@ protocol GatewayLedger: ~Copyable, SendableMetatype {
     var recordCount: Int { get }
     /// An accepted notification as the gateway's public API shows it.
     associatedtype Record: Sendable
-    /// The records at `range` (0-based positions in acceptance order), as public values.
+    /// The records at `range` (0-based positions in acceptance order, from
+    /// ``firstKeptRecord``), as public values.
     func records(in range: Range<Int>) -> [Record]
+    /// The position (0-based) of the oldest record still kept in memory (``RecordRetention``).
+    var firstKeptRecord: Int { get }
+    /// How many more records may be kept before the connections must wait for a release;
+    /// `Int.max` when the retention discards instead.
+    var recordRoom: Int { get }
+    /// Frees the records at positions below `end`.
+    mutating func releaseRecords(upTo end: Int)
     /// Connections whose TLS handshake failed or timed out.
     var handshakeFailureCount: Int { get set }
+    /// Connections closed by the ``ConnectionLimits`` or for want of a thread.
+    var connectionCounters: ConnectionCounters { get set }
 }
 
 /// The binary gateway's shared state.
@@ -38,14 +48,23 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     private let waiters = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let recordCounter = Atomic<Int>(0)
+    /// Whether the ledger has room for another record (``GatewayLedger/recordRoom``), for
+    /// connections to check without the lock.
+    private let recordRoomLeft = Atomic<Bool>(true)
+    /// Connection threads running (or about to), for ``ConnectionLimits/maxConnections``.
+    private let connectionThreads = Atomic<Int>(0)
     /// The smallest count a ``waitForRecords(count:until:)`` waits for; `Int.max` if none.
     private let recordTarget = Atomic<Int>(.max)
     private let recordTargets = Lock<[Int]>([])
     private let liveThreads = Lock<Int>(0)
     private let faultsRevisionCounter = Atomic<Int>(0)
 
-    init(_ ledger: consuming sending Ledger) {
+    /// How the gateway's threads are started (tests give one that fails).
+    let threadStarter: ThreadStarter
+
+    init(_ ledger: consuming sending Ledger, threadStarter: ThreadStarter = .system) {
         self.ledger = Lock(ledger)
+        self.threadStarter = threadStarter
     }
 
     /// Reads the ledger.
@@ -59,6 +78,7 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
         let result = ledger.withLock { ledger in
             let result = body(&ledger)
             recordCounter.store(ledger.recordCount, ordering: .sequentiallyConsistent)
+            recordRoomLeft.store(ledger.recordRoom > 0, ordering: .sequentiallyConsistent)
             return result
         }
         // Record waiters are woken only once their count is reached, not on every read a
@@ -81,15 +101,44 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     /// instead of a lock.
     var faultsRevision: Int { faultsRevisionCounter.load(ordering: .acquiring) }
 
-    /// The records after the first `start`, in the order accepted (empty when `start` is
-    /// not below the count), built under the lock: a snapshot.
+    /// At most `limit` records from position `start` (0-based) on, in the order accepted
+    /// (empty when `start` is not below the count), built under the lock: a snapshot. Records
+    /// no longer kept (``RecordRetention``) are skipped: it starts at the oldest kept when
+    /// `start` lies before it.
     ///
-    /// - Precondition: `start >= 0`.
-    func records(from start: Int) -> [Ledger.Record] {
-        precondition(start >= 0, "records(from:) needs a start of 0 or more, not \(start)")
+    /// - Precondition: `start >= 0`, `limit >= 0`.
+    func records(from start: Int, limit: Int = .max) -> [Ledger.Record] {
+        precondition(start >= 0 && limit >= 0, "records(from:limit:) needs 0 or more, not \(start), \(limit)")
         return read { ledger in
-            start < ledger.recordCount ? ledger.records(in: start..<ledger.recordCount) : []
+            let first = max(start, ledger.firstKeptRecord)
+            guard first < ledger.recordCount else { return [] }
+            let end = first + min(limit, ledger.recordCount - first)
+            return ledger.records(in: first..<end)
         }
+    }
+
+    /// Frees the records at positions below `end` and wakes connections waiting for room.
+    func releaseRecords(upTo end: Int) {
+        update { $0.releaseRecords(upTo: end) }
+    }
+
+    /// How many records are no longer kept: discarded, or released.
+    var discardedRecordCount: Int {
+        read { $0.firstKeptRecord }
+    }
+
+    /// Whether another record may be kept now, without the lock.
+    var hasRecordRoom: Bool { recordRoomLeft.load(ordering: .sequentiallyConsistent) }
+
+    /// Waits until another record may be kept, or `deadline` passes (`nil`: no deadline);
+    /// `false` when the gateway stops first.
+    func waitForRecordRoom(until deadline: ContinuousClock.Instant? = nil) -> Bool {
+        while !isStopping {
+            let slice = ContinuousClock.now + .seconds(3600)
+            if waitForChange(until: deadline.map { min($0, slice) } ?? slice, { hasRecordRoom }) { return true }
+            if let deadline, ContinuousClock.now >= deadline { return false }
+        }
+        return false
     }
 
     /// How many notifications were accepted, without taking the ledger's lock: a waiter
@@ -139,6 +188,19 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     }
 
     // MARK: Threads
+
+    /// Connection threads running or starting.
+    var connectionThreadCount: Int { connectionThreads.load(ordering: .sequentiallyConsistent) }
+
+    /// Counts a connection thread about to start (``connectionThreadCount``).
+    func connectionStarting() {
+        connectionThreads.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// A connection thread ended (or never started).
+    func connectionEnded() {
+        connectionThreads.subtract(1, ordering: .sequentiallyConsistent)
+    }
 
     /// Counts a thread that is about to start.
     func threadStarting() {

@@ -4,7 +4,8 @@ import APNTLS
 /// One HTTP/2 connection after its handshake, on the thread that owns it: an nghttp2 server
 /// session between the socket and the gateway's judgement.
 ///
-/// Each turn: pick up changed faults; submit the held answers that fell due and, if the
+/// Each turn: drop the connection if the client sat silent past the idle timeout; pick up
+/// changed faults; submit the held answers that fell due and, if the
 /// connection sat idle too long, a GOAWAY; write what the session has to send until the
 /// socket would block; end when the session is done; then wait — in `poll()`, at most a
 /// slice or until the next timer — for the socket, and read once (one TLS record, up to
@@ -52,6 +53,9 @@ final class HTTP2ConnectionLoop {
     /// nothing is answered or written, until the client leaves.
     var stalled = false
     var lastActivity = ContinuousClock.now
+    /// How long the client may send nothing before the connection is dropped
+    /// (``HTTP2MockGateway/Configuration/idleTimeout``).
+    let idleTimeout: Duration?
     /// Requests of the current read, validated, waiting to be judged; then their answers.
     var pending: [PendingRequest] = []
     var answers: [Answer] = []
@@ -70,6 +74,7 @@ final class HTTP2ConnectionLoop {
         self.session = session
         validator = settings.validator
         sendsUniqueID = settings.sendsUniqueID
+        idleTimeout = settings.idleTimeout
         authenticator = ConnectionAuthenticator(rules: settings.authentication, certificateTopics: certificateTopics)
         self.streamLimitAfterToken = streamLimitAfterToken
     }
@@ -81,6 +86,11 @@ final class HTTP2ConnectionLoop {
             faults.refresh(from: shared)
             if stalled { if let end = drainWhileStalled() { return end } else { continue } }
             let now = ContinuousClock.now
+            if let idleTimeout, now - lastActivity >= idleTimeout {
+                // Silent (or not reading what it was sent) for too long: it holds a thread.
+                shared.update { $0.connectionCounters.idleTimeouts += 1 }
+                return .abandoned
+            }
             releaseDueAnswers(at: now)
             closeIfIdle(at: now)
             guard flush() else { return .abandoned }
@@ -88,6 +98,14 @@ final class HTTP2ConnectionLoop {
             if !session.wantsRead && !session.wantsWrite && !blocked { return .finished }
             let reads = !failed && !blocked && session.wantsRead
             let deadline = min(now + GatewayDriver<HTTP2Ledger>.slice, nextDeadline ?? .now + .seconds(3600))
+            if reads && !shared.hasRecordRoom {
+                // The records are full (RecordRetention.pauseConnections): read nothing until
+                // some are released, so TCP's backpressure reaches the client. Waiting for
+                // room is not the client's idleness.
+                _ = shared.waitForRecordRoom(until: deadline)
+                lastActivity = .now
+                continue
+            }
             // A failed poll shows in the next read or write.
             _ = try? connection.waitUntil(readable: reads, writable: blocked, deadline: deadline)
             if reads, let end = readOnce() { return end }
@@ -96,11 +114,9 @@ final class HTTP2ConnectionLoop {
 
     /// When a timer of this connection falls due: the next held answer, the idle timeout.
     private var nextDeadline: ContinuousClock.Instant? {
-        let idle = goingAway ? nil : faults.idleTimeout.map { lastActivity + $0 }
-        switch (delayed.nextDue, idle) {
-        case (let due?, let idle?): return min(due, idle)
-        case (let due, let idle): return due ?? idle
-        }
+        let goaway = goingAway ? nil : faults.idleTimeout.map { lastActivity + $0 }
+        let drop = idleTimeout.map { lastActivity + $0 }
+        return [delayed.nextDue, goaway, drop].compactMap { $0 }.min()
     }
 
     /// Writes what the session has to send until the socket would block; `false` when the
@@ -177,4 +193,5 @@ struct HTTP2ConnectionSettings: Sendable {
     var sendsUniqueID: Bool
     var handshakeTimeout: Duration
     var lingerTimeout: Duration
+    var idleTimeout: Duration?
 }

@@ -11,18 +11,26 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     }
     /// Whether any answer fault is set: when not, judging a valid request is recording it.
     private var judgesByFaults: Bool
-    private var records = HTTP2RecordStore()
+    private var records: HTTP2RecordStore
     var summary = HTTP2MockGateway.Summary()
     var handshakeFailureCount = 0
+    var connectionCounters = ConnectionCounters()
     /// Connections open now (``HTTP2MockGateway/Summary/connections`` counts every one).
     var openConnectionCount = 0
 
-    init(faults: HTTP2MockGateway.Faults) {
+    init(faults: HTTP2MockGateway.Faults, retention: RecordRetention) {
         self.faults = faults
+        records = HTTP2RecordStore(retention: retention)
         judgesByFaults = faults.judgesRequests
     }
 
     var recordCount: Int { records.count }
+    var firstKeptRecord: Int { records.blocks.firstKept }
+    var recordRoom: Int { records.blocks.room }
+
+    mutating func releaseRecords(upTo end: Int) {
+        records.blocks.release(upTo: end)
+    }
 
     /// Numbers a connection whose handshake completed with `h2`.
     mutating func openConnection() -> Int {
@@ -64,6 +72,10 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
         current.accepted = records.count
         if records.count > 0 { current.statuses[200, default: 0] += records.count }
         current.refusedConnections += handshakeFailureCount
+        current.connectionsOverLimit = connectionCounters.overLimit
+        current.threadStartFailures = connectionCounters.threadStartFailures
+        current.idleTimeouts = connectionCounters.idleTimeouts
+        current.discardedRecords = records.blocks.firstKept
         return current
     }
 

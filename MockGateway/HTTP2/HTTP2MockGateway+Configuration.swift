@@ -88,6 +88,18 @@ extension HTTP2MockGateway {
         /// client still sends before closing the socket (1 s), so that its last frames
         /// are not destroyed by a reset.
         public var lingerTimeout: Duration
+        /// The most connections served at once, from accept to close (1,024): each holds a
+        /// thread. One accepted beyond is closed before its handshake and counted in
+        /// ``Summary/connectionsOverLimit``.
+        public var maxConnections: Int
+        /// How long a connection may send nothing before the gateway drops it (10 minutes;
+        /// counted in ``Summary/idleTimeouts``); `nil` keeps it until the client or
+        /// ``HTTP2MockGateway/stop(timeout:)`` ends it. (``Faults/idleTimeout`` sends a GOAWAY
+        /// first, as Apple does.)
+        public var idleTimeout: Duration?
+        /// How many accepted notifications are kept in memory, and what happens beyond
+        /// (``RecordRetention/standard``: the latest 1,000,000).
+        public var recordRetention: RecordRetention
         /// The faults injected from the start.
         public var faults: Faults
 
@@ -117,6 +129,9 @@ extension HTTP2MockGateway {
             minimumVersion: TLSVersion = .tls1_2,
             handshakeTimeout: Duration = .seconds(5),
             lingerTimeout: Duration = .seconds(1),
+            maxConnections: Int = 1024,
+            idleTimeout: Duration? = .seconds(600),
+            recordRetention: RecordRetention = .standard,
             faults: Faults = Faults()
         ) {
             self.host = host
@@ -143,6 +158,9 @@ extension HTTP2MockGateway {
             self.minimumVersion = minimumVersion
             self.handshakeTimeout = handshakeTimeout
             self.lingerTimeout = lingerTimeout
+            self.maxConnections = maxConnections
+            self.idleTimeout = idleTimeout
+            self.recordRetention = recordRetention
             self.faults = faults
         }
     }

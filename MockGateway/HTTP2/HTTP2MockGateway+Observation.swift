@@ -1,5 +1,6 @@
 extension HTTP2MockGateway {
-    /// Every accepted notification so far, in the order accepted (a snapshot).
+    /// Every accepted notification so far that is still kept in memory (all of them unless
+    /// the ``RecordRetention`` discarded some), in the order accepted (a snapshot).
     public var records: [Record] {
         records(from: 0)
     }
@@ -16,6 +17,20 @@ extension HTTP2MockGateway {
     /// - Precondition: `start >= 0`.
     public func records(from start: Int) -> [Record] {
         shared.records(from: start)
+    }
+
+    /// At most `limit` of ``records(from:)``: a reader that copies records in batches.
+    ///
+    /// - Precondition: `start >= 0`, `limit >= 0`.
+    public func records(from start: Int, limit: Int) -> [Record] {
+        shared.records(from: start, limit: limit)
+    }
+
+    /// Frees the records up to and including the one with `sequence`, once a consumer has
+    /// copied them (`apn mock-gateway --record` does). Under
+    /// ``RecordRetention/Overflow/pauseConnections`` the connections waiting for room go on.
+    public func releaseRecords(through sequence: Int) {
+        shared.releaseRecords(upTo: sequence)
     }
 
     /// Waits until at least `count` notifications were accepted, or `timeout` passes, or

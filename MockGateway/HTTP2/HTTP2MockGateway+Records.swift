@@ -84,6 +84,15 @@ extension HTTP2MockGateway {
         public var resets = 0
         /// Connections gone silent by ``Faults/stallAfterRequests``.
         public var stalls = 0
+        /// Connections closed at once because ``Configuration/maxConnections`` were open.
+        public var connectionsOverLimit = 0
+        /// Connections closed at once because the system would not start a thread for them.
+        public var threadStartFailures = 0
+        /// Connections dropped after ``Configuration/idleTimeout`` without a byte from the client.
+        public var idleTimeouts = 0
+        /// Accepted notifications no longer kept in memory (``Configuration/recordRetention``,
+        /// ``HTTP2MockGateway/releaseRecords(through:)``).
+        public var discardedRecords = 0
         /// From ``HTTP2MockGateway/stop(timeout:)``: whether every thread finished in time.
         /// `false` in a summary taken while running.
         public var stoppedCleanly = false

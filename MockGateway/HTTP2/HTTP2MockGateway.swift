@@ -24,9 +24,11 @@ import APNHTTP2
 /// ## Concurrency model
 /// The binary ``MockGateway``'s, with the same parts:
 /// - One accept thread, owning the `TLSListener`.
-/// - One thread per connection, owning its `TLSConnection` (handed over in a `Handoff`) and
-///   its nghttp2 server session. It waits in `poll()` for at most 50 ms or until its next
-///   timer (a held answer, the idle timeout), checking the stop flag between waits.
+/// - One thread per connection, at most ``Configuration/maxConnections``, owning its
+///   `TLSConnection` (handed over in a `Handoff`) and its nghttp2 server session. It waits
+///   in `poll()` for at most 50 ms or until its next timer (a held answer, the idle
+///   timeouts), checking the stop flag between waits. A connection that cannot get a thread
+///   is closed and counted, never leaked.
 /// - Everything shared — faults, records, counters — is one value in a `Mutex`. A
 ///   connection judges all the requests one read brought in one critical section, so
 ///   records are in a single global order and counting faults count exactly.
@@ -50,7 +52,13 @@ public final class HTTP2MockGateway: Sendable {
     ///
     /// - Throws: `TLSError` when certificates cannot be generated or the context refuses
     ///   the settings.
-    public init(configuration: Configuration = Configuration()) throws(TLSError) {
+    public convenience init(configuration: Configuration = Configuration()) throws(TLSError) {
+        try self.init(configuration: configuration, threadStarter: .system)
+    }
+
+    /// ``init(configuration:)`` starting its threads with `threadStarter` (tests give one
+    /// that fails).
+    init(configuration: Configuration, threadStarter: ThreadStarter) throws(TLSError) {
         let certificates = try GatewayCertificates(
             authority: configuration.certificateAuthority, credentials: configuration.serverCredentials,
             commonName: "HTTP2MockGateway CA")
@@ -72,9 +80,12 @@ public final class HTTP2MockGateway: Sendable {
             streamsUntilTokenVerified: configuration.streamsUntilTokenVerified,
             authentication: ConnectionAuthenticator.Rules(configuration), session: session,
             certificateTopics: configuration.certificateTopics, sendsUniqueID: configuration.sendsUniqueID,
-            handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout)
+            handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout,
+            idleTimeout: configuration.idleTimeout)
         certificateAuthority = certificates.authority
-        shared = GatewayState(HTTP2Ledger(faults: configuration.faults))
+        shared = GatewayState(
+            HTTP2Ledger(faults: configuration.faults, retention: configuration.recordRetention),
+            threadStarter: threadStarter)
         self.configuration = configuration
     }
 
@@ -86,13 +97,21 @@ public final class HTTP2MockGateway: Sendable {
     /// chooses) and starts accepting.
     ///
     /// - Precondition: called once, before ``stop(timeout:)``.
-    /// - Throws: `TLSError` (``TLSError/Kind-swift.struct/listen``) when it cannot bind.
+    /// - Throws: `TLSError` (``TLSError/Kind-swift.struct/listen``) when it cannot bind (or
+    ///   its address cannot be resolved), or the accept thread cannot be started.
     public func start() throws(TLSError) {
-        let listener = try TLSListener(context: context, host: configuration.host, port: configuration.port)
+        let listener = try TLSListener(
+            context: context, host: configuration.host, port: configuration.port, backlog: ConnectionLimits.listenBacklog)
         lifecycle.started(listener.port, name: "HTTP2MockGateway")
         let settings = settings
-        AcceptLoop.start(listener, name: "HTTP2MockGateway", shared: shared) { driver in
+        // The idle timeout is the connection loop's (it reads the socket itself).
+        let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: nil)
+        let started = AcceptLoop.start(listener, name: "HTTP2MockGateway", shared: shared, limits: limits) { driver in
             HTTP2GatewayConnection(driver: driver, settings: settings).run()
+        }
+        guard started else {
+            stop()
+            throw TLSError(.listen, "starting HTTP2MockGateway's accept thread: the system refused a thread")
         }
     }
 

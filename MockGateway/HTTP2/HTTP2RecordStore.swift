@@ -14,7 +14,7 @@ import APNWire
 /// Not copyable: the entries point into blocks this value owns and frees.
 struct HTTP2RecordStore: ~Copyable {
     /// One record's fixed-size fields, and where its bytes lie.
-    private struct Entry {
+    struct Entry {
         /// The token (binary), the `apns-id` (text), the collapse id (text), the payload.
         var bytes: UnsafeRawPointer
         var expiration: Int
@@ -35,11 +35,16 @@ struct HTTP2RecordStore: ~Copyable {
 
     private static let pushTypes = PushType.documented.map(\.rawValue)
 
-    private var blocks = RecordBlocks<Entry>()
+    /// The storage, and what it keeps (``RecordBlocks/firstKept``, ``RecordBlocks/room``,
+    /// ``RecordBlocks/release(upTo:)``).
+    var blocks: RecordBlocks<Entry>
     private var topics = Interned<String>()
     private var authentications = Interned<HTTP2MockGateway.Authentication>()
     /// How many records are stored.
     var count: Int { blocks.count }
+    init(retention: RecordRetention) {
+        blocks = RecordBlocks(retention: retention)
+    }
 
     /// Stores `request`, accepted on `connection`, copying what it keeps.
     mutating func append(_ request: ValidatedRequest, connection: Int) {
@@ -96,9 +101,9 @@ struct HTTP2RecordStore: ~Copyable {
     }
 
     /// The records at `range` (0-based positions in acceptance order), as public values.
-    /// - Precondition: `range` lies within `0..<count`.
+    /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [HTTP2MockGateway.Record] {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "records \(range) of \(count)")
+        precondition(range.lowerBound >= blocks.firstKept && range.upperBound <= count, "records \(range) of \(blocks.firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
             var cursor = entry.bytes

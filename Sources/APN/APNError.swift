@@ -215,6 +215,19 @@ extension APNError {
         APNError(code: .malformedResponse, message: "the gateway sent something other than an error response: \(error)")
     }
 
+    /// The feedback service sent bytes that are not feedback tuples: for a token length
+    /// outside the decoder's bounds, what the tuple announced and the limit it passed.
+    static func malformedFeedback(_ error: WireError) -> APNError {
+        let message: String
+        if error.code == .tokenLength {
+            message = "the feedback service sent a tuple whose token length is \(error.value) bytes, outside "
+                + "1...\(error.limit ?? 0) (Feedback.Options.maxTokenLength); the rest of its stream cannot be read"
+        } else {
+            message = "the feedback service sent something other than feedback tuples: \(error)"
+        }
+        return APNError(code: .malformedResponse, message: message)
+    }
+
     static func retryLimitExceeded() -> APNError {
         APNError(
             code: .retryLimitExceeded,

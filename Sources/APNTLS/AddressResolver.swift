@@ -20,9 +20,13 @@ enum AddressResolver {
         hints.ai_flags = passive ? AI_PASSIVE | AI_NUMERICSERV : AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
+        // A passive lookup is for a listener: its failure is the listen address's, not a
+        // connection's.
+        let kind: TLSError.Kind = passive ? .listen : .connect
+        let what = passive ? "the listen address \(host)" : host
         guard status == 0 else {
             let reason = String(cString: gai_strerror(status))
-            throw TLSError(.connect, "resolving \(host): \(reason)", errno: status == EAI_SYSTEM ? currentErrno : nil)
+            throw TLSError(kind, "resolving \(what): \(reason)", errno: status == EAI_SYSTEM ? currentErrno : nil)
         }
         defer { freeaddrinfo(list) }
         var addresses: [ResolvedAddress] = []
@@ -34,7 +38,7 @@ enum AddressResolver {
             }
             cursor = entry.pointee.ai_next
         }
-        guard !addresses.isEmpty else { throw TLSError(.connect, "resolving \(host): no addresses") }
+        guard !addresses.isEmpty else { throw TLSError(kind, "resolving \(what): no addresses") }
         return addresses
     }
 

@@ -49,7 +49,7 @@ enum CertificateFiles {
     /// Generates a CA, server and client certificate and writes them into `directory`.
     /// - Returns: the file names written, in order.
     static func generate(in directory: String, topic: String, p12Password: String) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try createDirectory(directory)
         let authority = try CertificateAuthority(commonName: "swift-apn mock gateway CA", validity: validity)
         let server = try authority.issueServerCertificate(validity: validity)
         let client = try authority.issueClientCertificate(topic: topic, validity: validity)
@@ -69,6 +69,19 @@ enum CertificateFiles {
             try write(bytes, to: (directory as NSString).appendingPathComponent(name), secret: secret)
         }
         return files.map(\.0)
+    }
+
+    /// Creates `path` and its missing parents, as `mkdir -p` does.
+    /// - Throws: ``FileError`` naming the path that is not a directory or could not be made.
+    static func createDirectory(_ path: String) throws(FileError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw FileError(path: path, errno: ENOTDIR) }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try createDirectory(parent) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FileError(path: path, errno: errno) }
     }
 
     /// Writes `bytes` to `path`, replacing it; `secret` files get mode 0600.

@@ -32,7 +32,7 @@ struct DemoRun: Sendable {
         configuration.faults = faults
         gateway = try MockGateway(configuration: configuration)
         for tuple in plan.feedback {
-            gateway.queueFeedback(time: tuple.time, token: tuple.token)
+            try gateway.queueFeedback(time: tuple.time, token: tuple.token)
         }
         try gateway.start()
         printer.step(

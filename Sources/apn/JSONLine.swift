@@ -31,7 +31,13 @@ enum LineWriter {
     /// - Returns: whether everything was written.
     @discardableResult
     static func write(_ line: String, to descriptor: Int32) -> Bool {
-        let bytes = Array((line + "\n").utf8)
+        write(bytes: Array((line + "\n").utf8), to: descriptor)
+    }
+
+    /// Writes `bytes` to `descriptor`, retrying short writes.
+    /// - Returns: whether everything was written.
+    @discardableResult
+    static func write(bytes: [UInt8], to descriptor: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in

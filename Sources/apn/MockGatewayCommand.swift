@@ -16,7 +16,9 @@ enum MockGatewayCommand {
           --certs DIR                 use DIR/ca.pem, server.pem, server.key; if none exist, generate
                                       them there first (with ca.key, client.pem, client.key, client.p12).
                                       Without it a fresh set is generated in a new temporary directory.
-          --record FILE               append each accepted notification to FILE as a JSON line
+          --record FILE               append each accepted notification to FILE as a JSON line, in
+                                      large writes; when 65,536 wait to be written, connections stop
+                                      reading until they are (backpressure, not memory)
           --reject TOKEN[:STATUS]     refuse a token (hex) with STATUS (default 8); repeatable
           --reject-id ID[:STATUS]     refuse an identifier; repeatable
           --reject-nth N[:STATUS]     refuse the N-th notification overall; repeatable
@@ -46,16 +48,22 @@ enum MockGatewayCommand {
           --tls-min 1.0|1.1|1.2|1.3   oldest TLS version accepted (default 1.2)
           --no-session-tickets        do not issue TLS session tickets
           --no-client-cert            do not require a client certificate
+          --max-connections N         serve at most N connections at once per listener (default 1024);
+                                      one beyond is closed at once and counted
+          --idle-timeout SECONDS      close a connection that sends nothing for SECONDS (default 600;
+                                      0: never)
         \(HTTP2MockFlags.usage)
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
-        SIGINT or SIGTERM, then prints a JSON summary and exits 0. Bad options exit with status 2.
+        SIGINT or SIGTERM, then stops reading, writes the rest of the record file, prints a JSON
+        summary (its "accepted" is the record file's line count) and exits 0. Bad options exit with
+        status 2.
         """
 
     private static let valued: Set<String> = Set<String>([
         "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
         "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
         "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
-        "--read-rate", "--feedback-write-size", "--feedback-pause-ms",
+        "--read-rate", "--feedback-write-size", "--feedback-pause-ms", "--max-connections", "--idle-timeout",
     ]).union(HTTP2MockFlags.valued)
     private static let switches = Set<String>(["--no-session-tickets", "--no-client-cert"]).union(HTTP2MockFlags.switches)
 
@@ -88,9 +96,13 @@ enum MockGatewayCommand {
         // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
 
+        // Records are kept for the record file's writer only: without one, none.
+        let retention = recordDescriptor == nil ? RecordRetention(limit: 0, whenFull: .discardOldest) : RecordWriter.retention
+        options.configuration.recordRetention = retention
+        options.http2?.recordRetention = retention
         let gateway = try MockGateway(configuration: options.configuration)
         for tuple in options.feedback {
-            gateway.queueFeedback(time: tuple.time, token: tuple.token)
+            try gateway.queueFeedback(time: tuple.time, token: tuple.token)
         }
         try gateway.start()
         let http2 = try options.http2.map { configuration in
@@ -99,8 +111,9 @@ enum MockGatewayCommand {
             return http2
         }
 
-        var recorders = recordDescriptor.map { [RecordWriter(gateway: gateway, descriptor: $0)] } ?? []
-        if let recordDescriptor, let http2 { recorders.append(RecordWriter(http2: http2, descriptor: recordDescriptor)) }
+        let recorder = recordDescriptor.map { RecordWriter(gateway, descriptor: $0) }
+        let http2Recorder = recordDescriptor.flatMap { descriptor in http2.map { RecordWriter($0, descriptor: descriptor) } }
+        let recorders = [recorder, http2Recorder].compactMap { $0 }
         for recorder in recorders { recorder.start() }
 
         let host = options.configuration.host.contains(":") ? "[\(options.configuration.host)]" : options.configuration.host
@@ -114,10 +127,14 @@ enum MockGatewayCommand {
 
         stopSignals.wait()
 
+        // Stop reading first (every connection checks before each read), then write what was
+        // accepted up to that point, then report exactly that.
         for recorder in recorders { recorder.requestStop() }
         gateway.stop()
         let http2Summary = http2?.stop()
-        for recorder in recorders { recorder.finish() }
+        let accepted = gateway.recordCount
+        recorder?.finish(upTo: accepted)
+        if let http2Summary { http2Recorder?.finish(upTo: http2Summary.accepted) }
         if let recordDescriptor { close(recordDescriptor) }
 
         var byStatus: [UInt16: Int] = [:]
@@ -127,10 +144,13 @@ enum MockGatewayCommand {
         LineWriter.stdout(
             .object([
                 ("connections", .integer(gateway.connectionCount)),
-                ("accepted", .integer(gateway.recordCount)),
+                ("accepted", .integer(accepted)),
                 ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
                 ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
                 ("handshake_failures", .integer(gateway.handshakeFailureCount)),
+                ("refused_connections", .integer(gateway.refusedConnectionCount)),
+                ("thread_start_failures", .integer(gateway.threadStartFailureCount)),
+                ("idle_timeouts", .integer(gateway.idleTimeoutCount)),
             ] + (http2Summary.map { [("http2", HTTP2MockFlags.summary($0))] } ?? [])))
         return 0
     }
@@ -158,6 +178,10 @@ enum MockGatewayCommand {
         }
         configuration.sessionTickets = !flags.switches.contains("--no-session-tickets")
         configuration.requiresClientCertificate = !flags.switches.contains("--no-client-cert")
+        configuration.maxConnections = try flags.integer("--max-connections", in: 1...1_000_000) ?? configuration.maxConnections
+        if let seconds = try flags.integer("--idle-timeout", in: 0...86_400) {
+            configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
+        }
 
         var faults = MockGateway.Faults()
         for text in flags.all("--reject") {
@@ -192,7 +216,8 @@ enum MockGatewayCommand {
             else {
                 throw UsageError("--feedback-file: cannot read \(path)")
             }
-            for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            // By `isNewline`: "\r\n" is one Character, which a split on "\n" would not split.
+            for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
                 let line = rawLine.trimmingCharacters(in: .whitespaces)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 let separator: Character = line.contains(":") ? ":" : " "
@@ -210,6 +235,8 @@ enum MockGatewayCommand {
             options.record = record
         }
         options.http2 = try HTTP2MockFlags.configuration(flags, host: configuration.host)
+        options.http2?.maxConnections = configuration.maxConnections
+        options.http2?.idleTimeout = configuration.idleTimeout
         options.configuration = configuration
         return options
     }
@@ -259,7 +286,12 @@ enum MockGatewayCommand {
         guard parts.count == 2, let token = bytes(fromHex: String(parts[0]).trimmingCharacters(in: .whitespaces)),
             !token.isEmpty
         else {
-            throw UsageError("\(what): \"\(text)\" is not TOKEN:UNIXTIME with the token in hex")
+            throw UsageError("\(what): \"\(text.prefix(100))\" is not TOKEN:UNIXTIME with the token in hex")
+        }
+        guard token.count <= MockGateway.FeedbackTokenError.maximumLength else {
+            throw UsageError(
+                "\(what): the token is \(token.count) bytes; a feedback tuple carries at most "
+                    + "\(MockGateway.FeedbackTokenError.maximumLength) (its length field is 16 bits)")
         }
         let time = try Flags.integer(
             String(parts[1]).trimmingCharacters(in: .whitespaces), in: 0...UInt32.max, what: what)
@@ -281,7 +313,11 @@ enum MockGatewayCommand {
         let names = ["ca.pem", "server.pem", "server.key"]
         let present = names.filter { FileManager.default.fileExists(atPath: path($0)) }
         if present.isEmpty {
-            _ = try CertificateFiles.generate(in: directory, topic: "com.example.app", p12Password: "")
+            do {
+                _ = try CertificateFiles.generate(in: directory, topic: "com.example.app", p12Password: "")
+            } catch let error as FileError {
+                throw UsageError("--certs \(directory): cannot create the certificates there: \(error)")
+            }
         } else if present.count != names.count {
             let missing = names.filter { !present.contains($0) }
             throw UsageError("--certs \(directory): has \(present.joined(separator: ", ")) but not \(missing.joined(separator: ", "))")
@@ -294,127 +330,6 @@ enum MockGatewayCommand {
             options.http2 = http2
         }
         return directory
-    }
-}
-
-/// Appends accepted notifications to the record file as JSON lines, from a thread that waits
-/// on the gateway's record count (a condition wait) rather than polling.
-final class RecordWriter: Sendable {
-    private let waitForRecords: @Sendable (Int) -> Bool
-    private let lines: @Sendable (Int) -> [String]
-    private let descriptor: Int32
-    private let stopping = Atomic<Bool>(false)
-    private let written = Lock(0)
-    private let finished = DispatchSemaphore(value: 0)
-
-    /// Writes the binary gateway's records.
-    convenience init(gateway: MockGateway, descriptor: Int32) {
-        self.init(
-            descriptor: descriptor, waitForRecords: { gateway.waitForRecords(count: $0, timeout: .seconds(1)) },
-            lines: { gateway.records(from: $0).map(Self.line) })
-    }
-
-    /// Writes the HTTP/2 gateway's records (with `"protocol":"http2"`).
-    convenience init(http2: HTTP2MockGateway, descriptor: Int32) {
-        self.init(
-            descriptor: descriptor, waitForRecords: { http2.waitForRecords(count: $0, timeout: .seconds(1)) },
-            lines: { http2.records(from: $0).map(Self.line) })
-    }
-
-    private init(
-        descriptor: Int32, waitForRecords: @escaping @Sendable (Int) -> Bool, lines: @escaping @Sendable (Int) -> [String]
-    ) {
-        self.descriptor = descriptor
-        self.waitForRecords = waitForRecords
-        self.lines = lines
-    }
-
-    /// Starts the writing thread.
-    func start() {
-        let thread = Thread { [self] in
-            while !stopping.load(ordering: .sequentiallyConsistent) {
-                let next = written.withLock { $0 } + 1
-                if waitForRecords(next) {
-                    drain()
-                }
-            }
-            finished.signal()
-        }
-        thread.name = "apn record writer"
-        thread.start()
-    }
-
-    /// Asks the thread to stop after its current wait (stopping the gateway ends that wait).
-    func requestStop() {
-        stopping.store(true, ordering: .sequentiallyConsistent)
-    }
-
-    /// Waits for the thread, then writes whatever it had not written yet.
-    func finish() {
-        finished.wait()
-        drain()
-    }
-
-    /// Writes the records not yet written, each as one line.
-    private func drain() {
-        written.withLock { count in
-            // Only the records not yet written are built: the gateway may hold millions.
-            let lines = lines(count)
-            for line in lines {
-                LineWriter.write(line, to: descriptor)
-            }
-            count += lines.count
-        }
-    }
-
-    /// One record as a JSON line.
-    static func line(_ record: MockGateway.Record) -> String {
-        var members: [(String, JSONValue)] = [
-            ("connection", .integer(record.connection)),
-            ("seq", .integer(record.sequence)),
-            ("command", .integer(Int(record.command.rawValue))),
-            ("identifier", record.identifier.map { .integer(Int($0)) } ?? .null),
-            ("token", .string(hexString(record.token))),
-        ]
-        if let text = String(validating: record.payload, as: UTF8.self) {
-            members.append(("payload", .string(text)))
-        } else {
-            members.append(("payload_base64", .string(Data(record.payload).base64EncodedString())))
-        }
-        members.append(("expiry", record.expiry.map { .integer(Int($0)) } ?? .null))
-        members.append(("priority", record.priority.map { .integer(Int($0)) } ?? .null))
-        return JSONValue.object(members).text
-    }
-}
-
-extension RecordWriter {
-    /// One HTTP/2 record as a JSON line.
-    static func line(_ record: HTTP2MockGateway.Record) -> String {
-        var members: [(String, JSONValue)] = [
-            ("protocol", .string("http2")),
-            ("connection", .integer(record.connection)),
-            ("seq", .integer(record.sequence)),
-            ("token", .string(record.token)),
-            ("topic", .string(record.topic)),
-            ("push_type", record.pushType.map { .string($0.rawValue) } ?? .null),
-            ("priority", record.priority.map { .integer($0) } ?? .null),
-            ("expiration", record.expiration.map { .integer($0) } ?? .null),
-            ("collapse_id", record.collapseID.map { .string($0) } ?? .null),
-            ("apns_id", .string(record.apnsID)),
-        ]
-        switch record.authentication {
-        case .certificate: members.append(("auth", .string("certificate")))
-        case .token(let keyID, let teamID):
-            members.append(("auth", .string("token")))
-            members.append(("key_id", .string(keyID)))
-            members.append(("team_id", .string(teamID)))
-        }
-        if let text = String(validating: record.payload, as: UTF8.self) {
-            members.append(("payload", .string(text)))
-        } else {
-            members.append(("payload_base64", .string(Data(record.payload).base64EncodedString())))
-        }
-        return JSONValue.object(members).text
     }
 }
 

@@ -10,8 +10,8 @@ import Testing
         var faults = MockGateway.Faults()
         faults.feedbackWriteSize = writeSize
         let harness = try Harness(faults: faults)
-        harness.gateway.queueFeedback(time: 0x5F5E_1000, token: token(1))
-        harness.gateway.queueFeedback(time: 0x5F5E_1001, token: token(2))
+        try harness.gateway.queueFeedback(time: 0x5F5E_1000, token: token(1))
+        try harness.gateway.queueFeedback(time: 0x5F5E_1001, token: token(2))
 
         let first = try harness.connect(feedback: true).readToEnd()
         #expect(first.bytes == hex("5f5e1000 0020") + token(1) + hex("5f5e1001 0020") + token(2))
@@ -33,7 +33,7 @@ import Testing
         faults.feedbackWriteSize = 38
         faults.feedbackWritePause = .milliseconds(20)
         let harness = try Harness(faults: faults)
-        for n in 1...6 { harness.gateway.queueFeedback(time: UInt32(n), token: token(UInt8(n))) }
+        for n in 1...6 { try harness.gateway.queueFeedback(time: UInt32(n), token: token(UInt8(n))) }
         let started = ContinuousClock.now
         let served = try harness.connect(feedback: true).readToEnd()
         #expect(served.bytes.count == 6 * 38)

@@ -103,7 +103,7 @@ struct FeedbackReader {
                         else { return .cancelled }
                     }
                 } catch {
-                    return .failed(APNError.malformedResponse(error))
+                    return .failed(APNError.malformedFeedback(error))
                 }
                 guard afterRead() else { return .cancelled }
             case .wantRead, .wantWrite:

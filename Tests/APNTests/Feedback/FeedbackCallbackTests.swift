@@ -12,7 +12,7 @@ struct FeedbackCallbackTests {
     @Test("without batching, .each is called with (time, device) per entry, before the listeners")
     func eachPerEntry() async throws {
         let fixture = try GatewayFixture()
-        for n in 1...3 { fixture.mock.queueFeedback(time: UInt32(1_700_000_000 + n), token: Tests.token(n)) }
+        for n in 1...3 { try fixture.mock.queueFeedback(time: UInt32(1_700_000_000 + n), token: Tests.token(n)) }
         let log = FeedbackLog()
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.batchFeedback = false
@@ -37,7 +37,7 @@ struct FeedbackCallbackTests {
     @Test("with batching, .batch is called with each batch, the final one even when empty")
     func batchPerBatch() async throws {
         let fixture = try GatewayFixture()
-        for n in 0..<5 { fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
+        for n in 0..<5 { try fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         let log = FeedbackLog()
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.batchSize = 2
@@ -59,7 +59,7 @@ struct FeedbackCallbackTests {
           arguments: [true, false])
     func shapesCross(batched: Bool) async throws {
         let fixture = try GatewayFixture()
-        for n in 0..<3 { fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
+        for n in 0..<3 { try fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         let log = FeedbackLog()
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.batchFeedback = batched
@@ -80,7 +80,7 @@ struct FeedbackCallbackTests {
     @Test("zero connect and read timeouts are off, as node-apn's zeros")
     func zeroTimeoutsAreOff() async throws {
         let fixture = try GatewayFixture()
-        fixture.mock.queueFeedback(time: 5, token: Tests.token(5))
+        try fixture.mock.queueFeedback(time: 5, token: Tests.token(5))
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.connectTimeout = .zero
             $0.readTimeout = .zero

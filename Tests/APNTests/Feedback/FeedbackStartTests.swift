@@ -17,7 +17,7 @@ struct FeedbackStartTests {
         let fixture = try GatewayFixture()
         let clock = ManualClock()
         let log = FeedbackLog()
-        fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.clock = .manual(clock)
             $0.interval = .seconds(60)
@@ -25,7 +25,7 @@ struct FeedbackStartTests {
         })
         #expect(log.wait { $0.called == [[1]] }, "visited at creation")
         #expect(fixture.mock.feedbackConnectionCount == 1)
-        fixture.mock.queueFeedback(time: 2, token: Tests.token(2))
+        try fixture.mock.queueFeedback(time: 2, token: Tests.token(2))
         clock.advance(by: .seconds(60))
         #expect(log.wait { $0.called == [[1], [2]] })
         #expect(fixture.mock.feedbackConnectionCount == 2)
@@ -38,7 +38,7 @@ struct FeedbackStartTests {
         let fixture = try GatewayFixture()
         let clock = ManualClock()
         let log = FeedbackLog()
-        fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.clock = .manual(clock)
             $0.interval = interval
@@ -49,7 +49,7 @@ struct FeedbackStartTests {
         #expect(try await feedback.read().map(\.unixTime) == [1])
         #expect(fixture.mock.feedbackConnectionCount == 1)
         #expect(log.called.isEmpty)
-        fixture.mock.queueFeedback(time: 2, token: Tests.token(2))
+        try fixture.mock.queueFeedback(time: 2, token: Tests.token(2))
         feedback.start()
         #expect(log.wait { $0.called == [[2]] })
         feedback.start()
@@ -62,7 +62,7 @@ struct FeedbackStartTests {
         let fixture = try GatewayFixture()
         let clock = ManualClock()
         let log = FeedbackLog()
-        fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
         var first: AsyncStream<Feedback.Entry>?
         let (feedback, queue) = heldFeedback(Tests.options(fixture) {
             $0.clock = .manual(clock)
@@ -78,13 +78,13 @@ struct FeedbackStartTests {
         #expect(seen == [1], "the sequence ends at cancel(), after what was delivered")
         clock.advance(by: .seconds(120))
 
-        fixture.mock.queueFeedback(time: 2, token: Tests.token(2))
+        try fixture.mock.queueFeedback(time: 2, token: Tests.token(2))
         queue.suspend()
         feedback.start()
         let second = feedback.entries
         queue.resume()
         #expect(log.wait { $0.batches == [[1], [2]] }, "the listener stayed; a visit at once")
-        fixture.mock.queueFeedback(time: 3, token: Tests.token(3))
+        try fixture.mock.queueFeedback(time: 3, token: Tests.token(3))
         clock.advance(by: .seconds(60))
         #expect(log.wait { $0.batches == [[1], [2], [3]] }, "the interval runs again")
         feedback.cancel()

@@ -29,7 +29,7 @@ struct FeedbackTests {
     @Test("0, 1 and 10,000 tuples, each read once: the service forgets what it served", arguments: [0, 1, 10_000])
     func readsEveryTuple(count: Int) async throws {
         let fixture = try GatewayFixture()
-        for n in 0..<count { fixture.mock.queueFeedback(time: UInt32(1_700_000_000 + n), token: Self.token(n)) }
+        for n in 0..<count { try fixture.mock.queueFeedback(time: UInt32(1_700_000_000 + n), token: Self.token(n)) }
         let feedback = Feedback(options: Self.options(fixture))
         let entries = try await feedback.read()
         #expect(entries.count == count)
@@ -50,7 +50,7 @@ struct FeedbackTests {
         for size in 1...total {
             fixture.mock.updateFaults { $0.feedbackWriteSize = size }
             for (n, length) in lengths.enumerated() {
-                fixture.mock.queueFeedback(time: UInt32(n + 1), token: Self.token(n, length: length))
+                try fixture.mock.queueFeedback(time: UInt32(n + 1), token: Self.token(n, length: length))
             }
             let entries = try await feedback.read()
             #expect(entries.map(\.device.token.count) == lengths, "records of \(size) bytes")
@@ -85,14 +85,17 @@ struct FeedbackTests {
             Issue.record("a 101-byte token length was accepted")
         } catch {
             #expect(error.code == .malformedResponse)
-            #expect(error.message.contains("101"))
+            // Says what came (a tuple with a long token), not "something other than an error response".
+            #expect(error.message.contains("tuple whose token length is 101 bytes, outside 1...100"))
+            #expect(error.message.contains("maxTokenLength"))
+            #expect(!error.message.contains("error response"))
         }
     }
 
     @Test("batches of batchSize, then the final batch at close even when empty")
     func batches() async throws {
         let fixture = try GatewayFixture()
-        for n in 0..<9 { fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
+        for n in 0..<9 { try fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
         let feedback = Feedback(options: Self.options(fixture) { $0.batchSize = 3; $0.interval = nil })
         let batches = Lock<[[UInt32]]>([])
         feedback.on { event in
@@ -113,7 +116,7 @@ struct FeedbackTests {
     @Test("without batching, one feedback event per entry")
     func unbatched() async throws {
         let fixture = try GatewayFixture()
-        for n in 0..<3 { fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
+        for n in 0..<3 { try fixture.mock.queueFeedback(time: UInt32(n), token: Self.token(n)) }
         let feedback = Feedback(options: Self.options(fixture) { $0.batchFeedback = false; $0.interval = nil })
         let sizes = Lock<[Int]>([])
         feedback.on { event in if case .feedback(let entries) = event { sizes.withLock { $0.append(entries.count) } } }
@@ -127,7 +130,7 @@ struct FeedbackTests {
         for await _ in stream { count += 1 }
         #expect(count == 3)
         #expect(sizes.withLock { $0 } == [1, 1, 1])
-        fixture.mock.queueFeedback(time: 9, token: Self.token(9))
+        try fixture.mock.queueFeedback(time: 9, token: Self.token(9))
         feedback.start()  // after cancel(), polling again
         #expect(log.wait { $0.batches.count == 4 })
         #expect(log.batches.last == [9])
@@ -139,13 +142,13 @@ struct FeedbackTests {
         let fixture = try GatewayFixture()
         let clock = ManualClock()
         let log = FeedbackLog()
-        fixture.mock.queueFeedback(time: 1, token: Self.token(1))
+        try fixture.mock.queueFeedback(time: 1, token: Self.token(1))
         let (feedback, _) = heldFeedback(Self.options(fixture) { $0.clock = .manual(clock); $0.interval = .seconds(60) }) {
             $0.on(log.listener)
         }
         #expect(log.wait { $0.batches.count == 1 }, "the first visit at creation")
         #expect(log.batches == [[1]])
-        fixture.mock.queueFeedback(time: 2, token: Self.token(2))
+        try fixture.mock.queueFeedback(time: 2, token: Self.token(2))
         clock.advance(by: .seconds(59))
         clock.advance(by: .seconds(1))
         #expect(log.wait { $0.batches.count == 2 })
@@ -173,7 +176,7 @@ struct FeedbackTests {
             $0.feedbackPort = port
             $0.certificateAuthority = fixture.mock.certificateAuthority
         }
-        second.mock.queueFeedback(time: 5, token: Self.token(5))
+        try second.mock.queueFeedback(time: 5, token: Self.token(5))
         clock.advance(by: .seconds(60))
         #expect(log.wait { $0.batches == [[5]] })
         feedback.cancel()
@@ -213,10 +216,10 @@ extension FeedbackTests {
         let feedback = Feedback(options: Self.options(fixture) { $0.interval = nil })
         let log = FeedbackLog()
         feedback.on(log.listener)
-        fixture.mock.queueFeedback(time: 1, token: Self.token(1))
+        try fixture.mock.queueFeedback(time: 1, token: Self.token(1))
         feedback.start()
         #expect(log.wait { $0.batches.count == 1 })
-        fixture.mock.queueFeedback(time: 2, token: Self.token(2))
+        try fixture.mock.queueFeedback(time: 2, token: Self.token(2))
         feedback.start()
         #expect(log.wait { $0.batches.count == 2 })
         #expect(log.batches == [[1], [2]])

@@ -15,7 +15,7 @@ struct FeedbackVisitTests {
     @Test("every entry, in order, in batches of at most batchSize; the service closing is .finished")
     func everyEntryInBatches() throws {
         let fixture = try GatewayFixture()
-        for n in 0..<2_500 { fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
+        for n in 0..<2_500 { try fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         fixture.mock.updateFaults { $0.feedbackWriteSize = 38 * 7 }
         let feedback = Feedback(options: Tests.options(fixture))
         var batches: [[Feedback.Entry]] = []
@@ -32,7 +32,7 @@ struct FeedbackVisitTests {
     @Test("a body returning false ends the visit after that batch: .stopped, nothing more handed over")
     func bodyStops() throws {
         let fixture = try GatewayFixture()
-        for n in 0..<1_000 { fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
+        for n in 0..<1_000 { try fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         let feedback = Feedback(options: Tests.options(fixture))
         var calls = 0
         let end = try feedback.visit(batchSize: 10) { entries in
@@ -47,7 +47,7 @@ struct FeedbackVisitTests {
     @Test("isCancelled ends the visit: .stopped, with what was read handed over")
     func cancelled() throws {
         let fixture = try GatewayFixture()
-        for n in 0..<100 { fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
+        for n in 0..<100 { try fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         fixture.mock.updateFaults { $0.feedbackWriteSize = 38 }
         let feedback = Feedback(options: Tests.options(fixture))
         let seen = Lock(0)

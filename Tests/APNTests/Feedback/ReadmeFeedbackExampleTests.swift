@@ -8,7 +8,7 @@ import Testing
 struct ReadmeFeedbackExampleTests {
     @Test func theReadmeFeedbackExampleReadsTheQueuedEntries() async throws {
         let fixture = try GatewayFixture()
-        fixture.mock.queueFeedback(time: 1_700_000_000, token: [UInt8](repeating: 0xAB, count: 32))
+        try fixture.mock.queueFeedback(time: 1_700_000_000, token: [UInt8](repeating: 0xAB, count: 32))
         let files = try fixture.writeClientPEMFiles()
         defer { files.remove() }
         let certificatePath = files.certificatePath
@@ -42,7 +42,7 @@ struct ReadmeFeedbackExampleTests {
         #expect(log.wait { $0.batches.count == 2 })
         #expect(log.batches == [[1_700_000_000], []])
         feedback.cancel()
-        fixture.mock.queueFeedback(time: 1_700_000_060, token: [UInt8](repeating: 0xCD, count: 32))
+        try fixture.mock.queueFeedback(time: 1_700_000_060, token: [UInt8](repeating: 0xCD, count: 32))
 
         feedbackOptions.interval = nil                      // node-apn's 0: nothing until start()
         let reader = Feedback(options: feedbackOptions)

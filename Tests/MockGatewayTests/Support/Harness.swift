@@ -9,13 +9,18 @@ final class Harness {
     let gateway: MockGateway
     let clientContext: TLSClientContext
 
-    init(
+    convenience init(
         faults: MockGateway.Faults = MockGateway.Faults(),
         configure: (inout MockGateway.Configuration) -> Void = { _ in }
     ) throws {
         var configuration = MockGateway.Configuration(faults: faults)
         configure(&configuration)
-        gateway = try MockGateway(configuration: configuration)
+        try self.init(gateway: MockGateway(configuration: configuration))
+    }
+
+    /// Starts `gateway` (made by the test, not started yet).
+    init(gateway: MockGateway) throws {
+        self.gateway = gateway
         let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.app")
         clientContext = try TLSClientContext(
             trustedCertificates: [gateway.certificateAuthority.certificate], credentials: client.credentials())
