@@ -34,11 +34,12 @@ struct ConnectionLoop: ~Copyable {
     var handledSinceClockRead = 0
     /// The pool said `stop`: end the thread after this turn.
     var stopped = false
-    /// Flushes and shutdowns waiting for the pool's `reply`, by the id the pool was given.
+    /// Flushes and shutdowns waiting for the pool's `reply`, by the caller's id.
     var reportReplies: [ReplyID: @Sendable (DeliveryReport) -> Void] = [:]
     /// Acknowledgement barriers waiting for the pool's `wake`.
     var wakeReplies: [ReplyID: @Sendable () -> Void] = [:]
-    var nextReplyID = 0
+    /// Reports that came after their callers stopped waiting: added to the next one.
+    var carriedOver = DeliveryReport()
     var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     init(options: Connection.Options, inbox: Inbox, hub: EventHub, queue: DispatchQueue) {
@@ -167,12 +168,19 @@ struct ConnectionLoop: ~Copyable {
             for index in 0..<UInt32(record.count) { take(record, index) }
         case .refuse(let record, let error):
             for index in 0..<UInt32(record.count) { pool.refuse(SessionTag(record, index: index), error) }
-        case .flush(let confirm, let reply):
+        case .flush(let confirm, let id, let reply):
             now = clock.now()
-            pool.flush(confirm: confirm, reply: register(reply), now: now)
-        case .shutdown(let reply):
+            reportReplies[id] = reply
+            pool.flush(confirm: confirm, reply: id, now: now)
+        case .shutdown(let id, let reply):
             now = clock.now()
-            pool.shutdown(reply: register(reply), now: now)
+            reportReplies[id] = reply
+            pool.shutdown(reply: id, now: now)
+        case .cancelReply(let id):
+            reportReplies[id] = nil
+            pool.cancel(reply: id)
+        case .carryOver(let report):
+            carriedOver.add(report)
         case .connectResult(let slot, let attempt, let result):
             connectFinished(slot, attempt: attempt, result)
         case .release:
@@ -181,10 +189,9 @@ struct ConnectionLoop: ~Copyable {
             pool.wantsTransmitted(dispatcher.wantsEvents)
         case .barrier(let reply):
             dispatcher.call(reply)
-        case .acknowledgementBarrier(let reply):
-            nextReplyID += 1
-            wakeReplies[nextReplyID] = reply
-            pool.acknowledgementBarrier(reply: nextReplyID)
+        case .acknowledgementBarrier(let id, let reply):
+            wakeReplies[id] = reply
+            pool.acknowledgementBarrier(reply: id)
         case .clockAdvanced:
             break
         }
@@ -201,12 +208,6 @@ struct ConnectionLoop: ~Copyable {
         pool.push(
             SessionTag(record, index: index), token: record.token(at: index), payload: record.payload,
             expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, now: now)
-    }
-
-    private mutating func register(_ reply: @escaping @Sendable (DeliveryReport) -> Void) -> ReplyID {
-        nextReplyID += 1
-        reportReplies[nextReplyID] = reply
-        return nextReplyID
     }
 
     private mutating func connectFinished(_ slot: Int, attempt: Int, _ result: ConnectResult) {
@@ -265,7 +266,11 @@ struct ConnectionLoop: ~Copyable {
                 let record = unsafeDowncast((consume tag).object, to: PushRecord.self)
                 dispatcher.outcome(record, index: index, outcome)
             case .reply(let id, let report):
-                if let reply = reportReplies.removeValue(forKey: id) { dispatcher.reply(reply, DeliveryReport(report)) }
+                guard let reply = reportReplies.removeValue(forKey: id) else { break }
+                var delivered = DeliveryReport(report)
+                delivered.add(carriedOver)
+                carriedOver = DeliveryReport()
+                dispatcher.reply(reply, delivered)
             case .wake(let id):
                 if let reply = wakeReplies.removeValue(forKey: id) { dispatcher.call(reply) }
             case .endEvents:

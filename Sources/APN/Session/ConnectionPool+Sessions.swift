@@ -197,8 +197,11 @@ extension ConnectionPool {
 
     mutating func finishShutdownIfDone() {
         guard case .shuttingDown(let released) = lifecycle, !slots.contains(where: { !$0.shutDown }) else { return }
-        let report = takeReport()
-        for reply in shutdownReplies { emit(.reply(reply, report)) }
+        // Taken only for someone waiting: a cancelled shutdown's outcomes stay for the next.
+        if !shutdownReplies.isEmpty {
+            let report = takeReport()
+            for reply in shutdownReplies { emit(.reply(reply, report)) }
+        }
         for (_, request) in flushes.sorted(by: { $0.key < $1.key }) { emit(.reply(request.reply, PoolReport())) }
         for reply in settleReplies { emit(.reply(reply, PoolReport())) }
         shutdownReplies.removeAll()

@@ -20,6 +20,7 @@
 /// | unstarted, running, terminated | release | a shutdown nobody waits for | shuttingDown (released) |
 /// | any | flush, confirmed | every slot's session writes a marker; answered once every slot reported `flushed`, confirmed if each was (no slot: at once, confirmed) | — |
 /// | any | flush, not confirmed | answered at the end of the first turn with no notification outstanding | — |
+/// | any | cancel of a flush or shutdown reply | not answered; the flush or shutdown goes on, and the outcomes stay for the next report | — |
 /// | any | end of a turn | barriers woken once no socket awaits an acknowledgement; `minConnections` sessions opened (running only); `completed` once nothing pushed is unwritten | — |
 /// | any | socket opened or failed for an attempt given up on | ignored (the driver closes an opened one) | — |
 /// | any | a session asks to abort its connect | the attempt is given up; the session is told it failed (its timeout) | — |
@@ -214,6 +215,15 @@ package struct ConnectionPool: ~Copyable {
     package mutating func wantsTransmitted(_ wanted: Bool) {
         transmittedWanted = wanted
         for slot in slots.indices { slots[slot].session.wantsTransmitted(wanted) }
+    }
+
+    /// Nobody waits for the flush, shutdown or barrier `reply` any more: it is not answered
+    /// (the flush or shutdown itself goes on), so its report stays for the next one.
+    package mutating func cancel(reply: ReplyID) {
+        settleReplies.removeAll { $0 == reply }
+        shutdownReplies.removeAll { $0 == reply }
+        acknowledgementWaiters.removeAll { $0 == reply }
+        for (id, request) in flushes where request.reply == reply { flushes[id] = nil }
     }
 
     /// Wake `reply` once no socket waits for the peer's acknowledgement.

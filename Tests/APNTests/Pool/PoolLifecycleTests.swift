@@ -144,3 +144,39 @@ struct PoolLifecycleTests {
         #expect(h.duplicateOutcomes.isEmpty && h.outcomes.count == 3)
     }
 }
+
+@Suite("Connection pool: cancelled replies")
+struct PoolCancelTests {
+    @Test func aCancelledFlushIsNotAnsweredAndItsOutcomesStayForTheNextReport() {
+        let h = PoolHarness()
+        h.push(1...1)
+        h.opened(0)
+        h.write(0)
+        h.acknowledge(0)
+        let cancelled = h.flush(confirm: false)
+        let confirmed = h.flush()
+        h.pool.cancel(reply: cancelled)
+        h.pool.cancel(reply: confirmed)
+        h.advance(2.5)
+        #expect(h.replies.isEmpty)
+        let next = h.flush(confirm: false)
+        #expect(h.replies[next]?.accepted == 1)
+    }
+
+    @Test func aCancelledShutdownStillShutsDown() {
+        let h = PoolHarness()
+        h.push(1...1)
+        h.opened(0)
+        let shutdown = h.shutdown()
+        h.pool.cancel(reply: shutdown)
+        h.push(2...2)
+        #expect(h.failureCode(2) == .shutDown)
+        h.write(0)
+        h.acknowledge(0)
+        h.advance(2.5)
+        #expect(h.replies.isEmpty && h.eventsEnded)
+        let again = h.shutdown()
+        #expect(h.replies[again]?.accepted == 1)
+        #expect(h.replies[again]?.notAccepted.count == 1)
+    }
+}
