@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A connection to Apple's binary push gateway, in node-apn 1.x's shape: push
 /// notifications to devices, hear about failures through an `errorCallback` and events,
@@ -31,6 +32,8 @@ public final class Connection: Sendable {
     let inbox = Inbox()
     let hub = EventHub()
     private let payloadLimit: Int
+    /// Numbers each flush, shutdown and barrier, so that a cancelled wait can name its own.
+    private let replyCounter = Atomic<Int>(0)
 
     /// Creates a connection; nothing connects until the first push.
     public init(options: Options = Options()) {
@@ -131,9 +134,14 @@ public final class Connection: Sendable {
     /// Sends `notification` to `device` and waits for its outcome. Acceptance is known
     /// once the grace window has passed after the write, or sooner by a later error
     /// response or a confirmed flush.
+    ///
+    /// Cancelling the Task awaiting it returns ``UnknownFateReason/cancelled`` at once. The
+    /// notification is not recalled: it is still sent, and its outcome still reaches the
+    /// errorCallback, the events and the next ``DeliveryReport``.
     public func send(_ notification: Notification, to device: Device) async -> NotificationOutcome {
-        await withCheckedContinuation { continuation in
-            push(notification, to: device) { continuation.resume(returning: $0) }
+        let wait = CancellableWait<NotificationOutcome>()
+        return await wait.wait(cancelled: { .unknownFate(.cancelled) }) {
+            push(notification, to: device) { wait.resume($0) }
         }
     }
 
@@ -216,21 +224,44 @@ public final class Connection: Sendable {
     ///   gets its outcome. Without it, waits until no notification at all is without an outcome — including
     ///   any pushed meanwhile, so under a steady stream of pushes it may not return; use a
     ///   confirmed flush there. Command 0 cannot be confirmed.
+    ///
+    /// Cancelling the Task awaiting it returns an empty, unconfirmed report at once. The
+    /// flush goes on (its markers are written), and the outcomes its report would have
+    /// held are in the next report.
     public func flush(confirm: Bool = true) async -> DeliveryReport {
-        await withCheckedContinuation { continuation in
-            inbox.post(.flush(confirm: confirm, reply: { continuation.resume(returning: $0) }))
-        }
+        await awaitReport { id, reply in .flush(confirm: confirm, id: id, reply: reply) }
     }
 
     /// Stops taking notifications (later pushes fail with 515), sends what is queued, waits
     /// the grace window for a late error response, closes every socket, and reports the
     /// outcomes since the previous report. Event streams end. Calling it again reports
     /// the outcomes since (such as the 515 failures of pushes made after it).
+    ///
+    /// Cancelling the Task awaiting it returns an empty report at once. The shutdown goes
+    /// on (later pushes still fail with 515), and the outcomes its report would have held
+    /// are in the next report (call `shutdown()` again for it).
     @discardableResult
     public func shutdown() async -> DeliveryReport {
-        await withCheckedContinuation { continuation in
-            shutdown { continuation.resume(returning: $0) }
-        }
+        await awaitReport { id, reply in .shutdown(id: id, reply: reply) }
+    }
+
+    /// Posts the command `make` builds and waits for its report, or, when the Task is
+    /// cancelled, returns an empty one and tells the I/O thread to keep the report for the
+    /// next caller (or to carry it over, if it was already on its way).
+    private func awaitReport(
+        _ make: (ReplyID, @escaping @Sendable (DeliveryReport) -> Void) -> LoopCommand
+    ) async -> DeliveryReport {
+        let id = nextReplyID()
+        let wait = CancellableWait<DeliveryReport>()
+        // Posted before waiting, so that a cancellation's `cancelReply` always follows it.
+        inbox.post(make(id) { [inbox] report in
+            if !wait.resume(report) { inbox.post(.carryOver(report)) }
+        })
+        return await wait.wait(cancelled: { DeliveryReport() }, onCancel: { [inbox] in inbox.post(.cancelReply(id)) }) {}
+    }
+
+    private func nextReplyID() -> ReplyID {
+        replyCounter.add(1, ordering: .relaxed).newValue
     }
 
     /// Returns once the I/O thread has taken in everything pushed before the call (for
@@ -247,12 +278,12 @@ public final class Connection: Sendable {
     /// since each notification's window starts when its acknowledgement is seen.
     package func acknowledgementBarrier() async {
         await withCheckedContinuation { continuation in
-            inbox.post(.acknowledgementBarrier(reply: { continuation.resume() }))
+            inbox.post(.acknowledgementBarrier(id: nextReplyID(), reply: { continuation.resume() }))
         }
     }
 
     /// ``shutdown()`` with a completion handler, called on the callback queue.
     public func shutdown(completion: @escaping @Sendable (DeliveryReport) -> Void) {
-        inbox.post(.shutdown(reply: completion))
+        inbox.post(.shutdown(id: nextReplyID(), reply: completion))
     }
 }

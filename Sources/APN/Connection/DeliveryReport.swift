@@ -52,6 +52,18 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
         notAccepted.append(Undelivered(notification: notification, device: device, outcome: outcome))
     }
 
+    /// Adds the counts and the notifications of `other` (a report nobody received), keeping
+    /// this one's ``confirmed``.
+    mutating func add(_ other: DeliveryReport) {
+        accepted += other.accepted
+        possiblyDuplicated += other.possiblyDuplicated
+        rejected += other.rejected
+        failed += other.failed
+        unknownFate += other.unknownFate
+        resent += other.resent
+        notAccepted += other.notAccepted
+    }
+
     /// `accepted 10, rejected 1, failed 0, unknown fate 0 (confirmed)`.
     public var description: String {
         "accepted \(accepted), rejected \(rejected), failed \(failed), unknown fate \(unknownFate)"

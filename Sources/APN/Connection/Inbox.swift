@@ -11,9 +11,15 @@ enum LoopCommand: Sendable {
     /// the record's notifications.
     case refuse(PushRecord, APNError)
     /// Report once everything pushed before has its outcome.
-    case flush(confirm: Bool, reply: @Sendable (DeliveryReport) -> Void)
+    /// `id`: the caller's, unique per connection, to cancel the wait with.
+    case flush(confirm: Bool, id: ReplyID, reply: @Sendable (DeliveryReport) -> Void)
     /// Finish, close every socket, then report.
-    case shutdown(reply: @Sendable (DeliveryReport) -> Void)
+    case shutdown(id: ReplyID, reply: @Sendable (DeliveryReport) -> Void)
+    /// The caller of flush or shutdown `id` stopped waiting (its Task was cancelled): the
+    /// flush or shutdown goes on, and what its report would have held goes to the next.
+    case cancelReply(ReplyID)
+    /// A report whose caller had stopped waiting when it came: counted in the next report.
+    case carryOver(DeliveryReport)
     /// A connection attempt for a socket slot finished.
     case connectResult(slot: Int, attempt: Int, ConnectResult)
     /// The ``Connection`` is gone: shut down if not yet, then end the thread.
@@ -21,7 +27,7 @@ enum LoopCommand: Sendable {
     /// Answers once every command posted before it has been handled.
     case barrier(reply: @Sendable () -> Void)
     /// Answers once nothing written waits for the peer's acknowledgement.
-    case acknowledgementBarrier(reply: @Sendable () -> Void)
+    case acknowledgementBarrier(id: ReplyID, reply: @Sendable () -> Void)
     /// Listeners were added or removed (`transmitted` is produced only when someone listens).
     case listenersChanged
     /// The clock moved (``ManualClock``): check timers.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// node-apn 1.x's feedback poller: connects to the feedback service (port 2196) with the
 /// push certificate and reads the (time, device) entries until the service closes — when
@@ -63,13 +64,21 @@ public final class Feedback: Sendable {
     /// One visit to the service now, independent of ``start()`` and ``cancel()``: every
     /// entry it sends. Meant for a poller whose ``Options/interval`` is zero: a visit of
     /// the interval running at the same time gets part of the entries instead.
+    ///
+    /// Cancelling the Task awaiting it ends the visit within 100 ms and returns the entries
+    /// read until then (the service sends each entry once: they are not dropped).
     /// - Throws: the connection or credential failure.
     public func read() async throws(APNError) -> [Entry] {
         let poller = poller
-        let result: Result<[Entry], APNError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: poller.readOnce())
+        let cancelled = CancelFlag()
+        let result: Result<[Entry], APNError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: poller.readOnce(isCancelled: { cancelled.isRaised }))
+                }
             }
+        } onCancel: {
+            cancelled.raise()
         }
         return try result.get()
     }
@@ -98,4 +107,13 @@ public final class Feedback: Sendable {
         if let id { continuation.onTermination = { _ in hub.remove(id) } }
         return stream
     }
+}
+
+/// Set once by a Task's cancellation handler, read by the visiting thread.
+private final class CancelFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    var isRaised: Bool { raised.load(ordering: .relaxed) }
+
+    func raise() { raised.store(true, ordering: .relaxed) }
 }

@@ -47,10 +47,11 @@ final class FeedbackPoller: Sendable {
         }
     }
 
-    /// One visit for ``Feedback/read()``, not ended by `cancel()`.
-    func readOnce() -> Result<[Feedback.Entry], APNError> {
+    /// One visit for ``Feedback/read()``, not ended by `cancel()` but by `isCancelled`
+    /// (the awaiting Task's cancellation), with the entries read until then.
+    func readOnce(isCancelled: @escaping @Sendable () -> Bool) -> Result<[Feedback.Entry], APNError> {
         var entries: [Feedback.Entry] = []
-        let reader = FeedbackReader(options: options, context: context, isCancelled: { false })
+        let reader = FeedbackReader(options: options, context: context, isCancelled: isCancelled)
         switch reader.read(onEntry: { entries.append($0) }) {
         case .finished, .cancelled: return .success(entries)
         case .failed(let error), .credentialsFailed(let error): return .failure(error)

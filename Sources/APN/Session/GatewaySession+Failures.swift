@@ -92,7 +92,7 @@ extension GatewaySession {
         pending.prepend(contentsOf: unsent)
         // Status 10 rejects nothing: what follows it is resent even without buffering.
         requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: status != .shutdown)
-        phase = .closing
+        phase = .closing(failure: nil)
         emit(.close)
     }
 

@@ -248,7 +248,7 @@ extension GatewaySession {
     mutating func abandon(_ failure: APNError, now: Timestamp) {
         emit(.event(.socketError(failure)))
         connectionLost(failure, now: now)
-        phase = .closing
+        phase = .closing(failure: nil)
         emit(.close)
     }
 
@@ -257,7 +257,7 @@ extension GatewaySession {
     /// have named any written notification).
     mutating func abandonIncompleteResponse(_ now: Timestamp) {
         let buffered = errorDecoder.bufferedByteCount
-        guard case .connected = phase, buffered > 0, lastReceivedAt.adding(nanoseconds: graceNanos) <= now
+        guard case .connected(let link) = phase, buffered > 0, link.lastReceivedAt.adding(nanoseconds: graceNanos) <= now
         else { return }
         abandon(APNError(
             code: .malformedResponse,
@@ -272,7 +272,7 @@ extension GatewaySession {
         resolveByGraceWindow(now)
         guard takenCount == 0 else { return }
         emit(.event(.timeout))
-        phase = .closing
+        phase = .closing(failure: nil)
         emit(.close)
     }
 
@@ -288,7 +288,7 @@ extension GatewaySession {
 
     mutating func closeIfShutDown(_ now: Timestamp) {
         guard case .connected = phase, let deadline = shutdownDeadline, deadline <= now else { return }
-        phase = .closing
+        phase = .closing(failure: nil)
         emit(.close)
     }
 
@@ -320,7 +320,9 @@ extension GatewaySession {
     /// while it is unacknowledged: the driver reports acknowledgements as they come); while
     /// an error response is arriving, when it would time out.
     var graceDeadline: Timestamp? {
-        if errorDecoder.bufferedByteCount > 0 { return lastReceivedAt.adding(nanoseconds: graceNanos) }
+        if errorDecoder.bufferedByteCount > 0, case .connected(let link) = phase {
+            return link.lastReceivedAt.adding(nanoseconds: graceNanos)
+        }
         return takenCount > 0 ? frontGraceDeadline : nil
     }
 

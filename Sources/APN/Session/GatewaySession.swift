@@ -93,37 +93,55 @@ package struct GatewaySession: ~Copyable {
     /// Consecutive failed connection attempts (a connection that ends within the settle
     /// window counts as one).
     var failureCount = 0
-    /// When the current connection was established.
-    var connectedAt = Timestamp.zero
-    /// Set when the session closes a connection because it failed (a malformed response):
-    /// the close then counts as a failed attempt.
-    var closingFailure: APNError?
     /// Notifications put back to be written again (after an error response or a silent
     /// close), since the session was created.
     package internal(set) var resendCount = 0
-    /// Whether `transmitted` events are emitted; the driver turns it on when someone listens.
-    package var emitsTransmitted: Bool
+    /// Whether `transmitted` events are emitted (``wantsTransmitted(_:)``).
+    var emitsTransmitted: Bool
     var actions = RingBuffer<SessionAction>(minimumCapacity: 64)
     var scheduledDeadline: Timestamp?
-    /// The last write progress on the connection.
-    var lastActivity = Timestamp.zero
-    /// When bytes last came from the gateway: a partial error response times out from here.
-    var lastReceivedAt = Timestamp.zero
     var shutdownRequested = false
     /// A flush marker is written and nothing may follow it on this connection.
     var awaitingMarker = false
     /// Something was pushed since the last `completed` event.
     var queuedSinceCompleted = false
 
+    /// Where the session is, with what it keeps only there. (The queues, the outbound
+    /// buffer and the stream position stay stored properties although they matter only
+    /// while connected: they are touched per notification, and an enum payload cannot be
+    /// changed in place, only copied out and back.)
     enum Phase {
         case idle
+        /// `deadline`: when the attempt is given up (`connectTimeout`); `aborted`: it was,
+        /// and the driver's `connectFailed` is awaited.
         case connecting(deadline: Timestamp?, aborted: Bool)
-        case connected
+        case connected(Link)
         /// The session asked the driver to close (after an error response, when idle, at
-        /// shutdown, or on a malformed response) and awaits `closed`.
-        case closing
+        /// shutdown, or on a malformed response) and awaits `closed`. `failure`: the
+        /// connection failed (a malformed response), so the close counts as a failed attempt.
+        case closing(failure: APNError?)
         case backingOff(until: Timestamp)
         case terminated(APNError)
+    }
+
+    /// The times an established connection keeps.
+    struct Link {
+        /// When the connection was established.
+        let since: Timestamp
+        /// The last write progress on the connection.
+        var lastActivity: Timestamp
+        /// When bytes last came from the gateway: a partial error response times out from here.
+        var lastReceivedAt: Timestamp
+    }
+
+    /// When the current connection was established (zero when there is none).
+    var connectedAt: Timestamp {
+        if case .connected(let link) = phase { link.since } else { .zero }
+    }
+
+    /// The last write progress on the current connection (zero when there is none).
+    var lastActivity: Timestamp {
+        if case .connected(let link) = phase { link.lastActivity } else { .zero }
     }
 
     /// `graceWindow` and `idleTimeout` in nanoseconds, for the per-write arithmetic.
@@ -251,6 +269,12 @@ package struct GatewaySession: ~Copyable {
         }
     }
 
+    /// Whether to emit a `transmitted` event per notification written: the driver asks for
+    /// them while someone listens (they cost one report per notification).
+    package mutating func wantsTransmitted(_ wanted: Bool) {
+        emitsTransmitted = wanted
+    }
+
     /// Asks to finish what is queued, wait the grace window, close and report
     /// `shutdownComplete`.
     package mutating func shutdown(now: Timestamp) {
@@ -261,13 +285,11 @@ package struct GatewaySession: ~Copyable {
     /// The connection attempt succeeded.
     package mutating func connected(now: Timestamp) {
         guard case .connecting = phase else { return }
-        phase = .connected
-        connectedAt = now
+        phase = .connected(Link(since: now, lastActivity: now, lastReceivedAt: now))
         if settleNanos == 0 { failureCount = 0 }
         nextIdentifier = configuration.firstIdentifier
         errorDecoder = ErrorResponseDecoder()
         stream = StreamPosition()
-        lastActivity = now
         emit(.event(.connected))
         pump(now)
     }
@@ -315,7 +337,7 @@ package struct GatewaySession: ~Copyable {
 
     /// The socket took `count` more bytes from the front of ``outboundBytes``.
     package mutating func bytesWritten(_ count: Int, now: Timestamp) {
-        guard case .connected = phase, count > 0 else { return }
+        guard case .connected(var link) = phase, count > 0 else { return }
         outboundBytes.consume(count)
         stream.takenBytes += Int64(count)
         var taken = inFlightTaken + count
@@ -324,7 +346,8 @@ package struct GatewaySession: ~Copyable {
             markTaken(now)
         }
         inFlightTaken = taken
-        lastActivity = now
+        link.lastActivity = now
+        phase = .connected(link)
         pump(now)
     }
 
@@ -355,8 +378,9 @@ package struct GatewaySession: ~Copyable {
 
     /// Bytes arrived from the gateway.
     package mutating func bytesReceived(_ bytes: [UInt8], now: Timestamp) {
-        guard case .connected = phase, configuration.command != .simple else { return }
-        lastReceivedAt = now
+        guard case .connected(var link) = phase, configuration.command != .simple else { return }
+        link.lastReceivedAt = now
+        phase = .connected(link)
         errorDecoder.feed(bytes)
         do throws(WireError) {
             if let response = try errorDecoder.next() {
@@ -369,7 +393,7 @@ package struct GatewaySession: ~Copyable {
             abandon(failure, now: now)
             // A peer that is not a gateway (wrong port, a proxy) must back off like a
             // failed attempt, not be reconnected to at once, forever.
-            closingFailure = failure
+            phase = .closing(failure: failure)
         }
         pump(now)
     }
@@ -378,16 +402,16 @@ package struct GatewaySession: ~Copyable {
     /// EOF), else what broke it.
     package mutating func closed(error: APNError?, now: Timestamp) {
         switch phase {
-        case .closing:
+        case .closing(let failure):
             phase = .idle
             emit(.event(.disconnected))
-            if let failure = closingFailure.take() {
+            if let failure {
                 countFailure(failure, now: now)
                 return
             }
             // We closed (error response, idle, shutdown): the gateway was talking to us.
             failureCount = 0
-        case .connected where settleNanos > 0 && now.nanoseconds &- connectedAt.nanoseconds < settleNanos:
+        case .connected(let link) where settleNanos > 0 && now.nanoseconds &- link.since.nanoseconds < settleNanos:
             if stream.identifiersTaken == 0 || error?.code == .refusedByGateway {
                 // Refused right after the handshake, with nothing processed (nothing was
                 // written, or the gateway's TLS refused the session): all sent again

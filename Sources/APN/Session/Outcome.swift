@@ -94,6 +94,10 @@ public enum UnknownFateReason: Hashable, Sendable, CustomStringConvertible {
     /// `buffersNotifications` off): it may have been taken before the bad one, or
     /// discarded after it.
     case unattributedError
+    /// Only as what ``Connection/send(_:to:)`` returns: the Task awaiting it was cancelled
+    /// before the outcome was known. The notification was not recalled; its outcome still
+    /// reaches the errorCallback, the events and the connection's next report.
+    case cancelled
 
     /// `evicted from the resend cache` …
     public var description: String {
@@ -101,6 +105,7 @@ public enum UnknownFateReason: Hashable, Sendable, CustomStringConvertible {
         case .evictedFromCache: "evicted from the resend cache"
         case .unconfirmedAtClose: "unconfirmed at a silent close"
         case .unattributedError: "after an unattributed error response"
+        case .cancelled: "the caller stopped waiting"
         }
     }
 }

@@ -22,6 +22,9 @@ struct SessionHarness: ~Copyable {
     var gateway = GatewayDecoder()
     /// Bytes the socket took on the current connection.
     var takenBytes: Int64 = 0
+    /// The session asked for a write (`write`) and the socket has not taken everything
+    /// since: the driver writes only then, so bytes encoded without it would never go out.
+    var writeAsked = false
 
     init(_ configure: (inout SessionConfiguration) -> Void = { _ in }) {
         var configuration = SessionConfiguration()
@@ -64,8 +67,12 @@ struct SessionHarness: ~Copyable {
             switch action {
             case .connect: connectRequests += 1
             case .abortConnect: abortRequests += 1
-            case .write: break
-            case .close: closeRequests += 1
+            case .write:
+                #expect(!session.outboundBytes.isEmpty, "write asked with nothing to write")
+                writeAsked = true
+            case .close:
+                closeRequests += 1
+                writeAsked = false
             case .scheduleTimer(let at): timer = at
             case .event(let event): events.append(Self.name(of: event))
             case .errorCallback(let code, let tag): callbacks.append((code, Self.number(tag)))
@@ -90,6 +97,7 @@ struct SessionHarness: ~Copyable {
     mutating func connected() {
         gateway = GatewayDecoder()
         takenBytes = 0
+        writeAsked = false
         session.connected(now: now)
         drain()
     }
@@ -105,6 +113,8 @@ struct SessionHarness: ~Copyable {
     mutating func write(_ count: Int? = nil) -> [(tag: Int, identifier: UInt32)] {
         let bytes = session.outboundBytes.readableBytesArray
         let taken = Array(bytes.prefix(count ?? bytes.count))
+        if !bytes.isEmpty { #expect(writeAsked, "bytes to write, but no write was asked for") }
+        if taken.count == bytes.count { writeAsked = false }
         takenBytes += Int64(taken.count)
         session.bytesWritten(taken.count, now: now)
         drain()
@@ -141,6 +151,7 @@ struct SessionHarness: ~Copyable {
     }
 
     mutating func closed(_ error: APNError? = nil) {
+        writeAsked = false
         session.closed(error: error, now: now)
         drain()
     }

@@ -450,6 +450,8 @@ struct SessionSimulation: ~Copyable {
                 if taken > 0 { violations.append("tag \(tag): evicted as unknown but the gateway took it") }
             case .unknownFate(.unconfirmedAtClose), .unknownFate(.unattributedError):
                 break
+            case .unknownFate(.cancelled):
+                violations.append("tag \(tag): cancelled, which only a caller's send can be")
             }
             if taken > 2 { violations.append("tag \(tag): taken \(taken)x (\(outcome))") }
             if taken > 0, !outcome.isAccepted, outcome != .unknownFate(.unconfirmedAtClose),

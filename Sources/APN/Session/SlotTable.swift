@@ -1,9 +1,10 @@
-/// The pool's ``GatewaySlot``s, in the order they were opened (a slot's index is its
-/// position). `Array` cannot hold noncopyable elements, so this owns its memory directly
-/// and hands out slots in place through addressors: `slots[i].session.push(…)` changes
-/// the session where it lives, with no copy and no runtime exclusivity check.
-struct SlotTable: ~Copyable {
-    private var elements: UnsafeMutablePointer<GatewaySlot>
+/// A growing table of noncopyable slots, in the order they were added (a slot's index is
+/// its position): the pool's sessions (``ConnectionPool``) and the driver's sockets.
+/// `Array` cannot hold noncopyable elements, so this owns its memory directly and hands
+/// out slots in place through addressors: `slots[i].session.push(…)` changes the session
+/// where it lives, with no copy and no runtime exclusivity check.
+struct SlotTable<Slot: ~Copyable>: ~Copyable {
+    private var elements: UnsafeMutablePointer<Slot>
     private var capacity: Int
     /// The number of slots.
     private(set) var count = 0
@@ -23,7 +24,7 @@ struct SlotTable: ~Copyable {
     /// The positions of the slots, `0..<count`.
     var indices: Range<Int> { 0..<count }
 
-    subscript(index: Int) -> GatewaySlot {
+    subscript(index: Int) -> Slot {
         unsafeAddress {
             precondition(index >= 0 && index < count, "slot \(index) out of 0..<\(count)")
             return UnsafePointer(elements + index)
@@ -35,9 +36,9 @@ struct SlotTable: ~Copyable {
     }
 
     /// Adds a slot at position `count`.
-    mutating func append(_ slot: consuming GatewaySlot) {
+    mutating func append(_ slot: consuming Slot) {
         if count == capacity {
-            let bigger = UnsafeMutablePointer<GatewaySlot>.allocate(capacity: capacity * 2)
+            let bigger = UnsafeMutablePointer<Slot>.allocate(capacity: capacity * 2)
             bigger.moveInitialize(from: elements, count: count)
             elements.deallocate()
             elements = bigger
@@ -48,7 +49,7 @@ struct SlotTable: ~Copyable {
     }
 
     /// Whether any slot satisfies `predicate`.
-    func contains(where predicate: (borrowing GatewaySlot) -> Bool) -> Bool {
+    func contains(where predicate: (borrowing Slot) -> Bool) -> Bool {
         for index in 0..<count where predicate(elements[index]) { return true }
         return false
     }
