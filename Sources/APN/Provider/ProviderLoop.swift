@@ -213,7 +213,7 @@ struct ProviderLoop: ~Copyable {
                 if now - sent >= options.pingTimeout {
                     socket.failure = .lost("no answer to PING within \(options.pingTimeout)")
                 }
-            } else if now - socket.lastActivity >= interval {
+            } else if now - socket.lastActivity >= silenceBeforePing(socket, interval: interval) {
                 socket.session.submitPing()
                 socket.pingSentAt = now
             }
@@ -223,7 +223,7 @@ struct ProviderLoop: ~Copyable {
     /// A server that stopped reading (our bytes waiting, none written for `pingTimeout`)
     /// is given up: what it took is failed as maybe delivered, the rest goes elsewhere.
     private mutating func dropStalledWriters() {
-        for socket in sockets where socket.failure == nil && socket.hasPendingOutput {
+        for socket in sockets where socket.failure == nil && socket.hasRefusedBytes {
             if now - socket.lastWriteProgress >= options.pingTimeout {
                 socket.failure = .lost("the server read nothing for \(options.pingTimeout)")
             }
@@ -233,6 +233,14 @@ struct ProviderLoop: ~Copyable {
     /// Milliseconds until the next deadline (rounded up), 0 when one is due or a socket has
     /// decrypted bytes waiting, -1 for none. With a manual clock, time moves only by
     /// `advance`, which posts to the inbox: only an already due deadline needs a timeout.
+    /// How long `socket` may receive nothing before it is PINGed: `pingInterval` when it
+    /// is idle; at most `pingTimeout` while requests wait for answers, so that a hung
+    /// server is found in twice `pingTimeout`, not only as `requestTimeout` ends each
+    /// request, and the requests waiting for a stream move to another connection.
+    private func silenceBeforePing(_ socket: ProviderSocket, interval: Duration) -> Duration {
+        socket.streams.isEmpty ? interval : min(interval, options.pingTimeout)
+    }
+
     private mutating func pollTimeout() -> Int32 {
         if sockets.contains(where: { $0.connection.hasDecryptedData }) { return 0 }
         var earliest = scheduler.nextDeadline()
@@ -243,8 +251,13 @@ struct ProviderLoop: ~Copyable {
         if wantsConnection { consider(nextAttemptAt) }
         if let interval = options.pingInterval {
             for socket in sockets {
-                consider(socket.pingSentAt.map { $0 + options.pingTimeout } ?? socket.lastActivity + interval)
+                consider(
+                    socket.pingSentAt.map { $0 + options.pingTimeout }
+                        ?? socket.lastActivity + silenceBeforePing(socket, interval: interval))
             }
+        }
+        for socket in sockets where socket.failure == nil && socket.hasRefusedBytes {
+            consider(socket.lastWriteProgress + options.pingTimeout)
         }
         guard let earliest else { return -1 }
         let nanoseconds = earliest.nanoseconds &- clock.now().nanoseconds

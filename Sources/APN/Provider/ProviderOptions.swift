@@ -73,7 +73,11 @@ extension Provider {
         /// A PING on a connection idle this long keeps it open through NATs and proves the
         /// server alive; `nil` sends none.
         public var pingInterval: Duration? = .seconds(60)
-        /// A connection whose PING goes unanswered this long is closed.
+        /// A connection whose PING goes unanswered this long is closed, as is one whose
+        /// server reads none of our bytes for this long. A connection with requests
+        /// waiting for answers and nothing received for this long is PINGed at once
+        /// (without waiting for `pingInterval`), so a hung server is given up after twice
+        /// this: what it held fails as maybe delivered, the rest go to a new connection.
         public var pingTimeout: Duration = .seconds(10)
 
         // MARK: Provider tokens

@@ -64,7 +64,12 @@ final class ProviderSocket {
     }
 
     /// Bytes are waiting to be written (poll for writability).
-    var hasPendingOutput: Bool { written < output.count || session.wantsWrite }
+    var hasPendingOutput: Bool { hasRefusedBytes || session.wantsWrite }
+
+    /// Bytes the socket would not take yet (it would block): the server is not reading.
+    /// Frames the session queued since the last flush are not counted: nothing has been
+    /// tried for them, and a PING queued after a long idle time is no stall.
+    var hasRefusedBytes: Bool { written < output.count }
 
     /// Writes what the session has to send until the socket would block. A failure is
     /// recorded in ``failure``.

@@ -426,14 +426,45 @@ struct ProviderGatewayTests {
         await provider.close()
     }
 
-    @Test("a hung server (silent, PINGs unanswered): given up after pingTimeout; what it held fails as maybe delivered, the next send goes out on a new connection")
+    @Test("an idle PING after a pingInterval longer than pingTimeout is no stalled write: the connection stays")
+    func idlePingIsNoStall() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        options.pingInterval = .milliseconds(120)
+        options.pingTimeout = .milliseconds(40)
+        let provider = Provider(options: options)
+        let (signals, continuation) = AsyncStream.makeStream(of: String.self)
+        provider.on { event in
+            switch event {
+            case .pingAnswered: continuation.yield("ping")
+            case .disconnected(_, let error): continuation.yield("disconnected \(String(describing: error))")
+            default: break
+            }
+        }
+        _ = try await provider.send(PushNotification().setAlertText("a"), to: ProviderFixture.device(1))
+        var seen: [String] = []
+        for await signal in signals {
+            seen.append(signal)
+            if seen.count == 3 || signal.hasPrefix("disconnected") { break }
+        }
+        #expect(seen == ["ping", "ping", "ping"])
+        let again = try await provider.send(PushNotification().setAlertText("b"), to: ProviderFixture.device(2))
+        #expect(again.isSuccess)
+        #expect(Set(fixture.gateway.records.map(\.connection)).count == 1)
+        await provider.close()
+    }
+
+    @Test("a hung server (silent, PINGs unanswered): with requests waiting, PINGed after pingTimeout and given up after another; what it held fails as maybe delivered, the next send goes out on a new connection")
     func hungServer() async throws {
         let fixture = try ProviderFixture { configuration in
             configuration.faults.stallAfterRequests = 2
         }
         defer { _ = fixture.gateway.stop() }
         var options = try fixture.tokenOptions()
-        options.pingInterval = .milliseconds(50)
+        // No idle PING in this test: the one that finds the hung server is sent because
+        // requests waited `pingTimeout` with nothing received.
+        options.pingInterval = .seconds(3600)
         options.pingTimeout = .milliseconds(150)
         let provider = Provider(options: options)
         let (ends, continuation) = AsyncStream.makeStream(of: ProviderError?.self)
