@@ -96,9 +96,7 @@ struct FeedbackStartTests {
 
     @Test("start() during a visit: no second visit, entries delivered once, the interval counts from start()")
     func startDuringVisit() async throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Tests.token(7))
-        let server = try HeldTLSServer(sending: bytes.readableBytesArray)
+        let server = try HeldTLSServer(sending: feedbackTuples((7, Tests.token(7))))
         defer { server.stop() }
         let clock = ManualClock()
         let log = FeedbackLog()
@@ -123,9 +121,7 @@ struct FeedbackStartTests {
 
     @Test("cancel() then start() while the cancelled visit ends: a new visit follows it")
     func startWhileCancelledVisitEnds() async throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Tests.token(7))
-        let server = try HeldTLSServer(sending: bytes.readableBytesArray)
+        let server = try HeldTLSServer(sending: feedbackTuples((7, Tests.token(7))))
         defer { server.stop() }
         let log = FeedbackLog()
         let feedback = Feedback(options: server.options {
