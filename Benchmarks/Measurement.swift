@@ -1,3 +1,4 @@
+import APNTLS
 import Foundation
 
 /// A bad command line for a scenario.
@@ -106,18 +107,7 @@ extension Duration {
 
 /// Runs `body` to completion from synchronous code (the benchmarks' threads are not tasks).
 func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        box.value = await body()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
-
-/// Carries a value out of a task to the thread waiting on a semaphore. `@unchecked
-/// Sendable` is safe: written once before the semaphore is signalled, read after the wait.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
+    let result = Handoff<T>()
+    Task { result.put(await body()) }
+    return result.take()
 }

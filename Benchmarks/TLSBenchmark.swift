@@ -10,14 +10,6 @@ enum TLSBenchmark {
     static let frameLength = 150
     static let writeSize = 16 * 1024
 
-    /// Hands a connection to the thread that will use it. `@unchecked Sendable` is safe
-    /// because the handing thread never touches the connection again after the handoff:
-    /// exactly one thread uses it at any time.
-    final class Handoff: @unchecked Sendable {
-        let connection: TLSConnection
-        init(_ connection: TLSConnection) { self.connection = connection }
-    }
-
     static func run(_ arguments: [String]) throws {
         let options = try BenchOptions(arguments, defaultOperations: 1 << 30)
         let bytesPerRound = options.operations
@@ -32,7 +24,7 @@ enum TLSBenchmark {
         let failure = ReaderFailure()
         Thread.detachNewThread {
             do {
-                try readRounds(reader.connection, rounds: rounds, bytesPerRound: bytesPerRound, roundDone: roundDone)
+                try readRounds(reader.take(), rounds: rounds, bytesPerRound: bytesPerRound, roundDone: roundDone)
             } catch {
                 failure.record(error)
                 for _ in 0..<rounds { roundDone.signal() }

@@ -43,6 +43,8 @@ enum FeedbackCommand {
         let feedback = Feedback(options: polling)
         // The sequence ends only after the last visit's entries were delivered: on
         // SIGINT/SIGTERM (status 0) or when polling stops on unusable credentials (status 1).
+        // A first visit may fail before the sequence is made; it then ends on the callback
+        // queue after the `.error` event, so the listener below has set the status by then.
         let entries = feedback.entries
         let status = StatusBox()
         feedback.on { event in
@@ -69,19 +71,17 @@ enum FeedbackCommand {
     }
 
     private static func readOnce(_ feedback: Feedback) -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        let status = StatusBox()
+        let status = Handoff<Int32>()
         Task {
             do {
                 for entry in try await feedback.read() { LineWriter.stdout(line(for: entry)) }
+                status.put(0)
             } catch {
                 LineWriter.stderr("apn feedback: \(error)")
-                status.value = 1
+                status.put(1)
             }
-            done.signal()
         }
-        done.wait()
-        return status.value
+        return status.take()
     }
 
     /// The exit status, set before the semaphore that ends the command is signalled.

@@ -7,15 +7,24 @@ import Testing
 /// The faults that shape the error response of a remote gateway — the lag, the delay
 /// spent reading, a trickling answer, a wrong identifier — seen from a real TLS client.
 @Suite struct ErrorResponseFaultTests {
+    /// Sends `frames` on one connection to a gateway with `faults` and reads until it
+    /// closes; `elapsed` runs from the send to the close.
+    static func exchange(
+        _ frames: [UInt8], faults: MockGateway.Faults
+    ) throws -> (harness: Harness, transcript: TestClient.Transcript, elapsed: Duration) {
+        let harness = try Harness(faults: faults)
+        let client = try harness.connect()
+        let sent = ContinuousClock.now
+        try client.send(frames)
+        let transcript = try client.readToEnd()
+        return (harness, transcript, ContinuousClock.now - sent)
+    }
+
     @Test func lagReadsNMoreNotificationsBeforeAnswering() throws {
         var faults = MockGateway.Faults()
         faults.rejectIdentifier(2)
         faults.errorResponseLag = 5
-        let harness = try Harness(faults: faults)
-        let client = try harness.connect()
-        try client.send(enhancedFrames(1...30))
-
-        let transcript = try client.readToEnd()
+        let (harness, transcript, _) = try Self.exchange(enhancedFrames(1...30), faults: faults)
         #expect(transcript.bytes == hex("08 08 00000002"))
         #expect(transcript.end == .closed(clean: true))
         #expect(harness.gateway.records == [enhancedRecord(1, connection: 1, sequence: 1)])
@@ -27,15 +36,10 @@ import Testing
         var faults = MockGateway.Faults()
         faults.rejectIdentifier(2)
         faults.errorResponseLag = 50
-        let harness = try Harness(faults: faults)
-        let client = try harness.connect()
-        let sent = ContinuousClock.now
-        try client.send(enhancedFrames(1...3))
-
-        let transcript = try client.readToEnd()
+        let (harness, transcript, elapsed) = try Self.exchange(enhancedFrames(1...3), faults: faults)
         #expect(transcript.bytes == hex("08 08 00000002"))
         #expect(transcript.end == .closed(clean: true))
-        #expect(ContinuousClock.now - sent >= MockGateway.Faults.errorResponseLagIdleTimeout)
+        #expect(elapsed >= MockGateway.Faults.errorResponseLagIdleTimeout)
         #expect(harness.gateway.records == [enhancedRecord(1, connection: 1, sequence: 1)])
         #expect(harness.gateway.rejections == [.init(status: .invalidToken, identifier: 2, connection: 1, discardedAfter: 1)])
     }
@@ -44,11 +48,8 @@ import Testing
         var faults = MockGateway.Faults()
         faults.shutdownAfter = 2
         faults.errorResponseLag = 3
-        let harness = try Harness(faults: faults)
-        let client = try harness.connect()
-        try client.send(enhancedFrames(1...10))
-
-        #expect(try client.readToEnd().bytes == hex("08 0a 00000002"))
+        let (harness, transcript, _) = try Self.exchange(enhancedFrames(1...10), faults: faults)
+        #expect(transcript.bytes == hex("08 0a 00000002"))
         #expect(harness.gateway.records.count == 2)
         #expect(harness.gateway.rejections == [.init(status: .shutdown, identifier: 2, connection: 1, discardedAfter: 3)])
     }
@@ -76,16 +77,11 @@ import Testing
         faults.rejectIdentifier(2)
         faults.errorResponseByteInterval = .milliseconds(60)
         faults.splitsErrorResponse = true  // the trickle wins
-        let harness = try Harness(faults: faults)
-        let client = try harness.connect()
-        let sent = ContinuousClock.now
-        try client.send(enhancedFrames(1...3))
-
-        let transcript = try client.readToEnd()
+        let (harness, transcript, elapsed) = try Self.exchange(enhancedFrames(1...3), faults: faults)
         #expect(transcript.bytes == hex("08 08 00000002"))
         #expect(transcript.reads == [1, 1, 1, 1, 1, 1])  // SSL_read returns one record at a time
         #expect(transcript.end == .closed(clean: true))
-        #expect(ContinuousClock.now - sent >= .milliseconds(300))
+        #expect(elapsed >= .milliseconds(300))
         #expect(harness.gateway.records == [enhancedRecord(1, connection: 1, sequence: 1)])
     }
 
@@ -93,11 +89,7 @@ import Testing
         var faults = MockGateway.Faults()
         faults.rejectIdentifier(3, status: .invalidPayloadSize)
         faults.errorIdentifierOverride = 0xDEAD_BEEF
-        let harness = try Harness(faults: faults)
-        let client = try harness.connect()
-        try client.send(enhancedFrames(1...5))
-
-        let transcript = try client.readToEnd()
+        let (harness, transcript, _) = try Self.exchange(enhancedFrames(1...5), faults: faults)
         #expect(transcript.bytes == hex("08 07 deadbeef"))
         #expect(transcript.end == .closed(clean: true))
         #expect(harness.gateway.records == (1...2).map { enhancedRecord($0, connection: 1, sequence: Int($0)) })

@@ -93,11 +93,11 @@ struct ApnMockGatewayHostileTests {
         let stopped = DispatchSemaphore(value: 0)
         let busy = DispatchSemaphore(value: 0)
         let frames = ApnMockGatewayFlagTests.frames(1...250)
-        let sender = SendingClient(client)
+        let sender = Handoff(client)
         // Sends until the gateway closes, keeping the socket full; says so after 400 rounds
         // (100,000 notifications, more than the kernel's buffers hold: the gateway has read).
         Thread.detachNewThread {
-            sender.sendUntilClosed(frames, signalling: busy, after: 400)
+            sendUntilClosed(sender.take(), frames, signalling: busy, after: 400)
             stopped.signal()
         }
         #expect(busy.wait(timeout: .now() + 60) == .success, "the client sent 100,000 notifications")
@@ -143,24 +143,14 @@ struct ApnMockGatewayHostileTests {
     }
 }
 
-/// A test client handed to the thread that sends on it (and closes it): `@unchecked
-/// Sendable` is sound because only that thread touches the client after the handoff.
-final class SendingClient: @unchecked Sendable {
-    private let client: TestClient
-
-    init(_ client: TestClient) {
-        self.client = client
+/// Sends `bytes` on `client` again and again until a write fails, signalling `busy` after
+/// `rounds` (or at the end, if it comes first), then closes it.
+func sendUntilClosed(_ client: TestClient, _ bytes: [UInt8], signalling busy: DispatchSemaphore, after rounds: Int) {
+    var sent = 0
+    while (try? client.send(bytes)) != nil {
+        sent += 1
+        if sent == rounds { busy.signal() }
     }
-
-    /// Sends `bytes` again and again until a write fails, signalling `busy` after `rounds`
-    /// (or at the end, if it comes first), then closes.
-    func sendUntilClosed(_ bytes: [UInt8], signalling busy: DispatchSemaphore, after rounds: Int) {
-        var sent = 0
-        while (try? client.send(bytes)) != nil {
-            sent += 1
-            if sent == rounds { busy.signal() }
-        }
-        if sent < rounds { busy.signal() }
-        client.connection.close()
-    }
+    if sent < rounds { busy.signal() }
+    client.connection.close()
 }

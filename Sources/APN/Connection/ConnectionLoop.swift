@@ -214,15 +214,16 @@ struct ConnectionLoop: ~Copyable {
         now = clock.now()
         switch result {
         case .connected(let handoff):
+            let connection = handoff.take()
             guard pool.socketOpened(slot: slot, attempt: attempt, now: now) else {
                 // An attempt the pool gave up on (its connect timeout): it counted as failed.
-                handoff.connection.close()
+                connection.close()
                 return
             }
             // Attached before the pool's actions for it (`write` above all) are performed.
             ensureSocket(slot)
             sockets[slot].detach()
-            sockets[slot].tls = handoff.connection
+            sockets[slot].tls = connection
             sockets[slot].readReady = true
             sockets[slot].acknowledgements.reset()
         case .failed(let error):

@@ -38,7 +38,7 @@ final class Connector: Sendable {
                 noDelay: options.disableNagle)
             try connection.handshake(deadline: deadline)
             try connection.setKeepAlive(true)
-            return .connected(ConnectionHandoff(connection))
+            return .connected(Handoff(connection))
         } catch {
             return .failed(APNError.connectFailure(error))
         }

@@ -36,16 +36,9 @@ enum LoopCommand: Sendable {
 
 /// A connected TLS socket, or why there is none.
 enum ConnectResult: Sendable {
-    case connected(ConnectionHandoff)
+    /// Taken by the I/O thread, the only one to use it after the opening thread.
+    case connected(Handoff<TLSConnection>)
     case failed(APNError)
-}
-
-/// Moves a connected `TLSConnection` from the thread that opened it to the I/O thread.
-/// `@unchecked Sendable` is safe: the opening thread never touches the connection after
-/// posting it, so one thread uses it at any time.
-final class ConnectionHandoff: @unchecked Sendable {
-    let connection: TLSConnection
-    init(_ connection: TLSConnection) { self.connection = connection }
 }
 
 /// A connection's inbox.

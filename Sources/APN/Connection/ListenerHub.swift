@@ -1,4 +1,5 @@
 import APNTLS
+import Dispatch
 import Synchronization
 
 /// A connection's listeners.
@@ -26,8 +27,13 @@ final class ListenerHub<Event: Sendable>: Sendable {
 
     /// Adds a listener; `onFinish` runs when the connection has shut down. Returns nil when
     /// it already has, or when `onFinish` is given while streams are closed
-    /// (``closeStreams()``): the listener is not added and `onFinish` runs at once.
-    func add(_ listener: @escaping Listener, onFinish: (@Sendable () -> Void)? = nil) -> Int? {
+    /// (``closeStreams()``): the listener is not added and `onFinish` runs at once, or on
+    /// `refusedQueue` when given — after the events already enqueued there, so that a
+    /// stream refused after an event was sent does not end before the event is delivered.
+    func add(
+        _ listener: @escaping Listener, onFinish: (@Sendable () -> Void)? = nil,
+        finishingRefusedOn refusedQueue: DispatchQueue? = nil
+    ) -> Int? {
         let id: Int? = state.withLock { state in
             if state.finished || (onFinish != nil && state.streamsClosed) { return nil }
             state.nextID += 1
@@ -37,7 +43,9 @@ final class ListenerHub<Event: Sendable>: Sendable {
             listening.store(true, ordering: .relaxed)
             return state.nextID
         }
-        if id == nil { onFinish?() }
+        if id == nil, let onFinish {
+            if let refusedQueue { refusedQueue.async(execute: onFinish) } else { onFinish() }
+        }
         return id
     }
 

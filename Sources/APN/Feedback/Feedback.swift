@@ -96,14 +96,15 @@ public final class Feedback: Sendable {
 
     /// Every entry the polls read from now on, one at a time; ends after ``cancel()``, or
     /// when polling stops on a credential failure. One made after that and before the
-    /// next ``start()`` ends at once.
+    /// next ``start()`` gets no entry and ends on the callback queue, after the events
+    /// already on their way (the credential failure's ``FeedbackEvent/error(_:)`` above all).
     public var entries: AsyncStream<Entry> {
         let (stream, continuation) = AsyncStream.makeStream(of: Entry.self)
         let hub = poller.hub
         let id = hub.add(
             { event in
                 if case .feedback(let entries) = event { for entry in entries { continuation.yield(entry) } }
-            }, onFinish: { continuation.finish() })
+            }, onFinish: { continuation.finish() }, finishingRefusedOn: poller.deliveries)
         if let id { continuation.onTermination = { _ in hub.remove(id) } }
         return stream
     }

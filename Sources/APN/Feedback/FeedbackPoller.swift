@@ -15,6 +15,9 @@ final class FeedbackPoller: Sendable {
     private let queue: DispatchQueue
     private let schedule: FeedbackSchedule
 
+    /// The serial queue events are delivered on, in order (it targets the callback queue).
+    var deliveries: DispatchQueue { queue }
+
     init(options: Feedback.Options) {
         self.options = options
         self.context = ClientContextCache(options.access)

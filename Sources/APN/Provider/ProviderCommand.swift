@@ -29,7 +29,7 @@ struct ProviderSubmission: Sendable {
 
 /// A connected, HTTP/2-speaking TLS socket, or why there is none.
 enum ProviderConnectResult: Sendable {
-    case connected(ConnectionHandoff)
+    case connected(Handoff<TLSConnection>)
     case failed(ProviderError)
 }
 

@@ -44,7 +44,7 @@ final class ProviderConnector: Sendable {
                         message: "\(peer) did not agree to HTTP/2 (ALPN h2); it chose \(connection.applicationProtocol ?? "nothing")"))
             }
             try connection.setKeepAlive(true)
-            return .connected(ConnectionHandoff(connection))
+            return .connected(Handoff(connection))
         } catch {
             return .failed(ProviderError(code: .connectionFailed, message: "connecting to \(peer): \(error)"))
         }

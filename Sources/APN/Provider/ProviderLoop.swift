@@ -290,21 +290,22 @@ struct ProviderLoop: ~Copyable {
         switch result {
         case .connected(let handoff) where closed:
             // Closed while it was being opened: nothing is left to send on it.
-            handoff.connection.close()
+            handoff.take().close()
         case .connected(let handoff):
+            let connection = handoff.take()
             do throws(HTTP2Error) {
                 let session = try HTTP2Session(role: .client, configuration: sessionConfiguration)
                 nextSocketNumber += 1
                 let socket = ProviderSocket(
-                    number: nextSocketNumber, connection: handoff.connection, session: session,
-                    peer: handoff.connection.peerDescription, now: now)
+                    number: nextSocketNumber, connection: connection, session: session,
+                    peer: connection.peerDescription, now: now)
                 sockets.append(socket)
                 // The failure count is cleared by the first answer, not by the handshake: a
                 // server that takes connections and answers nothing is backed off from.
                 nextAttemptAt = nil
                 event(.connected(socket.peer))
             } catch {
-                handoff.connection.close()
+                connection.close()
                 connectFailed(ProviderError(code: .protocolError, message: "starting HTTP/2: \(error)"))
             }
         case .failed(let error):

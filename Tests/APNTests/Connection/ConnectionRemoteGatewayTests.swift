@@ -59,9 +59,7 @@ struct ConnectionRemoteGatewayTests {
             Self.patient(&$0)
         }
         for n in 1...2_000 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await settled(connection)
-        let check = DeliveryCheck(log: log, mock: fixture.mock, count: 2_000)
-        check.expectTruthful()
+        let (report, check) = await settledAndChecked(connection, log: log, mock: fixture.mock, count: 2_000)
         #expect(check.missing.isEmpty, "never arrived: \(check.missing.prefix(10))")
         #expect(report.rejected == 1 && report.accepted == 1_999 && report.unknownFate == 0)
         #expect(report.possiblyDuplicated == 0, "the gateway discarded what followed: resent unmarked")
@@ -84,9 +82,8 @@ struct ConnectionRemoteGatewayTests {
             Self.patient(&$0)
         }
         connection.push(note(0), to: (1...100_000).map(device)) { index, outcome in log.outcome(index + 1)(outcome) }
-        let report = await settled(connection)
-        DeliveryCheck(log: log, mock: fixture.mock, count: 100_000).expectTruthful()
-        let recorded = RecordCounts(fixture.mock)
+        let (report, check) = await settledAndChecked(connection, log: log, mock: fixture.mock, count: 100_000)
+        let recorded = check.recorded
         #expect(recorded.counts.count == 99_999, "every token but the rejected one arrived")
         #expect(recorded.counts.values.allSatisfy { $0 == 1 }, "none twice")
         #expect(recorded.counts[80_001] == nil)
@@ -110,9 +107,7 @@ struct ConnectionRemoteGatewayTests {
         for n in 1...2_000 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
         // The answer first: the flush's marker, written after it, takes no place in the cache.
         #expect(log.wait { $0.outcomes[501] != nil })
-        let report = await settled(connection)
-        let check = DeliveryCheck(log: log, mock: fixture.mock, count: 2_000)
-        check.expectTruthful()
+        let (report, _) = await settledAndChecked(connection, log: log, mock: fixture.mock, count: 2_000)
         // What this project's default exists to prevent, still available to those who ask.
         #expect(log.eventNames.contains("cacheTooSmall"))
         #expect(log.callbacks.contains { $0.code == .status(.unknown) && $0.notification == nil }, "errorCallback(255, nil)")
@@ -131,9 +126,7 @@ struct ConnectionRemoteGatewayTests {
             Self.patient(&$0)
         }
         for n in 1...2_000 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await settled(connection)
-        let check = DeliveryCheck(log: log, mock: fixture.mock, count: 2_000)
-        check.expectTruthful()
+        let (report, check) = await settledAndChecked(connection, log: log, mock: fixture.mock, count: 2_000)
         #expect(check.missing.isEmpty, "never arrived: \(check.missing.prefix(10))")
         #expect(report.accepted == 2_000)
         #expect(report.possiblyDuplicated >= 500, "the 500 it took were written before the close: resent, marked")
@@ -154,9 +147,8 @@ struct ConnectionRemoteGatewayTests {
             Self.patient(&$0)
         }
         connection.push(note(0), to: (1...200_000).map(device)) { index, outcome in log.outcome(index + 1)(outcome) }
-        let report = await settled(connection)
-        DeliveryCheck(log: log, mock: fixture.mock, count: 200_000).expectTruthful()
-        let recorded = RecordCounts(fixture.mock)
+        let (report, check) = await settledAndChecked(connection, log: log, mock: fixture.mock, count: 200_000)
+        let recorded = check.recorded
         #expect(recorded.counts.count == 200_000, "every one arrived")
         let twice = recorded.counts.values.filter { $0 > 1 }.count
         #expect(recorded.counts.values.allSatisfy { $0 <= 2 })
@@ -176,9 +168,7 @@ struct ConnectionRemoteGatewayTests {
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection { Self.patient(&$0) }
         for n in 1...200 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        let report = await settled(connection)
-        let check = DeliveryCheck(log: log, mock: fixture.mock, count: 200)
-        check.expectTruthful()
+        let (report, _) = await settledAndChecked(connection, log: log, mock: fixture.mock, count: 200)
         #expect(!log.eventNames.contains("cacheTooSmall"), "not older than the cache: never written")
         // The first answer (to the 50th) cannot be placed: all 200 resent, marked, and a
         // marker after them. This gateway names 0xDEADBEEF in its answer to the marker
@@ -354,6 +344,18 @@ struct DeliveryCheck {
         }
         #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(8))", sourceLocation: sourceLocation)
     }
+}
+
+/// Settles `connection` (``settled(_:)``), then checks the outcome of each of the `count`
+/// notifications in `log` against what `mock` recorded (``DeliveryCheck/expectTruthful(sourceLocation:)``).
+func settledAndChecked(
+    _ connection: Connection, log: ConnectionLog, mock: MockGateway, count: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> (DeliveryReport, DeliveryCheck) {
+    let report = await settled(connection)
+    let check = DeliveryCheck(log: log, mock: mock, count: count)
+    check.expectTruthful(sourceLocation: sourceLocation)
+    return (report, check)
 }
 
 /// Settles everything pushed — a confirmed flush, whose markers prove acceptance — then

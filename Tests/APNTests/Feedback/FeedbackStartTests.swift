@@ -12,12 +12,17 @@ import Testing
 struct FeedbackStartTests {
     typealias Tests = FeedbackTests
 
+    /// Where the runs on a manual clock start: a gateway whose feedback service holds
+    /// entry 1, the clock, and a log.
+    static func start() throws -> (GatewayFixture, ManualClock, FeedbackLog) {
+        let fixture = try GatewayFixture()
+        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        return (fixture, ManualClock(), FeedbackLog())
+    }
+
     @Test("with an interval, the first visit is at creation (no start()), then every interval")
     func pollsAtCreation() async throws {
-        let fixture = try GatewayFixture()
-        let clock = ManualClock()
-        let log = FeedbackLog()
-        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        let (fixture, clock, log) = try Self.start()
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.clock = .manual(clock)
             $0.interval = .seconds(60)
@@ -35,10 +40,7 @@ struct FeedbackStartTests {
     @Test("an interval of zero (or nil) waits for start(); each start() then polls once",
           arguments: [Duration.zero, nil])
     func zeroIntervalWaitsForStart(interval: Duration?) async throws {
-        let fixture = try GatewayFixture()
-        let clock = ManualClock()
-        let log = FeedbackLog()
-        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        let (fixture, clock, log) = try Self.start()
         let feedback = Feedback(options: Tests.options(fixture) {
             $0.clock = .manual(clock)
             $0.interval = interval
@@ -59,10 +61,7 @@ struct FeedbackStartTests {
 
     @Test("start() after cancel(): a visit at once, the interval again, events and a new sequence")
     func startAfterCancel() async throws {
-        let fixture = try GatewayFixture()
-        let clock = ManualClock()
-        let log = FeedbackLog()
-        try fixture.mock.queueFeedback(time: 1, token: Tests.token(1))
+        let (fixture, clock, log) = try Self.start()
         var first: AsyncStream<Feedback.Entry>?
         let (feedback, queue) = heldFeedback(Tests.options(fixture) {
             $0.clock = .manual(clock)
@@ -96,9 +95,7 @@ struct FeedbackStartTests {
 
     @Test("start() during a visit: no second visit, entries delivered once, the interval counts from start()")
     func startDuringVisit() async throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Tests.token(7))
-        let server = try HeldTLSServer(sending: bytes.readableBytesArray)
+        let server = try HeldTLSServer(sending: feedbackTuples((7, Tests.token(7))))
         defer { server.stop() }
         let clock = ManualClock()
         let log = FeedbackLog()
@@ -123,9 +120,7 @@ struct FeedbackStartTests {
 
     @Test("cancel() then start() while the cancelled visit ends: a new visit follows it")
     func startWhileCancelledVisitEnds() async throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Tests.token(7))
-        let server = try HeldTLSServer(sending: bytes.readableBytesArray)
+        let server = try HeldTLSServer(sending: feedbackTuples((7, Tests.token(7))))
         defer { server.stop() }
         let log = FeedbackLog()
         let feedback = Feedback(options: server.options {

@@ -1,5 +1,6 @@
 import APN
 import APNTLS
+import APNWire
 import Dispatch
 import Foundation
 import Synchronization
@@ -93,9 +94,10 @@ final class RawTLSServer: Sendable {
         identity = try Identity()
         let listener = try TLSListener(context: identity.serverContext)
         port = listener.port
-        let handoff = ListenerHandoff(listener)
+        let handoff = Handoff(listener)
         Thread.detachNewThread {
-            guard let connection = try? handoff.listener.accept(deadline: .now + .seconds(20)) else { return }
+            let listener = handoff.take()
+            guard let connection = try? listener.accept(deadline: .now + .seconds(20)) else { return }
             try? connection.handshake(deadline: .now + .seconds(10))
             try? connection.writeAll(bytes, deadline: .now + .seconds(10))
             _ = connection.shutdown()
@@ -134,20 +136,13 @@ final class RawTLSServer: Sendable {
             return options
         }
     }
+}
 
-    /// Moves the listener to the serving thread. `@unchecked Sendable` is safe: only that
-    /// thread uses it after the handoff.
-    final class ListenerHandoff: @unchecked Sendable {
-        let listener: TLSListener
-        init(_ listener: TLSListener) { self.listener = listener }
-    }
-
-    /// Moves an accepted connection to the thread serving it. `@unchecked Sendable` is
-    /// safe: only that thread uses it after the handoff.
-    final class ConnectionHandoff: @unchecked Sendable {
-        let connection: TLSConnection
-        init(_ connection: TLSConnection) { self.connection = connection }
-    }
+/// The feedback service's bytes for `entries`: one tuple each, in order.
+func feedbackTuples(_ entries: (time: UInt32, token: [UInt8])...) -> [UInt8] {
+    var bytes = WireBuffer()
+    for entry in entries { bytes.writeFeedbackTuple(time: entry.time, token: entry.token) }
+    return bytes.readableBytesArray
 }
 
 /// Creates a poller whose deliveries wait, on a suspended callback queue, until `prepare`
@@ -176,17 +171,18 @@ final class HeldTLSServer: Sendable {
         raw = try RawTLSServer.Identity()
         let listener = try TLSListener(context: raw.serverContext)
         port = listener.port
-        let handoff = RawTLSServer.ListenerHandoff(listener)
+        let handoff = Handoff(listener)
         Thread.detachNewThread { [self] in
+            let listener = handoff.take()
             while !state.withLock({ $0.stopped }) {
-                guard let connection = try? handoff.listener.accept(deadline: .now + .milliseconds(100)) else { continue }
+                guard let connection = try? listener.accept(deadline: .now + .milliseconds(100)) else { continue }
                 let first = state.withLock { state in
                     state.connections += 1
                     return state.connections == 1
                 }
                 signal()
-                let served = RawTLSServer.ConnectionHandoff(connection)
-                Thread.detachNewThread { [self] in serve(served.connection, first ? bytes : []) }
+                let served = Handoff(connection)
+                Thread.detachNewThread { [self] in serve(served.take(), first ? bytes : []) }
             }
         }
     }

@@ -1,6 +1,7 @@
 import APN
 import APNTLS
 import APNWire
+import Dispatch
 import Foundation
 import MockGateway
 import Synchronization
@@ -60,10 +61,7 @@ struct FeedbackTests {
 
     @Test("a partial tuple at close is discarded and logged, never crashes")
     func partialTupleAtClose() async throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Self.token(1))
-        bytes.writeFeedbackTuple(time: 8, token: Self.token(2))
-        let whole = bytes.readableBytesArray
+        let whole = feedbackTuples((7, Self.token(1)), (8, Self.token(2)))
         let server = try RawTLSServer(sending: Array(whole.dropLast(5)))
         let log = Lock<[String]>([])
         let feedback = Feedback(options: server.options { options in
@@ -76,9 +74,7 @@ struct FeedbackTests {
 
     @Test("a token length above the bound ends the read with an error")
     func tokenLengthBounded() async throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Self.token(1, length: 101))
-        let server = try RawTLSServer(sending: bytes.readableBytesArray)
+        let server = try RawTLSServer(sending: feedbackTuples((7, Self.token(1, length: 101))))
         let feedback = Feedback(options: server.options { _ in })
         do {
             _ = try await feedback.read()
@@ -210,6 +206,32 @@ struct FeedbackTests {
 }
 
 extension FeedbackTests {
+    /// `apn feedback`'s polling test once exited 0 with nothing on stderr: its sequence,
+    /// made after the first visit had already failed on the credentials, ended at once —
+    /// before the `.error` event, still on the suspended callback queue, reached its listener.
+    @Test("a sequence made after polling stopped on bad credentials ends after the error event", arguments: 0..<20)
+    func refusedSequenceEndsAfterTheError(round: Int) async throws {
+        let queue = DispatchQueue(label: "feedback-tests.refused")
+        queue.suspend()
+        let log = FeedbackLog()
+        var options = Feedback.Options()
+        options.address = "127.0.0.1"
+        options.port = 9
+        options.cert = "/nonexistent/feedback-cert.pem"
+        options.key = "/nonexistent/feedback-key.pem"
+        options.callbackQueue = queue
+        let feedback = Feedback(options: options)  // polls at creation, and fails
+        // A visit of its own fails the same way, after the poller's own began: the poller's
+        // has most likely ended (and closed the sequences) when this returns.
+        await #expect(throws: APNError.self) { try await feedback.read() }
+        let stream = feedback.entries
+        feedback.on(log.listener)
+        queue.resume()
+        for await _ in stream {}
+        #expect(log.fatal.count == 1, "the error came before the end of the sequence")
+        feedback.cancel()
+    }
+
     @Test("without an interval, each start() polls once; the sequence stays open until cancel()")
     func startPollsOnceEachTime() async throws {
         let fixture = try GatewayFixture()

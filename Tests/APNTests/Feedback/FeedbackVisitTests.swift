@@ -61,10 +61,7 @@ struct FeedbackVisitTests {
 
     @Test("a failure mid-visit throws after handing over what was read before it")
     func failureAfterEntries() throws {
-        var bytes = WireBuffer()
-        bytes.writeFeedbackTuple(time: 7, token: Tests.token(1))
-        bytes.writeFeedbackTuple(time: 8, token: Tests.token(2, length: 101))
-        let server = try RawTLSServer(sending: bytes.readableBytesArray)
+        let server = try RawTLSServer(sending: feedbackTuples((7, Tests.token(1)), (8, Tests.token(2, length: 101))))
         let feedback = Feedback(options: server.options { _ in })
         var handed: [UInt32] = []
         #expect(throws: APNError.self) {
