@@ -76,7 +76,10 @@ enum ChaosBenchmark {
         }
         faults.closeEvery = 100_000
         faults.resetEvery = 250_000
-        let gateway = try MockGateway(configuration: MockGateway.Configuration(faults: faults))
+        var configuration = MockGateway.Configuration(faults: faults)
+        // Every outcome is checked against the record, duplicates included (> 1,000,000).
+        configuration.recordRetention = .unlimited
+        let gateway = try MockGateway(configuration: configuration)
         defer { _ = gateway.stop() }
         try gateway.start()
         var settings = try SendBenchmark.options(for: gateway)

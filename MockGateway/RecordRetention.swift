@@ -28,6 +28,10 @@ public struct RecordRetention: Sendable, Hashable {
     /// and 60-byte payloads), the oldest discarded beyond.
     public static let standard = RecordRetention(limit: 1_000_000, whenFull: .discardOldest)
 
+    /// Every record kept, for a run that checks each outcome against the record (a
+    /// benchmark, `apn demo`): memory grows with the count, so only for a bounded run.
+    public static let unlimited = RecordRetention(limit: .max, whenFull: .discardOldest)
+
     /// Keeps at most `limit` records (negative counts as 0), doing `whenFull` beyond.
     public init(limit: Int, whenFull: Overflow) {
         self.limit = max(0, limit)

@@ -24,6 +24,8 @@ struct DemoRun: Sendable {
             [("dir", .string(directory))])
 
         var configuration = MockGateway.Configuration()
+        // The check reads every record: `--count` may be above the default retention.
+        configuration.recordRetention = .unlimited
         try CertificateFiles.configureServer(&configuration, from: directory)
         var faults = MockGateway.Faults()
         faults.rejectToken(plan.tokens[plan.rejectedIndex])
