@@ -3,8 +3,9 @@ import Glibc
 import Synchronization
 
 /// The clock a ``Connection`` runs its timers on (backoff, grace window, idle timeout,
-/// connect timeout) and a ``Feedback`` poller its interval on: the system's monotonic
-/// clock, or a ``ManualClock`` a test advances.
+/// connect timeout), a ``Feedback`` poller its interval and its connect and read timeouts,
+/// and a ``Provider`` its timeouts, backoffs and pings: the system's monotonic clock, or a
+/// ``ManualClock`` a test advances.
 public struct ConnectionClock: Sendable {
     let manual: ManualClock?
 
