@@ -27,15 +27,17 @@ enum AcceptLoop {
         defer { listener.close() }
         while !shared.isStopping {
             do {
-                serve(try listener.accept(deadline: .now + GatewayDriver<Ledger>.slice))
-            } catch where error.kind == .timeout {
-                continue
+                // Waits until a client comes or the stop signal is raised (nil then).
+                if let connection = try listener.accept(deadline: nil, orSignal: shared.stopSignal) { serve(connection) }
             } catch {
-                // Out of descriptors or similar: back off for a slice instead of spinning.
-                _ = shared.pause(until: .now + GatewayDriver<Ledger>.slice)
+                // Out of descriptors or similar: back off instead of spinning.
+                _ = shared.pause(until: .now + acceptRetryPause)
             }
         }
     }
+
+    /// How long the accept thread waits after a failed accept before trying again.
+    static var acceptRetryPause: Duration { .milliseconds(50) }
 
     /// Starts a thread for `connection`, or closes it — before its handshake — and counts
     /// why: ``ConnectionLimits/maxConnections`` are open already, or no thread could be

@@ -6,12 +6,9 @@ typealias ConnectionDriver = GatewayDriver<Ledger>
 /// Blocking-style I/O over one non-blocking ``TLSConnection``, for the thread that owns it,
 /// in either gateway (binary or HTTP/2: `Ledger` is the gateway's ledger).
 ///
-/// Every wait is a `poll()` of at most ``slice``, after which the stop flag is checked, so
-/// ``MockGateway/stop(timeout:)`` is obeyed within a slice whatever the peer does.
+/// Every wait is a `poll()` of the socket and the gateway's ``GatewayState/stopSignal``,
+/// so ``MockGateway/stop(timeout:)`` ends it at once, whatever the peer does.
 struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
-    /// The longest single `poll()`: the bound on how late a thread notices a stop.
-    static var slice: Duration { .milliseconds(50) }
-
     let connection: TLSConnection
     let shared: GatewayState<Ledger>
     /// How long a read without a deadline waits for the client before the gateway gives
@@ -61,20 +58,16 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
     func read(into buffer: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant? = nil) -> ReadResult {
         let idleDeadline = deadline == nil ? idleTimeout.map { ContinuousClock.now + $0 } : nil
         let limit = deadline ?? idleDeadline
-        while true {
-            let waitUntil = limit ?? .now + .seconds(3600)
-            switch connection.read(into: buffer, waiting: { wait($0, deadline: waitUntil) }) {
-            case .bytes(let count): return .bytes(count)
-            case .closed, .failed: return .ended
-            case .timedOut:
-                // `wait` also gives up on a stop or a failed poll: only a passed deadline
-                // is a time-out.
-                if shared.isStopping || ContinuousClock.now < waitUntil { return .ended }
-                guard limit != nil else { continue }
-                if deadline != nil { return .timedOut }
-                shared.update { $0.connectionCounters.idleTimeouts += 1 }
-                return .ended
-            }
+        switch connection.read(into: buffer, waiting: { wait($0, deadline: limit) }) {
+        case .bytes(let count): return .bytes(count)
+        case .closed, .failed: return .ended
+        case .timedOut:
+            // `wait` also gives up on a stop or a failed poll: only a passed deadline is a
+            // time-out.
+            guard let limit, !shared.isStopping, ContinuousClock.now >= limit else { return .ended }
+            if deadline != nil { return .timedOut }
+            shared.update { $0.connectionCounters.idleTimeouts += 1 }
+            return .ended
         }
     }
 
@@ -109,18 +102,14 @@ struct GatewayDriver<Ledger: GatewayLedger & ~Copyable> {
         connection.reset()
     }
 
-    /// Waits for `readiness` in slices until `deadline`; `false` when it passed, the wait
-    /// failed or the gateway is stopping.
-    private func wait(_ readiness: Readiness, deadline: ContinuousClock.Instant) -> Bool {
-        while !shared.isStopping {
-            let now = ContinuousClock.now
-            guard now < deadline else { return false }
-            do {
-                if try connection.waitUntil(readiness, deadline: min(deadline, now + Self.slice)) { return true }
-            } catch {
-                return false
-            }
+    /// Waits for `readiness` until `deadline` (`nil`: none) or the stop; `false` when the
+    /// deadline passed, the wait failed or the gateway is stopping.
+    private func wait(_ readiness: Readiness, deadline: ContinuousClock.Instant?) -> Bool {
+        guard !shared.isStopping else { return false }
+        do {
+            return try connection.waitUntil(readiness, deadline: deadline, orSignal: shared.stopSignal) == .ready
+        } catch {
+            return false
         }
-        return false
     }
 }

@@ -65,7 +65,7 @@ public final class MockGateway: Sendable {
             maximumVersion: configuration.maximumVersion,
             sessionTickets: configuration.sessionTickets)
         certificateAuthority = certificates.authority
-        shared = SharedState(
+        shared = try SharedState(
             Ledger(faults: configuration.faults, retention: configuration.recordRetention), threadStarter: threadStarter)
         self.configuration = configuration
     }

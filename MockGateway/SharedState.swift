@@ -58,11 +58,19 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     private let recordTargets = Lock<[Int]>([])
     private let liveThreads = Lock<Int>(0)
     private let faultsRevisionCounter = Atomic<Int>(0)
+    /// Raised once by ``requestStop()`` and never reset: every thread polls it beside its
+    /// socket, so a stop ends each wait at once, whatever the peer does.
+    let stopSignal: WakeSignal
+    /// The signals of the threads that also want waking when the faults change
+    /// (``watchFaults(_:)``); raised by ``updateFaults(_:)`` and ``requestStop()``.
+    private let faultWatchers = Lock<[ObjectIdentifier: WakeSignal]>([:])
 
     /// How the gateway's threads are started (tests give one that fails).
     let threadStarter: ThreadStarter
 
-    init(_ ledger: consuming sending Ledger, threadStarter: ThreadStarter = .system) {
+    /// - Throws: `TLSError` when the stop signal's pipe cannot be made.
+    init(_ ledger: consuming sending Ledger, threadStarter: ThreadStarter = .system) throws(TLSError) {
+        self.stopSignal = try WakeSignal()
         self.ledger = Lock(ledger)
         self.threadStarter = threadStarter
     }
@@ -94,6 +102,19 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     func updateFaults(_ change: (inout Ledger.Faults) -> Void) {
         update { change(&$0.faults) }
         faultsRevisionCounter.add(1, ordering: .releasing)
+        for signal in faultWatchers.withLock({ Array($0.values) }) { signal.signal() }
+    }
+
+    /// Raises `signal` at every change of the faults and at the stop, until
+    /// ``unwatchFaults(_:)``: for a thread whose wait depends on the faults. Check
+    /// ``isStopping`` and the faults after calling it: what changed before is not signalled.
+    func watchFaults(_ signal: WakeSignal) {
+        faultWatchers.withLock { $0[ObjectIdentifier(signal)] = signal }
+    }
+
+    /// Stops raising a signal given to ``watchFaults(_:)``.
+    func unwatchFaults(_ signal: WakeSignal) {
+        _ = faultWatchers.withLock { $0.removeValue(forKey: ObjectIdentifier(signal)) }
     }
 
     /// Counts the changes made by ``updateFaults(_:)``: a connection re-reads the faults
@@ -172,13 +193,16 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
 
     // MARK: Stopping
 
-    /// Whether ``requestStop()`` was called: every thread checks it between short waits.
+    /// Whether ``requestStop()`` was called: every thread checks it after each wait.
     var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
-    /// Asks every thread to finish and wakes the ones waiting on the condition.
+    /// Asks every thread to finish: wakes the ones waiting on the condition, and raises
+    /// ``stopSignal`` and the fault watchers' signals, ending every `poll()`.
     func requestStop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         wakeWaiters(always: true)
+        stopSignal.signal()
+        for signal in faultWatchers.withLock({ Array($0.values) }) { signal.signal() }
     }
 
     /// Waits until `deadline`, returning early (`false`) when the gateway stops. A

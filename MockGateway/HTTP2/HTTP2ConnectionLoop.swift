@@ -7,8 +7,8 @@ import APNTLS
 /// Each turn: drop the connection if the client sat silent past the idle timeout; pick up
 /// changed faults; submit the held answers that fell due and, if the
 /// connection sat idle too long, a GOAWAY; write what the session has to send until the
-/// socket would block; end when the session is done; then wait — in `poll()`, at most a
-/// slice or until the next timer — for the socket, and read once (one TLS record, up to
+/// socket would block; end when the session is done; then wait — in `poll()`, until the
+/// next timer, a change of the faults or the stop (``wake``) — for the socket, and read once (one TLS record, up to
 /// 16 KiB), judging every request that read completed under one lock.
 ///
 /// Backpressure: nothing is read while written bytes wait for the socket, so a client that
@@ -28,6 +28,8 @@ final class HTTP2ConnectionLoop {
 
     let connection: TLSConnection
     let shared: GatewayState<HTTP2Ledger>
+    /// Raised by the gateway when the faults change or it stops (``GatewayState/watchFaults(_:)``).
+    let wake: WakeSignal
     let number: Int
     let session: HTTP2Session
     let validator: RequestValidator
@@ -65,11 +67,12 @@ final class HTTP2ConnectionLoop {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     init(
-        connection: TLSConnection, shared: GatewayState<HTTP2Ledger>, number: Int, session: HTTP2Session,
+        connection: TLSConnection, shared: GatewayState<HTTP2Ledger>, wake: WakeSignal, number: Int, session: HTTP2Session,
         settings: HTTP2ConnectionSettings, certificateTopics: [String]?, streamLimitAfterToken: UInt32?
     ) {
         self.connection = connection
         self.shared = shared
+        self.wake = wake
         self.number = number
         self.session = session
         validator = settings.validator
@@ -81,6 +84,9 @@ final class HTTP2ConnectionLoop {
 
     /// Serves the connection until it ends.
     func serve() -> End {
+        // Before the first look at the stop and the faults: a change after it is signalled.
+        shared.watchFaults(wake)
+        defer { shared.unwatchFaults(wake) }
         while true {
             if shared.isStopping { return .abandoned }
             faults.refresh(from: shared)
@@ -97,7 +103,7 @@ final class HTTP2ConnectionLoop {
             let blocked = written < output.count
             if !session.wantsRead && !session.wantsWrite && !blocked { return .finished }
             let reads = !failed && !blocked && session.wantsRead
-            let deadline = min(now + GatewayDriver<HTTP2Ledger>.slice, nextDeadline ?? .now + .seconds(3600))
+            let deadline = nextDeadline
             if reads && !shared.hasRecordRoom {
                 // The records are full (RecordRetention.pauseConnections): read nothing until
                 // some are released, so TCP's backpressure reaches the client. Waiting for
@@ -106,8 +112,10 @@ final class HTTP2ConnectionLoop {
                 lastActivity = .now
                 continue
             }
-            // A failed poll shows in the next read or write.
-            _ = try? connection.waitUntil(readable: reads, writable: blocked, deadline: deadline)
+            // A failed poll shows in the next read or write; a signal, at the top of the loop.
+            if (try? connection.waitUntil(readable: reads, writable: blocked, deadline: deadline, orSignal: wake)) == .signalled {
+                wake.reset()
+            }
             if reads, let end = readOnce() { return end }
         }
     }
@@ -137,11 +145,13 @@ final class HTTP2ConnectionLoop {
         }
     }
 
-    /// One turn of a hung connection: waits (a slice at most) for bytes and drops them;
-    /// the end once the client leaves.
+    /// One turn of a hung connection: waits (until a signal at most) for bytes and drops
+    /// them; the end once the client leaves.
     private func drainWhileStalled() -> End? {
-        _ = try? connection.waitUntil(
-            readable: true, writable: false, deadline: .now + GatewayDriver<HTTP2Ledger>.slice)
+        if (try? connection.waitUntil(readable: true, writable: false, deadline: nil, orSignal: wake)) == .signalled {
+            wake.reset()
+            return nil
+        }
         switch readBuffer.withUnsafeMutableBytes({ connection.read(into: $0) }) {
         case .done, .wantRead, .wantWrite: return nil
         case .closed, .failed: return .abandoned

@@ -27,7 +27,9 @@ struct HTTP2GatewayConnection {
             streamLimitAfterToken = configuration.maxConcurrentStreams
             configuration.maxConcurrentStreams = limit
         }
-        guard let session = try? HTTP2Session(role: .server, configuration: configuration) else {
+        guard let session = try? HTTP2Session(role: .server, configuration: configuration),
+            let wake = try? WakeSignal()
+        else {
             connection.close()
             return
         }
@@ -36,7 +38,7 @@ struct HTTP2GatewayConnection {
         let number = shared.update { $0.openConnection() }
         defer { shared.update { $0.closeConnection() } }
         let loop = HTTP2ConnectionLoop(
-            connection: connection, shared: shared, number: number, session: session, settings: settings,
+            connection: connection, shared: shared, wake: wake, number: number, session: session, settings: settings,
             certificateTopics: topics, streamLimitAfterToken: streamLimitAfterToken)
         switch loop.serve() {
         case .finished: driver.finish(closeNotify: true, linger: settings.lingerTimeout)

@@ -83,7 +83,7 @@ public final class HTTP2MockGateway: Sendable {
             handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout,
             idleTimeout: configuration.idleTimeout)
         certificateAuthority = certificates.authority
-        shared = GatewayState(
+        shared = try GatewayState(
             HTTP2Ledger(faults: configuration.faults, retention: configuration.recordRetention),
             threadStarter: threadStarter)
         self.configuration = configuration

@@ -43,6 +43,41 @@ enum Poller {
         }
     }
 
+    /// Waits until `descriptor` has one of `events` (none: only the signal and the time
+    /// count), `signal` is raised, or `deadline` passes (`nil`: no deadline). The socket
+    /// wins when both are ready.
+    static func wait(
+        _ descriptor: Int32, events: Int16, deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal
+    ) throws(TLSError) -> WaitResult {
+        var entries = (pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: signal.descriptor, events: Int16(POLLIN), revents: 0))
+        while true {
+            let timeout = deadline.map { milliseconds(until: $0) } ?? -1
+            let result = withUnsafeMutableBytes(of: &entries) { bytes in
+                poll(bytes.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout)
+            }
+            if result > 0 {
+                return entries.0.revents != 0 ? .ready : .signalled
+            }
+            if result == 0 {
+                if let deadline, ContinuousClock.now >= deadline { return .timedOut }
+                continue
+            }
+            let code = currentErrno
+            if code != EINTR { throw TLSError(.timeout, "waiting for the socket", errno: code) }
+        }
+    }
+
+    /// Waits until `descriptor` has one of `events`, asking `plan` before each `poll()`
+    /// (with `signal`) how long to wait and whether to go on; `false` when it gave up.
+    static func wait(
+        _ descriptor: Int32, events: Int16, orSignal signal: WakeSignal, plan: () -> WaitPlan
+    ) throws(TLSError) -> Bool {
+        while true {
+            guard case .waitUntil(let deadline) = plan() else { return false }
+            if try wait(descriptor, events: events, deadline: deadline, orSignal: signal) == .ready { return true }
+        }
+    }
+
     /// Milliseconds from now to `deadline`, rounded up, clamped to 0…Int32.max.
     static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
         let remaining = deadline - ContinuousClock.now

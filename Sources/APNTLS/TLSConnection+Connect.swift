@@ -22,11 +22,44 @@ extension TLSConnection {
         noDelay: Bool = true
     ) throws(TLSError) -> TLSConnection {
         let deadline = ContinuousClock.now + timeout
+        return try connect(host: host, port: port, context: context, serverName: serverName, noDelay: noDelay) {
+            descriptor, peer throws(TLSError) in
+            guard try Poller.wait(descriptor, for: .writable, deadline: deadline) else {
+                throw TLSError(.timeout, "connecting to \(peer): no answer before the deadline")
+            }
+        }
+    }
+
+    /// ``connect(host:port:context:serverName:timeout:noDelay:)`` whose TCP connect waits
+    /// with `poll()` on the socket and `signal` for as long as `plan` says, asked before
+    /// each wait and after each wake-up: a thread another thread can stop, or whose
+    /// deadline lives on another clock. `plan` resets the signal if it wants to.
+    ///
+    /// - Throws: as the other `connect`; ``TLSError/Kind-swift.struct/timeout`` when `plan`
+    ///   gives up.
+    public static func connect(
+        host: String, port: UInt16, context: TLSClientContext, serverName: String? = nil, noDelay: Bool = true,
+        orSignal signal: WakeSignal, plan: () -> WaitPlan
+    ) throws(TLSError) -> TLSConnection {
+        try connect(host: host, port: port, context: context, serverName: serverName, noDelay: noDelay) {
+            descriptor, peer throws(TLSError) in
+            guard try Poller.wait(descriptor, events: Readiness.writable.pollEvents, orSignal: signal, plan: plan) else {
+                throw TLSError(.timeout, "connecting to \(peer): gave up waiting")
+            }
+        }
+    }
+
+    /// Connects to each address in turn; `waitForConnect` waits until the socket's connect
+    /// finished, or throws (a ``TLSError/Kind-swift.struct/timeout`` ends the attempts).
+    private static func connect(
+        host: String, port: UInt16, context: TLSClientContext, serverName: String?, noDelay: Bool,
+        waitForConnect: (_ descriptor: Int32, _ peer: String) throws(TLSError) -> Void
+    ) throws(TLSError) -> TLSConnection {
         let peer = "\(host):\(port)"
         var lastError = TLSError(.connect, "connecting to \(peer): no address tried")
         for address in try AddressResolver.resolve(host: host, port: port) {
             do {
-                let socket = try openSocket(to: address, deadline: deadline, peer: peer)
+                let socket = try openSocket(to: address, peer: peer, waitForConnect: waitForConnect)
                 if noDelay { try socket.setNoDelay(true) }
                 let connection = try TLSConnection(
                     context: context.handle, socket: socket, isClient: true, peerDescription: peer)
@@ -42,7 +75,8 @@ extension TLSConnection {
     }
 
     private static func openSocket(
-        to address: ResolvedAddress, deadline: ContinuousClock.Instant, peer: String
+        to address: ResolvedAddress, peer: String,
+        waitForConnect: (_ descriptor: Int32, _ peer: String) throws(TLSError) -> Void
     ) throws(TLSError) -> Socket {
         let socket = try Socket(family: address.family)
         let result = address.withSockAddr { Glibc.connect(socket.descriptor, $0, $1) }
@@ -51,9 +85,7 @@ extension TLSConnection {
         guard code == EINPROGRESS || code == EINTR else {
             throw TLSError(.connect, "connecting to \(peer)", errno: code)
         }
-        guard try Poller.wait(socket.descriptor, for: .writable, deadline: deadline) else {
-            throw TLSError(.timeout, "connecting to \(peer): no answer before the deadline")
-        }
+        try waitForConnect(socket.descriptor, peer)
         let pending = socket.pendingError()
         guard pending == 0 else { throw TLSError(.connect, "connecting to \(peer)", errno: pending) }
         return socket

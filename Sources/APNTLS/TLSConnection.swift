@@ -127,6 +127,29 @@ public final class TLSConnection {
         return try Poller.wait(socket.descriptor, events: events, deadline: deadline)
     }
 
+    /// Waits with `poll()` until the socket is ready, `signal` is raised, or `deadline`
+    /// passes (`nil`: no deadline): the wait of a thread another thread must be able to
+    /// stop at once. The signal is left raised.
+    ///
+    /// - Returns: ``WaitResult/ready`` when ready (or when OpenSSL already buffers data and
+    ///   `readiness` is ``Readiness/readable``), else what ended the wait.
+    public func waitUntil(
+        _ readiness: Readiness, deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal
+    ) throws(TLSError) -> WaitResult {
+        if readiness == .readable && hasBufferedData { return .ready }
+        return try Poller.wait(socket.descriptor, events: readiness.pollEvents, deadline: deadline, orSignal: signal)
+    }
+
+    /// ``waitUntil(readable:writable:deadline:)`` that also ends when `signal` is raised,
+    /// and whose `deadline` may be `nil` (none). The signal is left raised.
+    public func waitUntil(
+        readable: Bool, writable: Bool, deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal
+    ) throws(TLSError) -> WaitResult {
+        if readable && hasBufferedData { return .ready }
+        let events = (readable ? Readiness.readable.pollEvents : 0) | (writable ? Readiness.writable.pollEvents : 0)
+        return try Poller.wait(socket.descriptor, events: events, deadline: deadline, orSignal: signal)
+    }
+
     /// Lets OpenSSL read as much as the socket holds into its record buffer instead of one
     /// record header, then its body, per read: fewer system calls for a bulk reader.
     public func setReadAhead(_ on: Bool) {

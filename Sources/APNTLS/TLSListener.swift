@@ -67,6 +67,23 @@ public final class TLSListener {
         }
     }
 
+    /// Accepts one connection, waiting with `poll()` until one comes, `signal` is raised
+    /// (`nil` then; the signal is left raised) or `deadline` passes (`nil`: no deadline).
+    ///
+    /// - Throws: ``TLSError/Kind-swift.struct/timeout`` when no client came in time.
+    public func accept(
+        deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal, noDelay: Bool = true
+    ) throws(TLSError) -> TLSConnection? {
+        while true {
+            if let connection = try accept(noDelay: noDelay) { return connection }
+            switch try Poller.wait(socket.descriptor, events: Readiness.readable.pollEvents, deadline: deadline, orSignal: signal) {
+            case .ready: continue
+            case .signalled: return nil
+            case .timedOut: throw TLSError(.timeout, "accepting on \(host):\(port): no client before the deadline")
+            }
+        }
+    }
+
     /// Stops listening now (also done in `deinit`).
     public func close() {
         socket.close()

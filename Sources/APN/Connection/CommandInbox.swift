@@ -10,7 +10,15 @@ final class CommandInbox<Command: Sendable>: Sendable {
     }
 
     private let state = Lock(State())
-    let wake = WakeSignal()
+    let wake: WakeSignal
+
+    init() {
+        do {
+            wake = try WakeSignal()
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
 
     func post(_ command: Command) {
         let wakeUp = state.withLock { state in

@@ -227,7 +227,8 @@ public final class Connection: Sendable {
     ///
     /// Cancelling the Task awaiting it returns an empty, unconfirmed report at once. The
     /// flush goes on (its markers are written), and the outcomes its report would have
-    /// held are in the next report.
+    /// held are in the next report. A report already made when the cancellation comes is
+    /// returned instead: no outcome is in neither report.
     public func flush(confirm: Bool = true) async -> DeliveryReport {
         await awaitReport { id, reply in .flush(confirm: confirm, id: id, reply: reply) }
     }
@@ -239,7 +240,8 @@ public final class Connection: Sendable {
     ///
     /// Cancelling the Task awaiting it returns an empty report at once. The shutdown goes
     /// on (later pushes still fail with 515), and the outcomes its report would have held
-    /// are in the next report (call `shutdown()` again for it).
+    /// are in the next report (call `shutdown()` again for it). A report already made when
+    /// the cancellation comes is returned instead: no outcome is in neither report.
     @discardableResult
     public func shutdown() async -> DeliveryReport {
         await awaitReport { id, reply in .shutdown(id: id, reply: reply) }
@@ -247,16 +249,13 @@ public final class Connection: Sendable {
 
     /// Posts the command `make` builds and waits for its report, or, when the Task is
     /// cancelled, returns an empty one and tells the I/O thread to keep the report for the
-    /// next caller (or to carry it over, if it was already on its way).
-    private func awaitReport(
-        _ make: (ReplyID, @escaping @Sendable (DeliveryReport) -> Void) -> LoopCommand
-    ) async -> DeliveryReport {
+    /// next caller. A report the I/O thread made before the cancellation was seen is either
+    /// refused there (and added to the next report) or, once claimed, returned here.
+    private func awaitReport(_ make: (ReplyID, ReportReply) -> LoopCommand) async -> DeliveryReport {
         let id = nextReplyID()
         let wait = CancellableWait<DeliveryReport>()
         // Posted before waiting, so that a cancellation's `cancelReply` always follows it.
-        inbox.post(make(id) { [inbox] report in
-            if !wait.resume(report) { inbox.post(.carryOver(report)) }
-        })
+        inbox.post(make(id, ReportReply(wait)))
         return await wait.wait(cancelled: { DeliveryReport() }, onCancel: { [inbox] in inbox.post(.cancelReply(id)) }) {}
     }
 
@@ -284,6 +283,6 @@ public final class Connection: Sendable {
 
     /// ``shutdown()`` with a completion handler, called on the callback queue.
     public func shutdown(completion: @escaping @Sendable (DeliveryReport) -> Void) {
-        inbox.post(.shutdown(id: nextReplyID(), reply: completion))
+        inbox.post(.shutdown(id: nextReplyID(), reply: ReportReply(completion)))
     }
 }

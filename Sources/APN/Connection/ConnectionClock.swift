@@ -3,8 +3,9 @@ import Glibc
 import Synchronization
 
 /// The clock a ``Connection`` runs its timers on (backoff, grace window, idle timeout,
-/// connect timeout) and a ``Feedback`` poller its interval on: the system's monotonic
-/// clock, or a ``ManualClock`` a test advances.
+/// connect timeout), a ``Feedback`` poller its interval and its connect and read timeouts,
+/// and a ``Provider`` its timeouts, backoffs and pings: the system's monotonic clock, or a
+/// ``ManualClock`` a test advances.
 public struct ConnectionClock: Sendable {
     let manual: ManualClock?
 
@@ -25,6 +26,14 @@ public struct ConnectionClock: Sendable {
         return Timestamp(nanoseconds: Self.monotonicNanoseconds() &- Self.origin)
     }
 
+    /// Where a `poll()` on the system clock must end for `deadline` on this clock to be
+    /// noticed: `nil` for no deadline, or for a manual clock — its advances wake the waiter
+    /// (``ManualClock/observe(_:)``) instead.
+    func systemDeadline(for deadline: Timestamp?) -> ContinuousClock.Instant? {
+        guard manual == nil, let deadline else { return nil }
+        return .now + .nanoseconds(max(0, deadline.nanoseconds &- now().nanoseconds))
+    }
+
     /// `CLOCK_MONOTONIC` in nanoseconds, read directly: the I/O thread reads the clock after
     /// every socket write, and `ContinuousClock.now - origin` costs `Duration`'s 128-bit
     /// arithmetic each time.
@@ -36,8 +45,8 @@ public struct ConnectionClock: Sendable {
 }
 
 /// A clock for tests: time stands still until ``advance(by:)``, which wakes every
-/// connection using it so their timers fire at once. Connection attempts still give up
-/// after the real ``Connection/Options/connectTimeout``, and the gateway's TCP
+/// connection and feedback visit using it so their timers and timeouts (connect, read)
+/// fire at once. The gateway's TCP
 /// acknowledgements arrive in real time: a notification's grace window starts when its
 /// acknowledgement is seen (at the clock's time then), so let the gateway receive what was
 /// sent before advancing past the window.

@@ -35,10 +35,10 @@ struct ConnectionLoop: ~Copyable {
     /// The pool said `stop`: end the thread after this turn.
     var stopped = false
     /// Flushes and shutdowns waiting for the pool's `reply`, by the caller's id.
-    var reportReplies: [ReplyID: @Sendable (DeliveryReport) -> Void] = [:]
+    var reportReplies: [ReplyID: ReportReply] = [:]
     /// Acknowledgement barriers waiting for the pool's `wake`.
     var wakeReplies: [ReplyID: @Sendable () -> Void] = [:]
-    /// Reports that came after their callers stopped waiting: added to the next one.
+    /// Reports made after their callers stopped waiting: added to the next one.
     var carriedOver = DeliveryReport()
     var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
@@ -85,6 +85,7 @@ struct ConnectionLoop: ~Copyable {
             }
         }
         for slot in sockets.indices { sockets[slot].tls?.close() }
+        connector.stop()
     }
 
     /// Polls the wake pipe and every socket until something is ready or `timeout` (ms; -1
@@ -179,8 +180,6 @@ struct ConnectionLoop: ~Copyable {
         case .cancelReply(let id):
             reportReplies[id] = nil
             pool.cancel(reply: id)
-        case .carryOver(let report):
-            carriedOver.add(report)
         case .connectResult(let slot, let attempt, let result):
             connectFinished(slot, attempt: attempt, result)
         case .release:
@@ -268,10 +267,16 @@ struct ConnectionLoop: ~Copyable {
                 dispatcher.outcome(record, index: index, outcome)
             case .reply(let id, let report):
                 guard let reply = reportReplies.removeValue(forKey: id) else { break }
+                // Decided here, before anything else is reported: a report whose caller
+                // stopped waiting (its `cancelReply` still on the way) joins the next one.
+                guard reply.claim() else {
+                    carriedOver.add(DeliveryReport(report))
+                    break
+                }
                 var delivered = DeliveryReport(report)
                 delivered.add(carriedOver)
                 carriedOver = DeliveryReport()
-                dispatcher.reply(reply, delivered)
+                dispatcher.reply(reply.deliver, delivered)
             case .wake(let id):
                 if let reply = wakeReplies.removeValue(forKey: id) { dispatcher.call(reply) }
             case .endEvents:

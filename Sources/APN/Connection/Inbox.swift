@@ -12,14 +12,12 @@ enum LoopCommand: Sendable {
     case refuse(PushRecord, APNError)
     /// Report once everything pushed before has its outcome.
     /// `id`: the caller's, unique per connection, to cancel the wait with.
-    case flush(confirm: Bool, id: ReplyID, reply: @Sendable (DeliveryReport) -> Void)
+    case flush(confirm: Bool, id: ReplyID, reply: ReportReply)
     /// Finish, close every socket, then report.
-    case shutdown(id: ReplyID, reply: @Sendable (DeliveryReport) -> Void)
+    case shutdown(id: ReplyID, reply: ReportReply)
     /// The caller of flush or shutdown `id` stopped waiting (its Task was cancelled): the
     /// flush or shutdown goes on, and what its report would have held goes to the next.
     case cancelReply(ReplyID)
-    /// A report whose caller had stopped waiting when it came: counted in the next report.
-    case carryOver(DeliveryReport)
     /// A connection attempt for a socket slot finished.
     case connectResult(slot: Int, attempt: Int, ConnectResult)
     /// The ``Connection`` is gone: shut down if not yet, then end the thread.
@@ -32,6 +30,27 @@ enum LoopCommand: Sendable {
     case listenersChanged
     /// The clock moved (``ManualClock``): check timers.
     case clockAdvanced
+}
+
+/// Where a flush's or shutdown's report goes.
+struct ReportReply: Sendable {
+    /// Asked on the I/O thread when the report is made: false when the caller stopped
+    /// waiting — the report is then added to the next one, which cannot have been made yet.
+    let claim: @Sendable () -> Bool
+    /// Called on the callback queue with the report, once `claim` said yes.
+    let deliver: @Sendable (DeliveryReport) -> Void
+
+    /// A reply whose caller always waits (a completion handler).
+    init(_ deliver: @escaping @Sendable (DeliveryReport) -> Void) {
+        self.claim = { true }
+        self.deliver = deliver
+    }
+
+    /// The reply of a Task awaiting `wait`, which its cancellation may answer first.
+    init(_ wait: CancellableWait<DeliveryReport>) {
+        self.claim = { wait.claim() }
+        self.deliver = { wait.deliver($0) }
+    }
 }
 
 /// A connected TLS socket, or why there is none.

@@ -1,3 +1,5 @@
+import APNTLS
+
 extension Feedback {
     /// How a ``Feedback/visit(batchSize:isCancelled:_:)`` ended without an error.
     public enum VisitEnd: Sendable, Hashable {
@@ -45,7 +47,16 @@ extension Feedback {
             batch.removeAll(keepingCapacity: true)
             return accepted
         }
-        let reader = FeedbackReader(options: options, context: poller.context, isCancelled: isCancelled)
+        let wake: WakeSignal
+        do throws(TLSError) {
+            wake = try WakeSignal()
+        } catch {
+            throw APNError.connectFailure(error)
+        }
+        // The closure cannot wake the wait: it is asked every 100 ms (and at every clock advance).
+        let reader = FeedbackReader(
+            options: options, context: poller.context, isCancelled: isCancelled, wake: wake,
+            cancelPollInterval: .milliseconds(100))
         let end = reader.read(
             onEntry: { entry in
                 batch.append(entry)

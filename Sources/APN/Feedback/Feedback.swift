@@ -1,3 +1,4 @@
+import APNTLS
 import Dispatch
 import Foundation
 import Synchronization
@@ -54,8 +55,8 @@ public final class Feedback: Sendable {
         poller.start()
     }
 
-    /// Stops polling until ``start()``: no more visits, a visit in progress ends within
-    /// 100 ms (what it read is still delivered), and then the ``entries`` sequences end.
+    /// Stops polling until ``start()``: no more visits, a visit in progress ends at once
+    /// (what it read is still delivered), and then the ``entries`` sequences end.
     /// Listeners added with ``on(_:)`` stay. Idempotent.
     public func cancel() {
         poller.cancel()
@@ -65,16 +66,23 @@ public final class Feedback: Sendable {
     /// entry it sends. Meant for a poller whose ``Options/interval`` is zero: a visit of
     /// the interval running at the same time gets part of the entries instead.
     ///
-    /// Cancelling the Task awaiting it ends the visit within 100 ms and returns the entries
-    /// read until then (the service sends each entry once: they are not dropped).
+    /// Cancelling the Task awaiting it ends the visit at once — connecting or reading — and
+    /// returns the entries read until then (the service sends each entry once: they are
+    /// not dropped).
     /// - Throws: the connection or credential failure.
     public func read() async throws(APNError) -> [Entry] {
         let poller = poller
-        let cancelled = CancelFlag()
+        let cancelled: CancelFlag
+        do throws(TLSError) {
+            cancelled = try CancelFlag()
+        } catch {
+            throw APNError.connectFailure(error)
+        }
         let result: Result<[Entry], APNError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
-                    continuation.resume(returning: poller.readOnce(isCancelled: { cancelled.isRaised }))
+                    continuation.resume(
+                        returning: poller.readOnce(isCancelled: { cancelled.isRaised }, wake: cancelled.wake))
                 }
             }
         } onCancel: {
@@ -110,11 +118,21 @@ public final class Feedback: Sendable {
     }
 }
 
-/// Set once by a Task's cancellation handler, read by the visiting thread.
+/// Set once by a Task's cancellation handler, read by the visiting thread, which its
+/// ``wake`` signal wakes.
 private final class CancelFlag: Sendable {
     private let raised = Atomic<Bool>(false)
+    let wake: WakeSignal
 
-    var isRaised: Bool { raised.load(ordering: .relaxed) }
+    init() throws(TLSError) {
+        wake = try WakeSignal()
+    }
 
-    func raise() { raised.store(true, ordering: .relaxed) }
+    var isRaised: Bool { raised.load(ordering: .sequentiallyConsistent) }
+
+    /// Raises the flag, then the signal: the woken thread finds the flag raised.
+    func raise() {
+        raised.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
 }

@@ -37,7 +37,8 @@ extension Feedback {
         public var maxTokenLength = 100
         /// Where events and entries are delivered, in order. `nil`: a private serial queue.
         public var callbackQueue: DispatchQueue?
-        /// The clock the interval runs on; tests pass a ``ManualClock``.
+        /// The clock the interval and the connect and read timeouts run on; tests pass a
+        /// ``ManualClock``.
         public var clock: ConnectionClock = .continuous
         /// Receives debug messages (e.g. a partial tuple discarded at close); `nil`: none.
         public var debugLog: (@Sendable (String) -> Void)?

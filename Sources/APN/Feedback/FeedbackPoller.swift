@@ -1,3 +1,4 @@
+import APNTLS
 import Dispatch
 import Foundation
 
@@ -14,11 +15,19 @@ final class FeedbackPoller: Sendable {
     let context: ClientContextCache
     private let queue: DispatchQueue
     private let schedule: FeedbackSchedule
+    /// Raised by ``cancel()`` to end the polling thread's visit at once (visits never
+    /// overlap, so one signal serves them all; only the visiting thread resets it).
+    private let wake: WakeSignal
 
     /// The serial queue events are delivered on, in order (it targets the callback queue).
     var deliveries: DispatchQueue { queue }
 
     init(options: Feedback.Options) {
+        do {
+            wake = try WakeSignal()
+        } catch {
+            preconditionFailure("\(error)")
+        }
         self.options = options
         self.context = ClientContextCache(options.access)
         self.queue = DispatchQueue(label: "swift-apn.feedback.callbacks", target: options.callbackQueue)
@@ -48,13 +57,16 @@ final class FeedbackPoller: Sendable {
                 queue.async { hub.finishStreams(streams) }
             }
         }
+        // After the state says cancelled: the visit, woken, finds it so.
+        wake.signal()
     }
 
     /// One visit for ``Feedback/read()``, not ended by `cancel()` but by `isCancelled`
-    /// (the awaiting Task's cancellation), with the entries read until then.
-    func readOnce(isCancelled: @escaping @Sendable () -> Bool) -> Result<[Feedback.Entry], APNError> {
+    /// (the awaiting Task's cancellation, which then raises `wake`), with the entries read
+    /// until then.
+    func readOnce(isCancelled: @escaping @Sendable () -> Bool, wake: WakeSignal) -> Result<[Feedback.Entry], APNError> {
         var entries: [Feedback.Entry] = []
-        let reader = FeedbackReader(options: options, context: context, isCancelled: isCancelled)
+        let reader = FeedbackReader(options: options, context: context, isCancelled: isCancelled, wake: wake)
         switch reader.read(onEntry: { entries.append($0) }) {
         case .finished, .cancelled: return .success(entries)
         case .failed(let error), .credentialsFailed(let error): return .failure(error)
@@ -90,7 +102,7 @@ final class FeedbackPoller: Sendable {
         let batched = options.batchFeedback
         let reader = FeedbackReader(
             options: options, context: context,
-            isCancelled: { [schedule] in schedule.isCancelled(generation) })
+            isCancelled: { [schedule] in schedule.isCancelled(generation) }, wake: wake)
         let end = reader.read { entry in
             if !batched {
                 deliver(.feedback([entry]))

@@ -3,11 +3,19 @@ import APNWire
 
 /// One visit to the feedback service: connect, read the (time, token) tuples until the
 /// service closes, decoding them across reads. Blocking, on the caller's thread; every
-/// wait is a `poll()` of at most 100 ms so a cancel is noticed promptly.
+/// wait is a `poll()` of the socket and ``wake``, which the canceller raises — so a cancel
+/// is noticed at once — and a ``ManualClock`` raises on every advance. The connect and
+/// read timeouts run on the options' clock.
 struct FeedbackReader {
     let options: Feedback.Options
     let context: ClientContextCache
     let isCancelled: @Sendable () -> Bool
+    /// Raised after `isCancelled` turns true; reset by this reader only.
+    let wake: WakeSignal
+    /// How often `isCancelled` is asked while waiting, for a canceller that cannot raise
+    /// `wake` (``Feedback/visit(batchSize:isCancelled:_:)``'s closure); `nil`: only at
+    /// wake-ups.
+    var cancelPollInterval: Duration? = nil
 
     /// How a visit ended.
     enum End {
@@ -20,41 +28,60 @@ struct FeedbackReader {
         case cancelled
     }
 
-    private static let slice: Duration = .milliseconds(100)
     /// The TCP connect's bound when `connectTimeout` is off: longer than the system's own.
+    /// Real time, whatever the clock: no option asks for it; it only ends a wait the kernel
+    /// should have ended first.
     private static let systemConnectBound: Duration = .seconds(600)
 
-    private enum Handshake {
-        case done
-        case cancelled
-        case failed(TLSError)
+    private var clock: ConnectionClock { options.clock }
+
+    /// Whether `deadline` (on the options' clock) has passed; never when `nil`.
+    private func passed(_ deadline: Timestamp?) -> Bool {
+        deadline.map { clock.now() >= $0 } ?? false
     }
 
-    /// The TLS handshake, in slices so a cancel is noticed; `deadline` nil: no limit.
-    private func handshake(_ connection: TLSConnection, deadline: ContinuousClock.Instant?) -> Handshake {
-        while true {
-            let step = connection.handshake()
-            let readiness: Readiness
-            switch step {
-            case .done: return .done
-            case .wantRead: readiness = .readable
-            case .wantWrite: readiness = .writable
-            case .closed(let clean):
-                return .failed(TLSError(
-                    .handshake, "\(connection.peerDescription) closed the connection during the handshake (\(clean ? "close_notify" : "EOF"))"))
-            case .failed(let error): return .failed(error)
-            }
-            if isCancelled() { return .cancelled }
-            let now = ContinuousClock.now
-            if let deadline, now >= deadline {
-                return .failed(TLSError(.timeout, "TLS handshake with \(connection.peerDescription): deadline passed"))
-            }
-            do throws(TLSError) {
-                _ = try connection.waitUntil(readiness, deadline: min(now + Self.slice, deadline ?? .now + Self.slice))
-            } catch {
-                return .failed(error)
-            }
+    /// What a wait does next: resets the wake signal, then gives up when cancelled, past
+    /// `deadline` on the clock or past `bound` in real time; else waits until the first
+    /// of them can pass (or the next look at `isCancelled`).
+    private func plan(deadline: Timestamp?, bound: ContinuousClock.Instant? = nil) -> WaitPlan {
+        wake.reset()
+        if isCancelled() || passed(deadline) { return .giveUp }
+        let now = ContinuousClock.now
+        if let bound, now >= bound { return .giveUp }
+        let candidates = [clock.systemDeadline(for: deadline), bound, cancelPollInterval.map { now + $0 }]
+        return .waitUntil(candidates.compactMap { $0 }.min())
+    }
+
+    /// Connects and runs the handshake by `deadline` on the clock (`nil`: no limit but the
+    /// system's TCP timeout); `nil` when cancelled.
+    private func connect(_ tlsContext: TLSClientContext, deadline: Timestamp?) -> Result<TLSConnection, APNError>? {
+        let connection: TLSConnection
+        do throws(TLSError) {
+            let bound = deadline == nil ? ContinuousClock.now + Self.systemConnectBound : nil
+            connection = try TLSConnection.connect(
+                host: options.host, port: options.port, context: tlsContext,
+                orSignal: wake, plan: { plan(deadline: deadline, bound: bound) })
+        } catch {
+            return connectFailed(error, deadline: deadline)
         }
+        do throws(TLSError) {
+            try connection.handshake(orSignal: wake, plan: { plan(deadline: deadline) })
+        } catch {
+            connection.close()
+            return connectFailed(error, deadline: deadline)
+        }
+        return .success(connection)
+    }
+
+    /// What a failed connect means: `nil` when cancelled, a timeout when the clock passed
+    /// the deadline, else the failure.
+    private func connectFailed(_ error: TLSError, deadline: Timestamp?) -> Result<TLSConnection, APNError>? {
+        if isCancelled() { return nil }
+        if passed(deadline) {
+            return .failure(APNError.connectFailure(TLSError(
+                .timeout, "connecting to \(options.host):\(options.port): not connected within \(options.connectTimeout)")))
+        }
+        return .failure(APNError.connectFailure(error))
     }
 
     /// Reads one connection's tuples, handing each entry to `onEntry` as it is decoded.
@@ -71,31 +98,27 @@ struct FeedbackReader {
         case .success(let loaded): tlsContext = loaded
         case .failure(let error): return .credentialsFailed(error)
         }
-        let connection: TLSConnection
+        let observer = clock.manual?.observe { [wake] in wake.signal() }
+        defer { if let observer { clock.manual?.removeObserver(observer) } }
         // A zero connectTimeout is node-apn's "off": the system's TCP timeout still bounds
-        // the TCP connect, and a cancel ends the handshake.
-        let connectTimeout = Duration?(options.connectTimeout).turnedOffIfZero
-        do throws(TLSError) {
-            connection = try TLSConnection.connect(
-                host: options.host, port: options.port, context: tlsContext,
-                timeout: connectTimeout ?? Self.systemConnectBound)
-        } catch {
-            return .failed(APNError.connectFailure(error))
+        // the TCP connect, and a cancel ends the attempt.
+        let connectDeadline = Duration?(options.connectTimeout).turnedOffIfZero.map { clock.now() + $0 }
+        let connection: TLSConnection
+        switch connect(tlsContext, deadline: connectDeadline) {
+        case .success(let connected)?: connection = connected
+        case .failure(let error)?: return .failed(error)
+        case nil: return .cancelled
         }
         defer { connection.close() }
-        switch handshake(connection, deadline: connectTimeout.map { .now + $0 }) {
-        case .done: break
-        case .cancelled: return .cancelled
-        case .failed(let error): return .failed(APNError.connectFailure(error))
-        }
+        let readTimeout = Duration?(options.readTimeout).turnedOffIfZero
         var decoder = FeedbackDecoder(maxTokenLength: options.maxTokenLength)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var lastData = ContinuousClock.now
+        var lastData = clock.now()
         while true {
             let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
             switch step {
             case .done(let count):
-                lastData = .now
+                lastData = clock.now()
                 buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 do throws(WireError) {
                     while let tuple = try decoder.next() {
@@ -108,12 +131,15 @@ struct FeedbackReader {
                 guard afterRead() else { return .cancelled }
             case .wantRead, .wantWrite:
                 if isCancelled() { return .cancelled }
-                if options.readTimeout > .zero, ContinuousClock.now - lastData > options.readTimeout {
-                    return .failed(APNError(code: .connectionFailed, message: "the feedback service sent nothing for \(options.readTimeout)"))
+                let deadline = readTimeout.map { lastData + $0 }
+                if let readTimeout, passed(deadline) {
+                    return .failed(APNError(code: .connectionFailed, message: "the feedback service sent nothing for \(readTimeout)"))
                 }
                 let readiness: Readiness = step.isWantRead ? .readable : .writable
+                guard case .waitUntil(let until) = plan(deadline: deadline) else { continue }
                 do throws(TLSError) {
-                    _ = try connection.waitUntil(readiness, deadline: .now + Self.slice)
+                    // Whatever ended the wait, the next turn reads or finds out why.
+                    _ = try connection.waitUntil(readiness, deadline: until, orSignal: wake)
                 } catch {
                     return .failed(APNError.socketFailed(error))
                 }

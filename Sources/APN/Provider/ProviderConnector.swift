@@ -3,15 +3,18 @@ import Foundation
 
 /// Opens a provider's connections off its I/O thread: loads the TLS context once (ALPN
 /// `h2`), then connects and handshakes on a short-lived thread per attempt and checks that
-/// the server chose HTTP/2.
+/// the server chose HTTP/2. The connect timeout runs on the provider's clock
+/// (``ConnectAttempts``).
 final class ProviderConnector: Sendable {
     private let host: String
     private let port: UInt16
     private let timeout: Duration
     private let context: ClientContextCache
     private let inbox: CommandInbox<ProviderCommand>
+    private let attempts: ConnectAttempts
 
     init(options: Provider.Options, inbox: CommandInbox<ProviderCommand>) {
+        self.attempts = ConnectAttempts(clock: options.clock)
         self.host = options.host
         self.port = options.port
         self.timeout = options.connectTimeout
@@ -26,6 +29,11 @@ final class ProviderConnector: Sendable {
         }
     }
 
+    /// Ends every attempt under way and any started later, at once: the loop has ended.
+    func stop() {
+        attempts.stop()
+    }
+
     private func connect() -> ProviderConnectResult {
         let tlsContext: TLSClientContext
         switch context.load() {
@@ -33,9 +41,20 @@ final class ProviderConnector: Sendable {
         case .failure(let error): return .failed(ProviderError(code: .authentication, message: error.message))
         }
         let peer = "\(host):\(port)"
+        let opened = attempts.run { attempt in
+            // The TCP connect and the handshake each get `timeout`, on the provider's clock.
+            Result { () throws(TLSError) in
+                let connectDeadline = attempt.now() + timeout
+                let connection = try TLSConnection.connect(
+                    host: host, port: port, context: tlsContext, orSignal: attempt.wake,
+                    plan: { attempt.plan(until: connectDeadline) })
+                let handshakeDeadline = attempt.now() + timeout
+                try connection.handshake(orSignal: attempt.wake, plan: { attempt.plan(until: handshakeDeadline) })
+                return connection
+            }
+        }
         do throws(TLSError) {
-            let connection = try TLSConnection.connect(host: host, port: port, context: tlsContext, timeout: timeout)
-            try connection.handshake(deadline: ContinuousClock.now + timeout)
+            let connection = try opened.get()
             guard connection.applicationProtocol == "h2" else {
                 connection.close()
                 return .failed(

@@ -91,6 +91,7 @@ struct ProviderLoop: ~Copyable {
             waitForActivity(timeout: sleeps ? pollTimeout() : 0)
             if sleeps { inbox.awake() }
         }
+        connector.stop()
     }
 
     private mutating func handle(_ command: ProviderCommand) {

@@ -8,9 +8,16 @@ import Testing
 /// clock is manual, so every wait below can only end by the cancellation.
 @Suite("Connection: cancelling the Task that waits", .timeLimit(.minutes(1)))
 struct ConnectionCancellationTests {
+    /// A gateway that waits a minute for a handshake: on a loaded machine (the whole suite,
+    /// ThreadSanitizer) its default 5 s could fail the first connect, and the reconnect
+    /// backoff runs on the manual clock, which these tests never move that far.
+    static func fixture() throws -> GatewayFixture {
+        try GatewayFixture { $0.handshakeTimeout = .seconds(60) }
+    }
+
     @Test("a cancelled send returns unknownFate(cancelled); the notification is still sent and reported")
     func cancelledSend() async throws {
-        let fixture = try GatewayFixture()
+        let fixture = try Self.fixture()
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
         let waiting = Task { await connection.send(note(1), to: device(1)) }
@@ -25,7 +32,7 @@ struct ConnectionCancellationTests {
 
     @Test("a send cancelled before it starts still pushes")
     func sendCancelledBeforeItStarts() async throws {
-        let fixture = try GatewayFixture()
+        let fixture = try Self.fixture()
         let connection = Connection(options: fixture.options())
         let waiting = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -39,7 +46,7 @@ struct ConnectionCancellationTests {
 
     @Test("a cancelled flush returns an empty report; its outcomes are in the next one")
     func cancelledFlush() async throws {
-        let fixture = try GatewayFixture()
+        let fixture = try Self.fixture()
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
         connection.push(note(1), to: device(1))
@@ -57,7 +64,7 @@ struct ConnectionCancellationTests {
 
     @Test("a cancelled shutdown returns an empty report; the shutdown goes on and reports next time")
     func cancelledShutdown() async throws {
-        let fixture = try GatewayFixture()
+        let fixture = try Self.fixture()
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
         connection.push(note(1), to: device(1))

@@ -103,6 +103,10 @@ struct FeedbackStartTests {
             $0.clock = .manual(clock)
             $0.interval = .seconds(60)
             $0.feedback = log.batchCallback
+            // Both timeouts run on the clock too: the held visit must outlast t = 60 (and may
+            // still be in its handshake at the first advance).
+            $0.connectTimeout = .zero
+            $0.readTimeout = .zero
         })
         #expect(server.waitForConnections(1), "the visit at creation, now held open")
         clock.advance(by: .seconds(30))
