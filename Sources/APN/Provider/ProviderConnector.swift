@@ -42,14 +42,16 @@ final class ProviderConnector: Sendable {
         }
         let peer = "\(host):\(port)"
         let opened = attempts.run { attempt in
-            // The TCP connect and the handshake each get `timeout`, on the provider's clock.
+            // The TCP connect and the handshake together get `timeout`, on the provider's
+            // clock, from one deadline taken before either: one taken between them could
+            // miss a clock that moved meanwhile (a manual clock's advance then wakes the
+            // handshake to a deadline still ahead).
             Result { () throws(TLSError) in
-                let connectDeadline = attempt.now() + timeout
+                let deadline = attempt.now() + timeout
                 let connection = try TLSConnection.connect(
                     host: host, port: port, context: tlsContext, orSignal: attempt.wake,
-                    plan: { attempt.plan(until: connectDeadline) })
-                let handshakeDeadline = attempt.now() + timeout
-                try connection.handshake(orSignal: attempt.wake, plan: { attempt.plan(until: handshakeDeadline) })
+                    plan: { attempt.plan(until: deadline) })
+                try connection.handshake(orSignal: attempt.wake, plan: { attempt.plan(until: deadline) })
                 return connection
             }
         }

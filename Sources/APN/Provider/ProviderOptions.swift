@@ -61,8 +61,8 @@ extension Provider {
 
         // MARK: Connections
 
-        /// The bound on the TCP connect, and again on the TLS handshake (name resolution is
-        /// the system's).
+        /// The bound on the TCP connect and the TLS handshake together, on ``clock`` (name
+        /// resolution is the system's).
         public var connectTimeout: Duration = .seconds(10)
         /// Consecutive failed connection attempts (refused, or a handshake that failed) after
         /// which the notifications waiting for a connection fail with

@@ -426,13 +426,15 @@ struct ProviderGatewayTests {
         await provider.close()
     }
 
-    @Test("an idle PING after a pingInterval longer than pingTimeout is no stalled write: the connection stays")
+    @Test("an idle PING with the default pingInterval (60 s) and pingTimeout (10 s) is no stalled write: the connection stays")
     func idlePingIsNoStall() async throws {
         let fixture = try ProviderFixture()
         defer { _ = fixture.gateway.stop() }
+        let clock = ManualClock()
         var options = try fixture.tokenOptions()
-        options.pingInterval = .milliseconds(120)
-        options.pingTimeout = .milliseconds(40)
+        options.clock = .manual(clock)
+        options.pingInterval = .seconds(60)
+        options.pingTimeout = .seconds(10)
         let provider = Provider(options: options)
         let (signals, continuation) = AsyncStream.makeStream(of: String.self)
         provider.on { event in
@@ -443,10 +445,15 @@ struct ProviderGatewayTests {
             }
         }
         _ = try await provider.send(PushNotification().setAlertText("a"), to: ProviderFixture.device(1))
+        // Each minute of idleness on the manual clock sends a PING; the gateway answers it
+        // in real time, and only its answer (or the connection's end) moves the test on.
         var seen: [String] = []
-        for await signal in signals {
+        var iterator = signals.makeAsyncIterator()
+        for _ in 0..<3 {
+            clock.advance(by: .seconds(60))
+            guard let signal = await iterator.next() else { break }
             seen.append(signal)
-            if seen.count == 3 || signal.hasPrefix("disconnected") { break }
+            if signal.hasPrefix("disconnected") { break }
         }
         #expect(seen == ["ping", "ping", "ping"])
         let again = try await provider.send(PushNotification().setAlertText("b"), to: ProviderFixture.device(2))
@@ -465,7 +472,8 @@ struct ProviderGatewayTests {
         // No idle PING in this test: the one that finds the hung server is sent because
         // requests waited `pingTimeout` with nothing received.
         options.pingInterval = .seconds(3600)
-        options.pingTimeout = .milliseconds(150)
+        // Long enough that a loaded machine answers the healthy requests and PINGs in time.
+        options.pingTimeout = .seconds(1)
         let provider = Provider(options: options)
         let (ends, continuation) = AsyncStream.makeStream(of: ProviderError?.self)
         provider.on { event in
