@@ -21,7 +21,7 @@ struct ConnectionCancellationTests {
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
         let waiting = Task { await connection.send(note(1), to: device(1)) }
-        fixture.expectRecords(1)  // written; its grace window cannot pass on the manual clock
+        await fixture.expectRecords(1)  // written; its grace window cannot pass on the manual clock
         waiting.cancel()
         #expect(await waiting.value == .unknownFate(.cancelled))
         await connection.acknowledgementBarrier()
@@ -50,7 +50,7 @@ struct ConnectionCancellationTests {
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
         connection.push(note(1), to: device(1))
-        fixture.expectRecords(1)
+        await fixture.expectRecords(1)
         let waiting = Task { await connection.flush(confirm: false) }
         waiting.cancel()
         let cancelled = await waiting.value
@@ -68,7 +68,7 @@ struct ConnectionCancellationTests {
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
         connection.push(note(1), to: device(1))
-        fixture.expectRecords(1)
+        await fixture.expectRecords(1)
         let waiting = Task { await connection.shutdown() }
         waiting.cancel()
         #expect(await waiting.value.total == 0, "returned: its command was posted before it waited")

@@ -12,7 +12,7 @@ struct ConnectionDeliveryTests {
         let connection = Connection(options: fixture.options())
         log.listen(to: connection)
         for n in 1...50 { connection.push(note(n), to: device(n), outcome: log.outcome(n)) }
-        fixture.expectRecords(50)
+        await fixture.expectRecords(50)
         let records = fixture.mock.records
         #expect(records.map { number(of: $0.token) } == Array(1...50))
         #expect(records.map(\.identifier) == (1...50).map { UInt32($0) })
@@ -64,7 +64,7 @@ struct ConnectionDeliveryTests {
         let fixture = try GatewayFixture()
         let connection = Connection(options: fixture.options { $0.format = .simple })
         for n in 1...5 { connection.push(note(n), to: device(n)) }
-        fixture.expectRecords(5)
+        await fixture.expectRecords(5)
         #expect(fixture.mock.records.allSatisfy { $0.command == .simple && $0.identifier == nil })
         let flushed = await connection.flush(confirm: true)
         #expect(!flushed.confirmed)

@@ -54,7 +54,7 @@ struct ConnectionLifecycleTests {
         #expect(log.wait { $0.eventNames.contains("socketError") })
         let second = try GatewayFixture { $0.gatewayPort = port; $0.certificateAuthority = fixture.mock.certificateAuthority }
         clock.advance(by: .seconds(1))
-        second.expectRecords(1)
+        await second.expectRecords(1)
         await connection.acknowledgementBarrier()  // the window starts once the gateway has it
         clock.advance(by: .seconds(1))  // the grace window (200 ms) on the injected clock
         #expect(log.wait { $0.outcomes[1] != nil })
@@ -136,7 +136,7 @@ struct ConnectionLifecycleTests {
         })
         log.listen(to: connection)
         connection.push(note(1), to: device(1))
-        fixture.expectRecords(1)
+        await fixture.expectRecords(1)
         #expect(log.wait { $0.eventNames.contains("completed") })
         await connection.acknowledgementBarrier()
         clock.advance(by: .seconds(61))

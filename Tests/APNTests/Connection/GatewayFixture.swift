@@ -65,8 +65,11 @@ final class GatewayFixture: Sendable {
     }
 
     /// Waits (bounded) for the mock to have recorded `count` notifications.
-    func expectRecords(_ count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) {
-        let reached = mock.waitForRecords(count: count, timeout: timeout)
+    func expectRecords(_ count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) async {
+        // Waited for on a thread of its own: a blocked cooperative thread could keep the
+        // Tasks that send from running (two cores, two cooperative threads).
+        let mock = mock
+        let reached = await onThread { mock.waitForRecords(count: count, timeout: timeout) }
         #expect(reached, "the mock recorded \(mock.recordCount) of \(count)", sourceLocation: sourceLocation)
     }
 }
