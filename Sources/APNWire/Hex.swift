@@ -3,18 +3,22 @@ public func hexString(_ bytes: some Sequence<UInt8>) -> String {
     hexString(Array(bytes))
 }
 
-/// `bytes` as lowercase hex, two digits a byte: written straight into the string's storage
-/// (a device token's path is made for every HTTP/2 request).
-public func hexString(_ bytes: [UInt8]) -> String {
-    String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-        let digits: StaticString = "0123456789abcdef"
-        digits.withUTF8Buffer { digits in
-            for (index, byte) in bytes.enumerated() {
-                buffer[2 * index] = digits[Int(byte >> 4)]
-                buffer[2 * index + 1] = digits[Int(byte & 0x0F)]
+/// `bytes` as lowercase hex, two digits a byte, after `prefix`: written straight into the
+/// string's storage, one allocation (a device token's `:path` is made for every HTTP/2
+/// request).
+public func hexString(_ bytes: [UInt8], after prefix: StaticString = "") -> String {
+    prefix.withUTF8Buffer { prefix in
+        String(unsafeUninitializedCapacity: prefix.count + bytes.count * 2) { buffer in
+            _ = buffer.initialize(from: prefix)
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    buffer[prefix.count + 2 * index] = digits[Int(byte >> 4)]
+                    buffer[prefix.count + 2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
             }
+            return prefix.count + bytes.count * 2
         }
-        return bytes.count * 2
     }
 }
 

@@ -7,6 +7,11 @@ import Testing
         #expect(hexString([UInt8]()) == "")
     }
 
+    @Test func writesAfterAPrefix() {
+        #expect(hexString([0xAB, 0x01], after: "/3/device/") == "/3/device/ab01")
+        #expect(hexString([UInt8](), after: "/3/device/") == "/3/device/")
+    }
+
     @Test(arguments: [
         ("000fa5ff", [0x00, 0x0F, 0xA5, 0xFF] as [UInt8]?),
         ("ABcd", [0xAB, 0xCD]),

@@ -1,4 +1,5 @@
 import APNHTTP2
+import APNWire
 import Foundation
 
 /// One notification for one device as an HTTP/2 request to Apple's provider API: the
@@ -29,7 +30,7 @@ struct ProviderRequest: Sendable {
     func appendHeaders(to headers: inout [HTTP2Header]) {
         let start = headers.count
         headers.append(contentsOf: template.headers)
-        headers[start + Template.pathIndex].value = "/3/device/" + device.hexString
+        headers[start + Template.pathIndex].value = hexString(device.token, after: "/3/device/")
     }
 
     /// The payload limit: 4 KB, 5 KB for VoIP notifications.

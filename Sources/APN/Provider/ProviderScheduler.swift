@@ -136,8 +136,6 @@ struct ProviderScheduler: ~Copyable {
         if answer.disposition == .delivered { return complete(id, error: nil, answer: answer) }
         guard var entry = entries[id] else { return nil }
         switch answer.disposition {
-        case .delivered:
-            return complete(id, error: nil, answer: answer)
         case .renewTokenAndRetry where canRenewToken && !entry.renewedToken:
             entry.renewedToken = true
             sendFirst(id, entry)
@@ -156,7 +154,7 @@ struct ProviderScheduler: ~Copyable {
             let index = backingOff.firstIndex { $0.until > until } ?? backingOff.endIndex
             backingOff.insert((until, id), at: index)
             return nil
-        case .fail, .renewTokenAndRetry, .retryNow:
+        case .delivered, .fail, .renewTokenAndRetry, .retryNow:  // .delivered: completed above
             return complete(id, error: .answered(answer, code: .rejected, after: entry.attempts), answer: answer)
         }
     }
