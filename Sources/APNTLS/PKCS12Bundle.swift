@@ -32,11 +32,15 @@ package final class PKCS12Bundle {
     /// A new bundle (`PKCS12_create`) protected by `password`. ``TLSCredentials`` always
     /// passes a key and a certificate; either may be left out to build malformed bundles in tests.
     ///
-    /// - Parameter legacy: RC2-40 certificates, 3DES key, SHA-1 MAC (loads the legacy
-    ///   provider); otherwise OpenSSL 3's defaults (AES-256-CBC, PBKDF2, SHA-256 MAC).
+    /// - Parameters:
+    ///   - legacy: RC2-40 certificates, 3DES key, SHA-1 MAC (loads the legacy provider);
+    ///     otherwise OpenSSL 3's defaults (AES-256-CBC, PBKDF2, SHA-256 MAC).
+    ///   - iterations: the key-derivation and MAC iteration count; `nil` is OpenSSL's
+    ///     default, 2048. The fuzzing seeds use 1, so that reading a bundle costs
+    ///     microseconds rather than milliseconds.
     package convenience init(
         password: String, privateKey: TLSPrivateKey?, certificate: TLSCertificate?, chain: [TLSCertificate],
-        legacy: Bool
+        legacy: Bool, iterations: Int32? = nil
     ) throws(TLSError) {
         if legacy {
             try LegacyProvider.load()
@@ -48,8 +52,8 @@ package final class PKCS12Bundle {
                 secret, nil, privateKey?.pointer, certificate?.pointer, chain.isEmpty ? nil : others.pointer,
                 legacy ? NID_pbe_WithSHA1And3_Key_TripleDES_CBC : 0,
                 legacy ? NID_pbe_WithSHA1And40BitRC2_CBC : 0,
-                0,  // the default iteration count, PKCS12_DEFAULT_ITER (2048)
-                legacy ? -1 : 0,  // legacy: no MAC yet, a SHA-1 one is set below
+                iterations ?? 0,  // 0: the default iteration count, PKCS12_DEFAULT_ITER (2048)
+                legacy ? -1 : iterations ?? 0,  // legacy: no MAC yet, a SHA-1 one is set below
                 0)
         }
         let subject = certificate?.subject ?? "a key"
@@ -60,7 +64,7 @@ package final class PKCS12Bundle {
         if legacy {
             let macSet = withSecret(password) { secret in
                 OpenSSLErrorQueue.clear()
-                return PKCS12_set_mac(pointer, secret, -1, nil, 0, PKCS12_DEFAULT_ITER, EVP_sha1())
+                return PKCS12_set_mac(pointer, secret, -1, nil, 0, iterations ?? PKCS12_DEFAULT_ITER, EVP_sha1())
             }
             guard macSet == 1 else { throw .openSSL(.credentials, "adding a SHA-1 MAC to the PKCS#12 bundle") }
         }
@@ -128,22 +132,32 @@ enum LegacyProvider {
     /// - Returns: whether this call loaded them (`false`: an earlier call already had).
     @discardableResult
     static func load() throws(TLSError) -> Bool {
-        try loaded.withLock { (loaded: inout Bool) throws(TLSError) -> Bool in
-            if loaded { return false }
-            for name in ["default", "legacy"] {
+        try loaded.withLock { (loaded: inout [LoadedProvider]) throws(TLSError) -> Bool in
+            if loaded.count == 2 { return false }
+            for name in ["default", "legacy"].dropFirst(loaded.count) {
                 OpenSSLErrorQueue.clear()
-                guard OSSL_PROVIDER_load(nil, name) != nil else {
+                guard let provider = OSSL_PROVIDER_load(nil, name) else {
                     throw .openSSL(
                         .credentials,
                         "loading OpenSSL's \"\(name)\" provider, needed for legacy RC2 PKCS#12 bundles "
                             + "(is OpenSSL's ossl-modules/\(name).so installed?)")
                 }
+                loaded.append(LoadedProvider(pointer: provider))
             }
-            loaded = true
             return true
         }
     }
 
-    /// Whether the providers are loaded; guarded so two threads never load them twice.
-    private static let loaded = Lock(false)
+    /// The providers this process loaded, kept so they stay reachable: they are never
+    /// unloaded, and a provider whose handle nobody holds is what a leak checker reports
+    /// (LeakSanitizer did, at the exit of every fuzzing process that met a legacy bundle).
+    /// Guarded so two threads never load them twice.
+    private static let loaded = Lock([LoadedProvider]())
+
+    /// A handle `OSSL_PROVIDER_load` returned.
+    private struct LoadedProvider: @unchecked Sendable {
+        // @unchecked: the handle is only stored, never used again; OpenSSL's provider
+        // objects are themselves safe to share between threads.
+        let pointer: OpaquePointer
+    }
 }

@@ -69,8 +69,15 @@ extension TLSCredentials {
     ///     `pbeWithSHA1And3-KeyTripleDES-CBC`, and a SHA-1 MAC; this loads OpenSSL's legacy
     ///     provider for RC2, once per process.
     public func pkcs12(password: String, legacy: Bool = false) throws(TLSError) -> [UInt8] {
+        try pkcs12(password: password, legacy: legacy, iterations: nil)
+    }
+
+    /// ``pkcs12(password:legacy:)`` with `iterations` key-derivation and MAC rounds
+    /// (`nil`: OpenSSL's 2048); cheap bundles for the fuzzing seeds.
+    package func pkcs12(password: String, legacy: Bool, iterations: Int32?) throws(TLSError) -> [UInt8] {
         try PKCS12Bundle(
-            password: password, privateKey: privateKey, certificate: certificate, chain: chain, legacy: legacy
+            password: password, privateKey: privateKey, certificate: certificate, chain: chain, legacy: legacy,
+            iterations: iterations
         ).der()
     }
 

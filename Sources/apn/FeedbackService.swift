@@ -79,7 +79,7 @@ final class FeedbackService {
         }
         var storeError: StoreError?
         do throws(APNError) {
-            let end = try feedback.visit(batchSize: settings.batchSize, isCancelled: { [stop] in stop.isRequested }) {
+            let end = try feedback.visit(batchSize: settings.batchSize, cancellation: stop.cancellation) {
                 entries in
                 // Runs on this thread; the socket is not read again until it returns.
                 if let error = commit(entries, into: &visit) {

@@ -47,7 +47,13 @@ enum FeedbackServiceCommand {
         }
         let settings = try parse(flags)
         // Signals are caught before the store is opened, so a stop during start-up is seen.
-        let stop = StopRequest()
+        let stop: StopRequest
+        do throws(APNError) {
+            stop = try StopRequest()
+        } catch {
+            LineWriter.stderr("apn feedback-service: \(error.message)")
+            return 1
+        }
         let signals = StopSignals()
         Thread.detachNewThread {
             signals.wait()

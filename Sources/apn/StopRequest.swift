@@ -1,25 +1,28 @@
-import APNTLS
+import APN
 import Dispatch
-import Synchronization
 
-/// A stop asked for once (by a signal) and seen from any thread: polled by a visit in
-/// progress, and waking a wait between visits at once.
+/// A stop asked for once (by a signal) and seen from any thread: it cancels the visit in
+/// progress at once (``cancellation``) and wakes a wait between visits at once.
 final class StopRequest: Sendable {
-    private let requested = Lock(false)
+    /// Cancelled by ``request()``; given to every visit.
+    let cancellation: Feedback.Cancellation
     private let wake = DispatchSemaphore(value: 0)
+
+    /// - Throws: when the system has no descriptor left for the cancellation's wake-up.
+    init() throws(APNError) {
+        cancellation = try Feedback.Cancellation()
+    }
 
     /// Whether a stop was asked for.
     var isRequested: Bool {
-        requested.withLock { $0 }
+        cancellation.isCancelled
     }
 
-    /// Asks for the stop; idempotent.
+    /// Asks for the stop; idempotent (only the first call signals the wait).
     func request() {
-        let first = requested.withLock { requested in
-            defer { requested = true }
-            return !requested
-        }
-        if first { wake.signal() }
+        guard !isRequested else { return }
+        cancellation.cancel()
+        wake.signal()
     }
 
     /// Waits up to `duration` or until a stop is asked for; returns whether it was.

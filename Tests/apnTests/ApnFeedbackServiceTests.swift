@@ -64,6 +64,35 @@ struct ApnFeedbackServiceTests {
         #expect(try gateway.waitForExit().status == 0)
     }
 
+    @Test("SIGTERM while a visit waits on a slow service: what was read is kept, the visit's line says stopped, exit 0")
+    func stopMidVisit() throws {
+        let folder = try ApnTokensTests.Folder()
+        let certs = try Self.certificates(folder)
+        let tuples = (0..<3).map { n in String(repeating: "7b", count: 31) + String(format: "%02x", n) + ":\(1_700_000_000 + n)" }
+        let file = try folder.file("feedback.txt", tuples.joined(separator: "\n"))
+        // One 38-byte tuple per TLS record, then a minute before the next one.
+        let gateway = try ApnProcess([
+            "mock-gateway", "--certs", certs, "--feedback-file", file,
+            "--feedback-write-size", "38", "--feedback-pause-ms", "60000",
+        ])
+        let address = try #require(try jsonObject(try gateway.nextLine(timeout: 60))["feedback"] as? String)
+        let service = try ApnProcess([
+            "feedback-service", "--once", "--log-batches", "--batch-size", "1",
+            "--store", folder.store, "--certs", certs, "--address", address,
+        ])
+        let batch = try jsonObject(try service.nextLine(timeout: 30))
+        #expect(batch["event"] as? String == "batch" && batch["committed"] as? Int == 1, "\(batch)")
+        service.send(SIGTERM)  // the visit is waiting for the next record: the stop wakes it
+        let visit = try jsonObject(try service.nextLine(timeout: 20))
+        #expect(visit["event"] as? String == "visit" && visit["read"] as? Int == 1, "\(visit)")
+        #expect(visit["stopped"] as? Bool == true, "\(visit)")
+        let (status, error) = try service.waitForExit(timeout: 20)
+        #expect(status == 0, "\(error)")
+        var kept: [String] = []
+        try TokenStore(path: folder.store).feedback { kept.append($0.device.hexString) }
+        #expect(kept == [String(tuples[0].prefix(64))], "the tuple read before the stop was committed")
+    }
+
     @Test("a failed visit is logged, backed off and tried again; SIGTERM while waiting exits 0")
     func failedVisitsGoOn() throws {
         let folder = try ApnTokensTests.Folder()

@@ -1,11 +1,11 @@
 import APNTLS
 
 extension Feedback {
-    /// How a ``Feedback/visit(batchSize:isCancelled:_:)`` ended without an error.
+    /// How a ``Feedback/visit(batchSize:cancellation:_:)`` ended without an error.
     public enum VisitEnd: Sendable, Hashable {
         /// The service closed after sending what it had: every entry was handed over.
         case finished
-        /// `isCancelled` returned true or the batch closure returned false: the connection
+        /// The visit was cancelled or the batch closure returned false: the connection
         /// was closed early, after every entry read so far was handed over.
         case stopped
     }
@@ -23,18 +23,24 @@ extension Feedback {
     ///
     /// Independent of ``start()``, ``cancel()`` and the interval, as ``read()``: meant for a
     /// poller whose ``Options/interval`` is zero. Blocks until the service closes, `body`
-    /// returns false, or `isCancelled` (asked after every read and at least every 100 ms
-    /// while waiting) returns true.
+    /// returns false, or `cancellation` is cancelled — which wakes the visit at once,
+    /// connecting or reading:
+    ///
+    /// ```swift
+    /// let stop = try Feedback.Cancellation()          // stop.cancel() from any thread
+    /// try feedback.visit(cancellation: stop) { entries in store(entries) }
+    /// ```
     ///
     /// - Parameters:
     ///   - batchSize: the most entries per call of `body`; at least 1.
-    ///   - isCancelled: ends the visit early when it returns true.
+    ///   - cancellation: ends the visit early, at once, when cancelled; one already
+    ///     cancelled ends it before it connects. `nil`: only `body` can end it early.
     ///   - body: keeps one batch; returns false to end the visit (e.g. it could not).
     /// - Throws: the connection, credential or decoding failure — after every entry read
     ///   before it was handed to `body`.
     @discardableResult
     public func visit(
-        batchSize: Int = 1000, isCancelled: @escaping @Sendable () -> Bool = { false },
+        batchSize: Int = 1000, cancellation given: Cancellation? = nil,
         _ body: ([Entry]) -> Bool
     ) throws(APNError) -> VisitEnd {
         let limit = max(1, batchSize)
@@ -47,22 +53,17 @@ extension Feedback {
             batch.removeAll(keepingCapacity: true)
             return accepted
         }
-        let wake: WakeSignal
-        do throws(TLSError) {
-            wake = try WakeSignal()
-        } catch {
-            throw APNError.connectFailure(error)
-        }
-        // The closure cannot wake the wait: it is asked every 100 ms (and at every clock advance).
+        let cancellation: Cancellation
+        if let given { cancellation = given } else { cancellation = try Cancellation() }
         let reader = FeedbackReader(
-            options: options, context: poller.context, isCancelled: isCancelled, wake: wake,
-            cancelPollInterval: .milliseconds(100))
+            options: options, context: poller.context, isCancelled: { cancellation.isCancelled },
+            wake: cancellation.wake)
         let end = reader.read(
             onEntry: { entry in
                 batch.append(entry)
                 return batch.count < limit || flush()
             },
-            afterRead: { flush() && !isCancelled() })
+            afterRead: { flush() && !cancellation.isCancelled })
         switch end {
         case .finished:
             return flush() ? .finished : .stopped

@@ -72,21 +72,16 @@ public final class Feedback: Sendable {
     /// - Throws: the connection or credential failure.
     public func read() async throws(APNError) -> [Entry] {
         let poller = poller
-        let cancelled: CancelFlag
-        do throws(TLSError) {
-            cancelled = try CancelFlag()
-        } catch {
-            throw APNError.connectFailure(error)
-        }
+        let cancellation = try Cancellation()
         let result: Result<[Entry], APNError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     continuation.resume(
-                        returning: poller.readOnce(isCancelled: { cancelled.isRaised }, wake: cancelled.wake))
+                        returning: poller.readOnce(isCancelled: { cancellation.isCancelled }, wake: cancellation.wake))
                 }
             }
         } onCancel: {
-            cancelled.raise()
+            cancellation.cancel()
         }
         return try result.get()
     }
@@ -115,24 +110,5 @@ public final class Feedback: Sendable {
             }, onFinish: { continuation.finish() }, finishingRefusedOn: poller.deliveries)
         if let id { continuation.onTermination = { _ in hub.remove(id) } }
         return stream
-    }
-}
-
-/// Set once by a Task's cancellation handler, read by the visiting thread, which its
-/// ``wake`` signal wakes.
-private final class CancelFlag: Sendable {
-    private let raised = Atomic<Bool>(false)
-    let wake: WakeSignal
-
-    init() throws(TLSError) {
-        wake = try WakeSignal()
-    }
-
-    var isRaised: Bool { raised.load(ordering: .sequentiallyConsistent) }
-
-    /// Raises the flag, then the signal: the woken thread finds the flag raised.
-    func raise() {
-        raised.store(true, ordering: .sequentiallyConsistent)
-        wake.signal()
     }
 }

@@ -12,10 +12,6 @@ struct FeedbackReader {
     let isCancelled: @Sendable () -> Bool
     /// Raised after `isCancelled` turns true; reset by this reader only.
     let wake: WakeSignal
-    /// How often `isCancelled` is asked while waiting, for a canceller that cannot raise
-    /// `wake` (``Feedback/visit(batchSize:isCancelled:_:)``'s closure); `nil`: only at
-    /// wake-ups.
-    var cancelPollInterval: Duration? = nil
 
     /// How a visit ended.
     enum End {
@@ -42,13 +38,13 @@ struct FeedbackReader {
 
     /// What a wait does next: resets the wake signal, then gives up when cancelled, past
     /// `deadline` on the clock or past `bound` in real time; else waits until the first
-    /// of them can pass (or the next look at `isCancelled`).
+    /// of them can pass (a cancel raises `wake` and ends the wait sooner).
     private func plan(deadline: Timestamp?, bound: ContinuousClock.Instant? = nil) -> WaitPlan {
         wake.reset()
         if isCancelled() || passed(deadline) { return .giveUp }
         let now = ContinuousClock.now
         if let bound, now >= bound { return .giveUp }
-        let candidates = [clock.systemDeadline(for: deadline), bound, cancelPollInterval.map { now + $0 }]
+        let candidates = [clock.systemDeadline(for: deadline), bound]
         return .waitUntil(candidates.compactMap { $0 }.min())
     }
 
@@ -98,6 +94,7 @@ struct FeedbackReader {
         case .success(let loaded): tlsContext = loaded
         case .failure(let error): return .credentialsFailed(error)
         }
+        if isCancelled() { return .cancelled }  // not even a connect
         let observer = clock.manual?.observe { [wake] in wake.signal() }
         defer { if let observer { clock.manual?.removeObserver(observer) } }
         // A zero connectTimeout is node-apn's "off": the system's TCP timeout still bounds

@@ -44,19 +44,62 @@ struct FeedbackVisitTests {
         #expect(calls == 1)
     }
 
-    @Test("isCancelled ends the visit: .stopped, with what was read handed over")
-    func cancelled() throws {
+    @Test("a cancellation raised by the body ends the visit after that read: .stopped, with what was read handed over")
+    func cancelledFromTheBody() throws {
         let fixture = try GatewayFixture()
         for n in 0..<100 { try fixture.mock.queueFeedback(time: UInt32(n), token: Tests.token(n)) }
         fixture.mock.updateFaults { $0.feedbackWriteSize = 38 }
         let feedback = Feedback(options: Tests.options(fixture))
-        let seen = Lock(0)
-        let end = try feedback.visit(batchSize: 1000, isCancelled: { seen.withLock { $0 } >= 5 }) { entries in
-            seen.withLock { $0 += entries.count }
+        let stop = try Feedback.Cancellation()
+        var seen = 0
+        let end = try feedback.visit(batchSize: 1000, cancellation: stop) { entries in
+            seen += entries.count
+            if seen >= 5 { stop.cancel() }
             return true
         }
         #expect(end == .stopped)
-        #expect(seen.withLock { $0 } >= 5 && seen.withLock { $0 } < 100)
+        #expect(seen >= 5 && seen < 100)
+    }
+
+    @Test("cancel() from another thread wakes a visit waiting on a silent service, with no read timeout")
+    func cancelledWhileWaiting() async throws {
+        let tuples: [UInt8] = (1...3).flatMap { (n: Int) -> [UInt8] in [0, 0, 0, UInt8(n), 0, 32] + device(n).token }
+        let server = try HeldTLSServer(sending: tuples)  // then holds the connection open
+        defer { server.stop() }
+        let feedback = Feedback(options: server.options { $0.readTimeout = .zero })
+        let stop = try Feedback.Cancellation()
+        let allThree = DispatchSemaphore(value: 0)
+        let visiting = Task.detached { () throws(APNError) -> Feedback.VisitEnd in
+            var received = 0
+            return try feedback.visit(cancellation: stop) { entries in
+                received += entries.count
+                if received == 3 { allThree.signal() }
+                return true
+            }
+        }
+        #expect(await onThread { allThree.wait(timeout: .now() + 20) == .success }, "the three entries were handed over")
+        #expect(!stop.isCancelled)
+        stop.cancel()
+        #expect(try await visiting.value == .stopped)
+        #expect(stop.isCancelled)
+    }
+
+    @Test("an already cancelled cancellation ends the visit before it connects")
+    func alreadyCancelled() throws {
+        let server = try HeldTLSServer(sending: [])
+        defer { server.stop() }
+        let feedback = Feedback(options: server.options { $0.readTimeout = .zero })
+        let stop = try Feedback.Cancellation()
+        stop.cancel()
+        stop.cancel()  // idempotent
+        var calls = 0
+        let end = try feedback.visit(cancellation: stop) { _ in
+            calls += 1
+            return true
+        }
+        #expect(end == .stopped)
+        #expect(calls == 0)
+        #expect(server.connectionCount == 0)
     }
 
     @Test("a failure mid-visit throws after handing over what was read before it")
