@@ -18,8 +18,10 @@ enum ThreadCPUTime {
         return Double(ticks) / ticksPerSecond
     }
 
-    /// Seconds of CPU used by the live threads whose name (`/proc/self/task/*/comm`) is `name`.
+    /// Seconds of CPU used by the live threads whose name (`/proc/self/task/*/comm`) is `name`,
+    /// as Linux keeps it: its first 15 bytes.
     static func seconds(named name: String) -> Double {
+        let name = String(decoding: name.utf8.prefix(15), as: UTF8.self)
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var ticks = 0

@@ -4,15 +4,15 @@ import APNTLS
 /// hands each connection to `serve` (which starts its thread), then closes the listener.
 enum AcceptLoop {
     /// Starts the accept thread of `listener`; each connection it accepts gets a thread of
-    /// its own running `serve`, within `limits`. `name` names the threads ("MockGateway
-    /// gateway …"). `false` when the accept thread could not be started: the listener is
+    /// its own running `serve`, within `limits`. `name` names the threads, as
+    /// `top -H` shows them: `<name>-accept` and `<name>-conn` ("h2mock-conn"; Linux keeps 15 bytes). `false` when the accept thread could not be started: the listener is
     /// closed then.
     static func start<Ledger: GatewayLedger & ~Copyable>(
         _ listener: TLSListener, name: String, shared: GatewayState<Ledger>, limits: ConnectionLimits,
         serve: @escaping @Sendable (GatewayDriver<Ledger>) -> Void
     ) -> Bool {
         let listenerHandoff = Handoff(listener)
-        let started = ThreadLauncher.start("\(name) accept", shared: shared) {
+        let started = ThreadLauncher.start("\(name)-accept", shared: shared) {
             run(listenerHandoff.take(), shared: shared) { connection in
                 admit(connection, name: name, shared: shared, limits: limits, serve: serve)
             }
@@ -54,7 +54,7 @@ enum AcceptLoop {
         }
         let connectionHandoff = Handoff(connection)
         shared.connectionStarting()
-        let started = ThreadLauncher.start("\(name) connection", shared: shared) {
+        let started = ThreadLauncher.start("\(name)-conn", shared: shared) {
             defer { shared.connectionEnded() }
             serve(GatewayDriver(connection: connectionHandoff.take(), shared: shared, idleTimeout: limits.idleTimeout))
         }

@@ -91,9 +91,9 @@ public final class MockGateway: Sendable {
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: configuration.idleTimeout)
-        let started = AcceptLoop.start(gateway, name: "MockGateway gateway", shared: shared, limits: limits) { driver in
+        let started = AcceptLoop.start(gateway, name: "mock-gw", shared: shared, limits: limits) { driver in
             GatewayConnection(driver: driver, settings: settings).run()
-        } && AcceptLoop.start(feedback, name: "MockGateway feedback", shared: shared, limits: limits) { driver in
+        } && AcceptLoop.start(feedback, name: "mock-fb", shared: shared, limits: limits) { driver in
             FeedbackConnection(driver: driver, settings: settings).run()
         }
         guard started else {

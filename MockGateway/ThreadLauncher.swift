@@ -1,3 +1,4 @@
+import APNTLS
 import Foundation
 import Glibc
 
@@ -32,8 +33,8 @@ struct ThreadStarter: Sendable {
         var thread = pthread_t()
         guard pthread_create(&thread, nil, { argument in
             let box = Unmanaged<ThreadBody>.fromOpaque(argument!).takeRetainedValue()
-            // Foundation names the system thread too (pthread_setname_np is not imported).
             Thread.current.name = box.name
+            SystemThreadName.set(box.name)  // Foundation's name reaches Linux only up to 15 bytes
             box.body()
             return nil
         }, box) == 0 else {

@@ -10,14 +10,14 @@ extension Answer {
     func response(uniqueID: String?) -> (headers: [HTTP2Header], body: [UInt8]) {
         guard let refusal else {
             // The common answer, in one allocation.
-            guard let uniqueID else { return ([Self.ok, HTTP2Header("apns-id", apnsID)], []) }
-            return ([Self.ok, HTTP2Header("apns-id", apnsID), HTTP2Header("apns-unique-id", uniqueID)], [])
+            guard let uniqueID else { return ([Self.ok, Self.id(apnsID)], []) }
+            return ([Self.ok, Self.id(apnsID), Self.uniqueID(uniqueID)], [])
         }
         var headers = [
             HTTP2Header(":status", String(refusal.status)), HTTP2Header("content-type", "application/json"),
-            HTTP2Header("apns-id", apnsID),
+            Self.id(apnsID),
         ]
-        if let uniqueID { headers.append(HTTP2Header("apns-unique-id", uniqueID)) }
+        if let uniqueID { headers.append(Self.uniqueID(uniqueID)) }
         var json = #"{"reason":"# + JSONText.quoted(refusal.reason.rawValue)
         if let timestamp {
             json += #","timestamp":"# + String(Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down)))
@@ -26,4 +26,15 @@ extension Answer {
     }
 
     private static let ok = HTTP2Header(":status", "200")
+
+    /// `apns-id`: one value per response, so kept out of the HPACK tables (indexing each
+    /// made the gateway search ~50 earlier ids in its table per response).
+    private static func id(_ value: String) -> HTTP2Header {
+        HTTP2Header("apns-id", value, isIndexable: false)
+    }
+
+    /// `apns-unique-id`, as ``id(_:)``.
+    private static func uniqueID(_ value: String) -> HTTP2Header {
+        HTTP2Header("apns-unique-id", value, isIndexable: false)
+    }
 }

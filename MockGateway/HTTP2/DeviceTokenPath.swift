@@ -9,6 +9,19 @@ enum DeviceTokenPath: Equatable {
 
     private static let prefix = Array(RequestValidator.pathPrefix.utf8)
 
+    /// Bits of ``byteKinds``: not a hex digit; a `/` or `?`, which end the path's token.
+    private static let notHex: UInt8 = 1
+    private static let separator: UInt8 = 2
+
+    /// For each byte value, what it is in a token.
+    private static let byteKinds: [UInt8] = (0...255).map { (value: Int) -> UInt8 in
+        switch UInt8(value) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): 0
+        case UInt8(ascii: "/"), UInt8(ascii: "?"): notHex | separator
+        default: notHex
+        }
+    }
+
     init(_ path: String) {
         var path = path
         self = path.withUTF8 { bytes in
@@ -18,17 +31,11 @@ enum DeviceTokenPath: Equatable {
             }
             let token = UnsafeBufferPointer(rebasing: bytes[prefix.count...])
             guard !token.isEmpty else { return .empty }
-            var isHex = true
-            for byte in token {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-                    UInt8(ascii: "A")...UInt8(ascii: "F"):
-                    continue
-                case UInt8(ascii: "/"), UInt8(ascii: "?"): return .notADevicePath
-                default: isHex = false
-                }
-            }
-            return .token(length: token.count, isHex: isHex)
+            // One table look-up a byte (the switch it replaces cost ~10 instructions a byte).
+            var kinds: UInt8 = 0
+            for byte in token { kinds |= Self.byteKinds[Int(byte)] }
+            if kinds & Self.separator != 0 { return .notADevicePath }
+            return .token(length: token.count, isHex: kinds & Self.notHex == 0)
         }
     }
 }

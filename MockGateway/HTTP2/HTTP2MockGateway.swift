@@ -106,7 +106,7 @@ public final class HTTP2MockGateway: Sendable {
         let settings = settings
         // The idle timeout is the connection loop's (it reads the socket itself).
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: nil)
-        let started = AcceptLoop.start(listener, name: "HTTP2MockGateway", shared: shared, limits: limits) { driver in
+        let started = AcceptLoop.start(listener, name: "h2mock", shared: shared, limits: limits) { driver in
             HTTP2GatewayConnection(driver: driver, settings: settings).run()
         }
         guard started else {

@@ -6,11 +6,30 @@ public struct HTTP2Header: Sendable, Hashable, CustomStringConvertible {
     public var name: String
     /// The field value, e.g. `/3/device/…` or `com.example.app`.
     public var value: String
+    /// Whether HPACK may add the field to the peers' header tables (the default); `false`
+    /// sends it as a literal that neither side's table keeps (RFC 7541 §6.2.3, "never
+    /// indexed"). For values unique to one message — `apns-id`, `apns-unique-id` — which
+    /// no later message repeats: indexing each would only evict the fields that do repeat
+    /// and cost both ends a table insertion (and the sender a search of every entry of
+    /// that name). Received fields are always `true`; it takes no part in `==`.
+    public var isIndexable: Bool
 
     /// A field named `name` (lowercase) with `value`.
-    public init(_ name: String, _ value: String) {
+    public init(_ name: String, _ value: String, isIndexable: Bool = true) {
         self.name = name
         self.value = value
+        self.isIndexable = isIndexable
+    }
+
+    /// Name and value equal; ``isIndexable`` is how the field travels, not what it says.
+    public static func == (lhs: HTTP2Header, rhs: HTTP2Header) -> Bool {
+        lhs.name == rhs.name && lhs.value == rhs.value
+    }
+
+    /// Hashes the name and value, as `==` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(value)
     }
 
     /// "name: value".

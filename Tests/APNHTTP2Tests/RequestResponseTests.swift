@@ -119,4 +119,34 @@ import Testing
         try pair.feed(buffer, to: pair.server)
         #expect(pair.server.takeEvents().filter { if case .request = $0 { true } else { false } }.count == 50)
     }
+
+    /// The field buffer keeps a field equal to the previous request's in place: a changed
+    /// field of the same length is rewritten and checked, a refused one leaves nothing that
+    /// counts as checked, and the server always reads exactly what was submitted.
+    @Test func fieldsKeptInPlaceFromOneRequestToTheNextAreAlwaysTheOnesSubmitted() throws {
+        let pair = try SessionPair()
+        let first = apnsHeaders(token: token(1))
+        let topic = try #require(first.firstIndex { $0.name == "apns-topic" })
+        var sameLengthTopic = first
+        sameLengthTopic[topic].value = String(sameLengthTopic[topic].value.reversed())
+        var badSameLength = first
+        badSameLength[topic].value = "a\r" + String(first[topic].value.dropFirst(2))
+        var notIndexed = first
+        notIndexed[topic].isIndexable = false
+        var submitted: [[HTTP2Header]] = []
+        for headers in [first, apnsHeaders(token: token(2)), sameLengthTopic, badSameLength, first, notIndexed, [first[0]] + first] {
+            do {
+                _ = try pair.client.submitRequest(headers: headers, body: [])
+                submitted.append(headers)
+            } catch {
+                #expect(error.kind == .invalidHeader && headers == badSameLength, "\(error)")
+            }
+        }
+        try pair.exchange()
+        let received = pair.serverEvents.compactMap { event -> [HTTP2Header]? in
+            if case .request(_, let headers, _) = event { headers } else { nil }
+        }
+        #expect(submitted.count == 6)
+        #expect(received == Array(submitted.prefix(5)), "the repeated :method is refused by the server")
+    }
 }

@@ -59,4 +59,36 @@ import Testing
             .streamClosed(streamID: streamID, errorCode: .noError),
         ])
     }
+
+    /// A field sent with `isIndexable: false` goes out as HPACK's "literal never indexed"
+    /// (first octet `0001xxxx`; name not in the static table: `0x10`), response after
+    /// response, since it never enters the table; an indexable one as "literal with
+    /// incremental indexing" (`0x40`), then by its table index. The peer reads both.
+    @Test func aFieldNotIndexableIsSentAsANeverIndexedLiteral() throws {
+        let pair = try SessionPair()
+        let streams = try (1...2).map { n in try pair.client.submitRequest(headers: apnsHeaders(token: token(n)), body: []) }
+        try pair.exchange()
+        var output: [UInt8] = []
+        while pair.server.appendOutput(to: &output) > 0 {}  // nothing pending after the exchange
+        for (n, streamID) in streams.enumerated() {
+            try pair.server.submitResponse(streamID: streamID, headers: [
+                HTTP2Header(":status", "200"), HTTP2Header("apns-id", "id-\(n)", isIndexable: false),
+                HTTP2Header("x-kept", "same"),
+            ], body: [])
+        }
+        while pair.server.appendOutput(to: &output) > 0 {}
+        let blocks = Frame.parse(output).filter { $0.type == 1 }.map(\.payload)
+        try #require(blocks.count == 2)
+        // :status 200 is static entry 8 (0x88); then apns-id never indexed, a literal name.
+        #expect(blocks.allSatisfy { Array($0.prefix(2)) == [0x88, 0x10] }, "\(blocks)")
+        #expect(blocks[0].contains(0x40), "x-kept enters the table the first time")
+        #expect(blocks[1].last == 0xbe, "and is sent by its index (62) the second time: \(blocks[1])")
+        try pair.feed(output, to: pair.client)
+        let responses = pair.client.takeEvents().compactMap { event -> [HTTP2Header]? in
+            if case .response(_, let headers, _) = event { headers } else { nil }
+        }
+        #expect(responses == (0..<2).map { n in
+            [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "id-\(n)"), HTTP2Header("x-kept", "same")]
+        })
+    }
 }

@@ -98,7 +98,7 @@ import Testing
 
     @Test func aConnectionWithoutAThreadIsClosedAndCountedNotLeaked() throws {
         let noConnectionThreads = ThreadStarter { name, body in
-            name.hasSuffix("connection") ? false : ThreadStarter.system.start(name, body)
+            name.hasSuffix("-conn") ? false : ThreadStarter.system.start(name, body)
         }
         let harness = try Harness(
             gateway: MockGateway(configuration: MockGateway.Configuration(), threadStarter: noConnectionThreads))

@@ -43,14 +43,9 @@ public final class Provider: Sendable {
     /// The operating system's name for a provider's I/O thread (at most 15 characters).
     package static let threadName = "apn-provider-io"
 
-    /// Gives the calling thread ``threadName`` where `top`, `perf` and `/proc` show it
-    /// (Foundation's `Thread.name` is not passed on to Linux; glibc's setter is not
-    /// imported into Swift, `/proc/thread-self/comm` takes the name).
+    /// Gives the calling thread ``threadName`` where `top`, `perf` and `/proc` show it.
     private static func nameThisThread() {
-        let descriptor = Glibc.open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = threadName.withCString { Glibc.write(descriptor, $0, strlen($0)) }
-        Glibc.close(descriptor)
+        SystemThreadName.set(threadName)
     }
 
     /// Creates a provider; nothing connects until the first notification is sent.
