@@ -181,16 +181,14 @@ enum SendBenchmark {
             + "(\((after - before) / count) bytes each: device, record, session entry; payload shared)")
         // Let the retry limit end it (514 for all), so the queue is freed: move the clock
         // past each backoff until the shutdown reports.
-        let finished = DispatchSemaphore(value: 0)
-        let result = ReportBox()
-        connection.shutdown { report in
-            result.report = report
-            finished.signal()
-        }
-        while finished.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+        let result = Handoff<DeliveryReport>()
+        connection.shutdown { result.put($0) }
+        var report = result.take(waitingAtMost: .milliseconds(50))
+        while report == nil {
             clock.advance(by: .seconds(600))
+            report = result.take(waitingAtMost: .milliseconds(50))
         }
-        guard result.report.failed == count else { throw BenchUsageError(description: "memory: \(result.report)") }
+        guard let report, report.failed == count else { throw BenchUsageError(description: "memory: \(String(describing: report))") }
 
     }
 
@@ -244,11 +242,5 @@ enum SendBenchmark {
 
     static func blockingShutdown(_ connection: Connection) -> DeliveryReport {
         blocking { await connection.shutdown() }
-    }
-
-    /// Carries the report out of the callback. `@unchecked Sendable` is safe: it is written
-    /// once before the semaphore is signalled and read after the wait.
-    final class ReportBox: @unchecked Sendable {
-        var report = DeliveryReport()
     }
 }

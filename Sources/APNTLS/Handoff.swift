@@ -33,6 +33,17 @@ package final class Handoff<Value>: @unchecked Sendable {
     /// Waits for the value and hands it over; called once, by the receiving thread.
     package func take() -> Value {
         ready.wait()
+        return handOver()
+    }
+
+    /// Waits at most `timeout` for the value: the value, handed over, or `nil` (then the
+    /// handoff is still to be taken, and can be waited on again).
+    package func take(waitingAtMost timeout: Duration) -> Value? {
+        guard ready.wait(timeout: .now() + .nanoseconds(timeout.wholeNanoseconds)) == .success else { return nil }
+        return handOver()
+    }
+
+    private func handOver() -> Value {
         guard let value else { preconditionFailure("a Handoff was taken twice") }
         self.value = nil
         return value

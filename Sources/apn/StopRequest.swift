@@ -1,4 +1,5 @@
 import APN
+import APNTLS
 import Dispatch
 
 /// A stop asked for once (by a signal) and seen from any thread: it cancels the visit in
@@ -28,10 +29,7 @@ final class StopRequest: Sendable {
     /// Waits up to `duration` or until a stop is asked for; returns whether it was.
     func wait(_ duration: Duration) -> Bool {
         if isRequested { return true }
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = Int(min(seconds, Int64(Int.max / 1_000_000_000 - 1))) * 1_000_000_000
-            + Int(attoseconds / 1_000_000_000)
-        _ = wake.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        _ = wake.wait(timeout: .now() + .nanoseconds(duration.wholeNanoseconds))
         return isRequested
     }
 }
