@@ -4,8 +4,9 @@ import APNTLS
 /// hands each connection to `serve` (which starts its thread), then closes the listener.
 enum AcceptLoop {
     /// Starts the accept thread of `listener`; each connection it accepts gets a thread of
-    /// its own running `serve`, within `limits`. `name` names the threads, as
-    /// `top -H` shows them: `<name>-accept` and `<name>-conn` ("h2mock-conn"; Linux keeps 15 bytes). `false` when the accept thread could not be started: the listener is
+    /// its own running `serve`, within `limits`. `name` names the threads, as `top -H`
+    /// shows them: `<name>-accept` and `<name>-conn` ("h2mock-conn"; Linux keeps 15
+    /// bytes). `false` when the accept thread could not be started: the listener is
     /// closed then.
     static func start<Ledger: GatewayLedger & ~Copyable>(
         _ listener: TLSListener, name: String, shared: GatewayState<Ledger>, limits: ConnectionLimits,

@@ -7,9 +7,10 @@ extension Feedback {
     /// ``cancel()`` wakes it whether it is connecting, in its handshake or reading. Also
     /// what a cancelled ``Feedback/read()`` uses.
     ///
-    /// One cancellation may serve several visits (a service that stops for good); once
-    /// cancelled it stays cancelled, and a visit given it ends before it connects.
-    /// Thread-safe.
+    /// One cancellation may serve several visits one after the other (a service that stops
+    /// for good), not at the same time: a visit resets the wake-up it waits on, which could
+    /// hide it from another. Once cancelled it stays cancelled, and a visit given it ends
+    /// before it connects. Thread-safe.
     public final class Cancellation: Sendable {
         private let raised = Atomic<Bool>(false)
         /// Signalled by ``cancel()``; a visit polls it beside its socket and resets it.
