@@ -124,14 +124,14 @@ final class CertificateStack {
 /// OpenSSL 3 keeps RC2, RC4 and single DES in its "legacy" provider, which is not loaded
 /// by default; PKCS#12 files from older tools (macOS Keychain exports, `openssl pkcs12`
 /// before 3.0, the files node-apn users kept) encrypt their certificates with RC2-40.
-enum LegacyProvider {
+package enum LegacyProvider {
     /// Loads the "default" and "legacy" providers into the default library context, once
     /// per process. "default" is loaded explicitly because loading any provider by hand
     /// stops OpenSSL from loading it implicitly. Both stay loaded for the life of the process.
     ///
     /// - Returns: whether this call loaded them (`false`: an earlier call already had).
     @discardableResult
-    static func load() throws(TLSError) -> Bool {
+    package static func load() throws(TLSError) -> Bool {
         try loaded.withLock { (loaded: inout [LoadedProvider]) throws(TLSError) -> Bool in
             if loaded.count == 2 { return false }
             for name in ["default", "legacy"].dropFirst(loaded.count) {
@@ -147,6 +147,9 @@ enum LegacyProvider {
             return true
         }
     }
+
+    /// How many providers this process loaded and keeps: 2 once ``load()`` ran.
+    package static var loadedCount: Int { loaded.withLock { $0.count } }
 
     /// The providers this process loaded, kept so they stay reachable: they are never
     /// unloaded, and a provider whose handle nobody holds is what a leak checker reports

@@ -168,6 +168,15 @@ import APNTLS
         #expect(credentials.certificate.subject == fixture.client.certificate.subject)
         #expect(try key.pem() == fixture.client.privateKey.pem())
     }
+    /// Found by fuzzing (LeakSanitizer, at the exit of every process that had read a legacy
+    /// bundle): the providers loaded for RC2 were dropped instead of kept for the process.
+    @Test func theLegacyProvidersLoadedForRC2AreKept() throws {
+        let bundle = try clientCredentials().pkcs12(password: "pw", legacy: true)
+        _ = try TLSCredentials(pkcs12: bundle, password: "pw")
+        #expect(LegacyProvider.loadedCount == 2, "the default and the legacy provider, held")
+        #expect(try LegacyProvider.load() == false, "loaded once per process")
+        #expect(LegacyProvider.loadedCount == 2)
+    }
 }
 
 /// Whether `needle` occurs in `haystack`.
