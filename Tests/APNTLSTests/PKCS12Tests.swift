@@ -168,6 +168,7 @@ import APNTLS
         #expect(credentials.certificate.subject == fixture.client.certificate.subject)
         #expect(try key.pem() == fixture.client.privateKey.pem())
     }
+
     /// Found by fuzzing (LeakSanitizer, at the exit of every process that had read a legacy
     /// bundle): the providers loaded for RC2 were dropped instead of kept for the process.
     @Test func theLegacyProvidersLoadedForRC2AreKept() throws {
