@@ -19,13 +19,15 @@ public enum Replay {
         if arguments.first == "--write-seeds", arguments.count == 2, let directory = arguments.last {
             do {
                 let all = try seeds()
+                // Created when missing, as a corpus directory usually is.
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 for seed in all {
                     try Data(seed.bytes).write(to: URL(fileURLWithPath: "\(directory)/\(seed.name)"))
                 }
                 print("wrote \(all.count) seeds to \(directory)")
                 exit(0)
             } catch {
-                FileHandle.standardError.write(Data("writing seeds: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("writing seeds to \(directory): \(error.localizedDescription)\n".utf8))
                 exit(1)
             }
         }
