@@ -199,16 +199,3 @@ struct DemoRun: Sendable {
         return entries.map { "\($0.unixTime) \($0.device.hexString)" } == expected
     }
 }
-
-extension DeliveryReport {
-    /// Adds a later report's counts and undelivered notifications to this one.
-    mutating func add(_ later: DeliveryReport) {
-        accepted += later.accepted
-        possiblyDuplicated += later.possiblyDuplicated
-        rejected += later.rejected
-        failed += later.failed
-        unknownFate += later.unknownFate
-        resent += later.resent
-        notAccepted += later.notAccepted
-    }
-}

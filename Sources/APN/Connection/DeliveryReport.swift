@@ -53,8 +53,8 @@ public struct DeliveryReport: Sendable, CustomStringConvertible {
     }
 
     /// Adds the counts and the notifications of `other` (a report nobody received), keeping
-    /// this one's ``confirmed``.
-    mutating func add(_ other: DeliveryReport) {
+    /// this one's ``confirmed``: the pool's carry-over, and `apn demo`'s running total.
+    package mutating func add(_ other: DeliveryReport) {
         accepted += other.accepted
         possiblyDuplicated += other.possiblyDuplicated
         rejected += other.rejected
