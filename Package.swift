@@ -83,8 +83,13 @@ let package = Package(
         .executableTarget(name: "FuzzCredentials", dependencies: ["APNTLS", "FuzzSupport"], path: "Fuzz/FuzzCredentials", exclude: ["corpus"]),
         .executableTarget(name: "FuzzJSON", dependencies: ["APN", "APNTLS", "FuzzSupport"], path: "Fuzz/FuzzJSON", exclude: ["corpus"]),
         .executableTarget(name: "FuzzHTTP2", dependencies: ["APNHTTP2", "FuzzSupport"], path: "Fuzz/FuzzHTTP2", exclude: ["corpus"]),
-        // Depends on `apn` so that `swift test` alone builds the executable its tests run.
-        .testTarget(name: "apnTests", dependencies: ["apn", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "TestSupport"]),
+        // README's Provider error-handling example as a top-level main.swift, so debug and
+        // release builds compile it (a release build once crashed the compiler on such code).
+        .executableTarget(name: "provider-errors-example", dependencies: ["APN"], path: "Examples/ProviderErrors"),
+        // Depends on `apn` and the example so that `swift test` alone builds the executables its tests run.
+        .testTarget(
+            name: "apnTests",
+            dependencies: ["apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -85,9 +85,11 @@ enum EncodeBenchmark {
     static func precompiledPayload(length: Int) throws -> [UInt8] {
         let note = Notification().setBadge(1).setSound("default")
         try note.setCustom("messageFrom", "Caroline")
-        note.setAlertText("")
-        let padding = length - note.length()
-        guard padding >= 0 else { throw BenchUsageError(description: "payload base exceeds \(length) bytes") }
+        // One character of alert, not an empty one: empty strings are left out of the payload
+        // (node-apn's rule), so an empty alert would measure the base without `"alert":""`.
+        note.setAlertText("x")
+        let padding = length - note.length() + 1
+        guard padding >= 1 else { throw BenchUsageError(description: "payload base exceeds \(length) bytes") }
         note.setAlertText(String(repeating: "x", count: padding))
         let bytes = note.compiledPayload()
         precondition(bytes.count == length, "payload is \(bytes.count) bytes, wanted \(length)")

@@ -66,7 +66,7 @@ enum CertificateFiles {
             (providerPublicKeyFile, Array(providerKey.verificationKey.publicKeyPEM().utf8), false),
         ]
         for (name, bytes, secret) in files {
-            try write(bytes, to: (directory as NSString).appendingPathComponent(name), secret: secret)
+            try write(bytes, to: PathText.join(directory, name), secret: secret)
         }
         return files.map(\.0)
     }
@@ -79,7 +79,7 @@ enum CertificateFiles {
             guard isDirectory.boolValue else { throw FileError(path: path, errno: ENOTDIR) }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: path)
         if !parent.isEmpty && parent != path { try createDirectory(parent) }
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FileError(path: path, errno: errno) }
     }

@@ -56,7 +56,7 @@ struct DemoRun: Sendable {
     }
 
     private func path(_ name: String) -> CredentialSource {
-        .file((directory as NSString).appendingPathComponent(name))
+        .file(PathText.join(directory, name))
     }
 
     /// Sends, reports, checks and reads the feedback; the exit status.

@@ -93,7 +93,7 @@ enum HTTP2MockFlags {
         throws(UsageError)
     {
         guard configuration.providerKeys.isEmpty else { return }
-        let path = (directory as NSString).appendingPathComponent(CertificateFiles.providerPublicKeyFile)
+        let path = PathText.join(directory, CertificateFiles.providerPublicKeyFile)
         guard FileManager.default.fileExists(atPath: path) else { return }
         configuration.providerKeys[CertificateFiles.providerKeyID] = .init(
             teamID: CertificateFiles.providerTeamID, key: try publicKey(path))

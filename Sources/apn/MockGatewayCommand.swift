@@ -309,7 +309,7 @@ enum MockGatewayCommand {
         } else {
             directory = try TemporaryDirectory.make(prefix: "apn-mock-gateway")
         }
-        let path = { (name: String) in (directory as NSString).appendingPathComponent(name) }
+        let path = { (name: String) in PathText.join(directory, name) }
         let names = ["ca.pem", "server.pem", "server.key"]
         let present = names.filter { FileManager.default.fileExists(atPath: path($0)) }
         if present.isEmpty {

@@ -31,12 +31,10 @@ struct ProviderSendRun: Sendable {
         var failed = 0
         var retried = 0
         for response in responses {
-            if response.isSuccess {
-                delivered += 1
-            } else if response.error?.code == .rejected || response.error?.code == .retriesExhausted {
-                rejected += 1
-            } else {
-                failed += 1
+            switch Self.outcome(of: response) {
+            case .delivered: delivered += 1
+            case .rejected: rejected += 1
+            case .failed: failed += 1
             }
             if response.attempts > 1 { retried += 1 }
             if all || !response.isSuccess { LineWriter.stdout(line(response)) }
@@ -54,11 +52,33 @@ struct ProviderSendRun: Sendable {
         return delivered == devices.count && badLines.isEmpty ? 0 : 1
     }
 
+    /// What one response counts as in the summary and its line.
+    enum Outcome: String {
+        case delivered, rejected, failed
+    }
+
+    /// Apple's refusals (also after retries) are `rejected`; everything else not delivered
+    /// is `failed`.
+    ///
+    /// Written as a `guard` and a `switch` on purpose. Swift 6.3.1's optimizer crashed (signal
+    /// 6, "Found ownership error?!", CopyPropagation) on `run()` when it compared
+    /// `response.error?.code == .rejected || response.error?.code == .retriesExhausted` in the
+    /// loop: an optional-chained `==` on a borrowed `ProviderResponse` inside an async
+    /// function. Debug builds accepted it, `swift build -c release` did not; do not write the
+    /// chain back (.ci/run builds release).
+    static func outcome(of response: ProviderResponse) -> Outcome {
+        guard let error = response.error else { return .delivered }
+        switch error.code {
+        case .rejected, .retriesExhausted: return .rejected
+        default: return .failed
+        }
+    }
+
     private func line(_ response: ProviderResponse) -> JSONValue {
         var members: [(String, JSONValue)] = [("token", .string(response.device.hexString))]
+        let outcome = Self.outcome(of: response)
+        members.append(("outcome", .string(outcome.rawValue)))
         if let error = response.error {
-            let rejected = error.code == .rejected || error.code == .retriesExhausted
-            members.append(("outcome", .string(rejected ? "rejected" : "failed")))
             if let status = error.status { members.append(("status", .integer(status))) }
             if let reason = error.reason { members.append(("reason", .string(reason.rawValue))) }
             if let timestamp = error.timestamp {
@@ -66,7 +86,6 @@ struct ProviderSendRun: Sendable {
             }
             members.append(("error", .string(error.description)))
         } else {
-            members.append(("outcome", .string("delivered")))
             members.append(("status", .integer(response.status ?? 0)))
         }
         if let apnsID = response.apnsID { members.append(("apns_id", .string(apnsID))) }

@@ -4,7 +4,7 @@ import Foundation
 enum TemporaryDirectory {
     /// Creates `$TMPDIR/PREFIX-XXXXXX` and returns its path.
     static func make(prefix: String) throws -> String {
-        let template = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(prefix)-XXXXXX")
+        let template = PathText.join(NSTemporaryDirectory(), "\(prefix)-XXXXXX")
         var buffer = Array(template.utf8CString)
         guard let made = mkdtemp(&buffer) else { throw FileError(path: template, errno: errno) }
         return String(cString: made)

@@ -1,9 +1,10 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// ALPN over loopback: the server's choice, the refusal when nothing is shared, and the
 /// connections that negotiate nothing.
-@Suite struct ALPNTests {
+@Suite(.threadPerTest) struct ALPNTests {
     @Test(arguments: [TLSVersion.tls1_2, .tls1_3])
     func negotiatesH2(version: TLSVersion) throws {
         let fixture = try Fixture()

@@ -1,10 +1,11 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// What the transport can tell about delivery: how many bytes OpenSSL handed to the socket,
 /// and how many of those the peer's TCP has not acknowledged (a connection's driver uses
 /// them so that "written" is never mistaken for "received").
-@Suite struct AcknowledgementTests {
+@Suite(.threadPerTest) struct AcknowledgementTests {
     private func connectedPair() throws -> LoopbackPair {
         let fixture = try Fixture()
         // No tickets: a ticket left unread would turn the server's close into a reset.

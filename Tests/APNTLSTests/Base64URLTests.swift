@@ -1,8 +1,9 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// Base64url without padding (RFC 4648 §5), encoded and decoded strictly.
-@Suite struct Base64URLTests {
+@Suite(.threadPerTest) struct Base64URLTests {
     /// RFC 4648 §10's vectors without their padding, then vectors that use the two
     /// characters where base64url differs from base64 ("-" for "+", "_" for "/").
     static let vectors: [(bytes: [UInt8], text: String)] = [

@@ -1,9 +1,10 @@
+import TestSupport
 import APNTLS
 import Foundation
 import Testing
 
 /// Certificates generated through OpenSSL in Swift: names, extensions, validity, PEM export.
-@Suite struct CertificateAuthorityTests {
+@Suite(.threadPerTest) struct CertificateAuthorityTests {
     @Test func serverCertificateIsSignedForLoopbackNames() throws {
         let authority = try CertificateAuthority()
         let issued = try authority.issueServerCertificate()

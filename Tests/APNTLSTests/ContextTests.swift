@@ -1,8 +1,9 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// Context options refused before any connection is made.
-@Suite struct ContextTests {
+@Suite(.threadPerTest) struct ContextTests {
     @Test func requiringClientCertificatesNeedsAnAuthority() throws {
         let fixture = try Fixture()
         let error = #expect(throws: TLSError.self) {

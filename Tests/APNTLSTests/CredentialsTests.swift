@@ -1,9 +1,10 @@
+import TestSupport
 import APNTLS
 import Foundation
 import Testing
 
 /// Loading credentials and the typed errors for each way it goes wrong.
-@Suite struct CredentialsTests {
+@Suite(.threadPerTest) struct CredentialsTests {
     let issued: IssuedCertificate
 
     init() throws {

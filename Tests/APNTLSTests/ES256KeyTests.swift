@@ -5,7 +5,7 @@ import Testing
 
 /// ES256 keys: RFC 7515's vector, signing and verifying, the raw r‖s form only, .p8
 /// files, and the keys ES256 must refuse.
-@Suite struct ES256KeyTests {
+@Suite(.threadPerTest) struct ES256KeyTests {
     @Test func theRFC7515KeyVerifiesTheRFCSignature() throws {
         #expect(Base64URL.decode(RFC7515A3.encodedSignature) == RFC7515A3.signature)
         let keys = [

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Inputs the fuzz targets (Fuzz/) found crashing, each kept literally.
-@Suite struct FuzzRegressionTests {
+@Suite(.threadPerTest) struct FuzzRegressionTests {
     /// FuzzCredentials: a PKCS#8 P-256 key whose private scalar was damaged while its
     /// public key stayed. It was accepted, and its `verificationKey` (from the stored public
     /// key) refused the key's own signatures. Now refused as unreadable credentials.

@@ -1,9 +1,10 @@
+import TestSupport
 import APNTLS
 import Dispatch
 import Testing
 
 /// `Handoff`: a value given once and taken once, by a waiting thread.
-@Suite struct HandoffTests {
+@Suite(.threadPerTest) struct HandoffTests {
     @Test func aTimedTakeOfAnEmptyHandoffReturnsNilAndTheHandoffCanStillBeTaken() {
         let handoff = Handoff<[Int]>()
         #expect(handoff.take(waitingAtMost: .milliseconds(1)) == nil)
@@ -24,7 +25,7 @@ import Testing
 }
 
 /// `Duration.wholeNanoseconds`, for Dispatch deadlines.
-@Suite struct DurationNanosecondsTests {
+@Suite(.threadPerTest) struct DurationNanosecondsTests {
     @Test func wholeNanosecondsRoundDownAndSaturate() {
         #expect(Duration.milliseconds(1500).wholeNanoseconds == 1_500_000_000)
         #expect((Duration.nanoseconds(7) + .init(secondsComponent: 0, attosecondsComponent: 999_999_999)).wholeNanoseconds == 7)

@@ -1,8 +1,9 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// Mutual TLS on loopback with generated certificates, and each refusal with its error.
-@Suite struct HandshakeTests {
+@Suite(.threadPerTest) struct HandshakeTests {
     @Test(arguments: [TLSVersion.tls1_2, .tls1_3])
     func mutualHandshakeThenBytesBothWays(version: TLSVersion) throws {
         let fixture = try Fixture()

@@ -1,9 +1,10 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// Tokens come from untrusted peers: every refusal has its code, and no input, whole or
 /// cut short at any byte, crashes the decoder.
-@Suite struct JSONWebTokenDecodeTests {
+@Suite(.threadPerTest) struct JSONWebTokenDecodeTests {
     static let header = #"{"alg":"ES256","kid":"ABC123DEFG"}"#
     static let claims = #"{"iss":"DEF123GHIJ","iat":1437179036}"#
     static let signature = [UInt8](repeating: 7, count: 64)

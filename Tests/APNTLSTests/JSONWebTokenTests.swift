@@ -1,9 +1,10 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// Provider tokens: the exact bytes signed, the round trip through decode, and the
 /// signature check.
-@Suite struct JSONWebTokenTests {
+@Suite(.threadPerTest) struct JSONWebTokenTests {
     /// The values of Apple's documentation example.
     static let claims = ProviderTokenClaims(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", issuedAt: 1_437_179_036)
 

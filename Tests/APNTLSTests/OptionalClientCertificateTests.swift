@@ -1,10 +1,11 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// A server that asks for a client certificate without requiring one (Apple's HTTP/2
 /// provider API serves certificate and token clients on one listener), and the wait for
 /// reading or writing at once.
-@Suite struct OptionalClientCertificateTests {
+@Suite(.threadPerTest) struct OptionalClientCertificateTests {
     static func requestingContext(_ fixture: Fixture) throws -> TLSServerContext {
         try TLSServerContext(
             credentials: fixture.server.credentials(), clientCertificateAuthorities: [fixture.authority.certificate],

@@ -6,7 +6,7 @@ import Testing
 import APNTLS
 
 /// PKCS#12 export and loading (modern and legacy), the push-environment check, and DER input.
-@Suite struct PKCS12Tests {
+@Suite(.threadPerTest) struct PKCS12Tests {
     let fixture: Fixture
 
     init() throws {

@@ -1,8 +1,9 @@
+import TestSupport
 import APNTLS
 import Testing
 
 /// Data flow after the handshake: back-pressure and the three ways a connection ends.
-@Suite struct StreamTests {
+@Suite(.threadPerTest) struct StreamTests {
     private func connectedPair(sessionTickets: Bool = true) throws -> LoopbackPair {
         let fixture = try Fixture()
         let pair = try LoopbackPair(

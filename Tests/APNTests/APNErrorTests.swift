@@ -1,8 +1,9 @@
 import APN
 import APNWire
 import Testing
+import TestSupport
 
-@Suite("APNError")
+@Suite("APNError", .threadPerTest)
 struct APNErrorTests {
     @Test("codes are distinct and named")
     func codes() {

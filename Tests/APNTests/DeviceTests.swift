@@ -1,8 +1,9 @@
 import APN
 import APNWire
 import Testing
+import TestSupport
 
-@Suite("Device")
+@Suite("Device", .threadPerTest)
 struct DeviceTests {
     static let hex = "a591bde2720d89d4086beaa843f9b061a18b36b48cd0008a1f347a5ad844be95"
     static let bytes: [UInt8] = [

@@ -1,11 +1,12 @@
 import APN
 import Foundation
 import Testing
+import TestSupport
 
 /// node-apn 1.7.8's own payloads (Fixtures/golden), replayed through `Notification`:
 /// `swift test --filter Golden`. `APN_GOLDEN_PAYLOADS=FILE swift test --filter Golden`
 /// replays another file in the same format.
-@Suite("Golden payloads from node-apn 1.7.8")
+@Suite("Golden payloads from node-apn 1.7.8", .threadPerTest)
 struct GoldenPayloadTests {
     @Test("every case compiles to node-apn's JSON bytes and length, and trims as it did")
     func everyCase() throws {

@@ -1,9 +1,10 @@
 import APN
 import Testing
+import TestSupport
 
 /// The golden test's own machinery, on cases generated with node-apn 1.7.8 under Node for
 /// the situations the bundled file has few or none of.
-@Suite("Golden payloads: the replay's verdicts")
+@Suite("Golden payloads: the replay's verdicts", .threadPerTest)
 struct GoldenVerdictTests {
     enum Kind: Sendable {
         case passed, deliberate, javaScriptOnly

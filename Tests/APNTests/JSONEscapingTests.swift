@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("JSON string escaping matches JSON.stringify")
+@Suite("JSON string escaping matches JSON.stringify", .threadPerTest)
 struct JSONEscapingTests {
     /// JSON.stringify's output for every code point below U+0020.
     static let controlEscapes: [(UInt32, String)] = (UInt32(0)..<0x20).map { value in

@@ -2,7 +2,7 @@ import APN
 import TestSupport
 import Testing
 
-@Suite("JSON numbers match JavaScript's Number::toString")
+@Suite("JSON numbers match JavaScript's Number::toString", .threadPerTest)
 struct JSONNumberTests {
     static let cases: [(Double, String)] = [
         (0.0, "0"),

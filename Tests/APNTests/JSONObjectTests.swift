@@ -2,7 +2,7 @@ import APN
 import TestSupport
 import Testing
 
-@Suite("JSONObject keeps JavaScript's key order")
+@Suite("JSONObject keeps JavaScript's key order", .threadPerTest)
 struct JSONObjectTests {
     @Test("insertion order; replacing keeps the position; removing deletes; re-adding appends")
     func order() {

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Compiled payload cache and clone")
+@Suite("Compiled payload cache and clone", .threadPerTest)
 struct NotificationCacheTests {
     static func address(_ bytes: [UInt8]) -> UnsafeRawPointer? {
         bytes.withUnsafeBytes { $0.baseAddress }

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Payload encoding: utf8 and ucs2 (UTF-16LE)")
+@Suite("Payload encoding: utf8 and ucs2 (UTF-16LE)", .threadPerTest)
 struct NotificationEncodingTests {
     /// `{"aps":{"alert":""}}` is 20 ASCII characters.
     static let emptyAlertLength = 20

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Notification payload JSON, keys added after node-apn")
+@Suite("Notification payload JSON, keys added after node-apn", .threadPerTest)
 struct NotificationModernKeysTests {
     static let cases: [Golden] = [
         Golden("thread-id", #"{"aps":{"thread-id":"chat-42"}}"#) { Notification().setThreadId("chat-42") },

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Notification payload JSON, node-apn's keys")
+@Suite("Notification payload JSON, node-apn's keys", .threadPerTest)
 struct NotificationPayloadTests {
     static let cases: [Golden] = [
         Golden("empty notification", "{}") { Notification() },

@@ -1,8 +1,9 @@
 import APN
 import APNWire
 import Testing
+import TestSupport
 
-@Suite("trim(toLength:)")
+@Suite("trim(toLength:)", .threadPerTest)
 struct NotificationTrimTests {
     /// `{"aps":{"alert":""}}`: the payload around a string alert.
     static let overhead = 20

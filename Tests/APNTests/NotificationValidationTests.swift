@@ -1,8 +1,9 @@
 import APN
 import APNWire
 import Testing
+import TestSupport
 
-@Suite("validate(for:) and payload limits")
+@Suite("validate(for:) and payload limits", .threadPerTest)
 struct NotificationValidationTests {
     /// A notification whose utf8 payload is exactly `size` bytes: `{"aps":{"alert":"xxx…"}}`.
     static func note(size: Int, encoding: PayloadEncoding = .utf8) -> Notification {

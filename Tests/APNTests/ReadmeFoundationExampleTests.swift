@@ -1,3 +1,4 @@
+import TestSupport
 import APN
 import Foundation
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// The README's Foundation snippet, verbatim (ReadmeSnippetTests checks it stays so),
 /// compiled with only `import APN` and `import Foundation`: `PushNotification` is not
 /// ambiguous there, and `Command` and `StatusCode` come with `import APN`.
-@Suite struct ReadmeFoundationExampleTests {
+@Suite(.threadPerTest) struct ReadmeFoundationExampleTests {
     @Test func pushNotificationNextToFoundation() throws {
         let reminder = PushNotification().setAlertText("Backup finished").setBadge(1) // not Foundation's Notification
         reminder.expiry = UInt32(Date().timeIntervalSince1970) + 3600

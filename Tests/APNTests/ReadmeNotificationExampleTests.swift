@@ -1,9 +1,10 @@
+import TestSupport
 import APN
 import Testing
 
 /// The README's first snippet, verbatim (ReadmeSnippetTests checks it stays so), compiled
 /// with only `import APN`, as a user would write it.
-@Suite struct ReadmeNotificationExampleTests {
+@Suite(.threadPerTest) struct ReadmeNotificationExampleTests {
     @Test func snippetBuildsTheDocumentedPayload() throws {
         let device = try Device("<a1b2c3d4 e5f60718 293a4b5c 6d7e8f90 a1b2c3d4 e5f60718 293a4b5c 6d7e8f90>")
         let note = try Notification(payload: ["messageFrom": "Caroline"])

@@ -1,9 +1,11 @@
+import TestSupport
 import Foundation
 import Testing
 
 /// README snippets must compile: each ```swift block of README.md stands verbatim (minus
-/// its import lines and indentation) in a test file, where it is compiled and run.
-@Suite struct ReadmeSnippetTests {
+/// its import lines and indentation) in a test file or an example (`Examples/`), where it
+/// is compiled and run.
+@Suite(.threadPerTest) struct ReadmeSnippetTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -31,9 +33,10 @@ import Testing
     }
 
     static func testSources() throws -> [(name: String, lines: [String])] {
-        let tests = repository.appendingPathComponent("Tests")
-        let files = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        let files = ["Tests", "Examples"].flatMap { folder in
+            FileManager.default.enumerator(at: repository.appendingPathComponent(folder), includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        }
         return try files.map { url in
             (url.lastPathComponent, significantLines(try String(contentsOf: url, encoding: .utf8)
                 .components(separatedBy: "\n")))

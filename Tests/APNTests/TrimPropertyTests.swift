@@ -2,7 +2,7 @@ import APN
 import TestSupport
 import Testing
 
-@Suite("trim(toLength:) randomized")
+@Suite("trim(toLength:) randomized", .threadPerTest)
 struct TrimPropertyTests {
     /// Pieces that stress every rule: escapes of each width, multi-byte UTF-8, surrogate
     /// pairs, combining marks, ZWJ sequences, U+2028, and plenty of spaces for word ends.

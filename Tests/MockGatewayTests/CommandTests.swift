@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Commands 0, 1 and 2 as conforming clients send them, and Apple's validation.
-@Suite struct CommandTests {
+@Suite(.threadPerTest) struct CommandTests {
     @Test func recordsEachCommandExactly() throws {
         let harness = try Harness()
         let client = try harness.connect()

@@ -1,8 +1,9 @@
+import TestSupport
 import MockGateway
 import Testing
 
 /// The bytes held while they wait out the latency, driven by explicit instants.
-@Suite struct DelayLineTests {
+@Suite(.threadPerTest) struct DelayLineTests {
     let start = ContinuousClock.now
     let latency: Duration = .milliseconds(100)
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The faults that shape the error response of a remote gateway — the lag, the delay
 /// spent reading, a trickling answer, a wrong identifier — seen from a real TLS client.
-@Suite struct ErrorResponseFaultTests {
+@Suite(.threadPerTest) struct ErrorResponseFaultTests {
     /// Sends `frames` on one connection to a gateway with `faults` and reads until it
     /// closes; `elapsed` runs from the send to the close.
     static func exchange(

@@ -6,7 +6,7 @@ import Testing
 
 /// Each fault, seen from a real TLS client: the bytes it reads back, how the connection
 /// ends, and what the gateway recorded (and did not) on that connection.
-@Suite struct FaultTests {
+@Suite(.threadPerTest) struct FaultTests {
     @Test func rejectsATokenGivenInHexWithStatus8() throws {
         var faults = MockGateway.Faults()
         try faults.rejectToken(hex: String(repeating: "AB", count: 32))
@@ -158,7 +158,8 @@ import Testing
 
     @Test func stallsReadingSoTheClientsWritesBlockThenRecordsEverythingInOrder() throws {
         var faults = MockGateway.Faults()
-        faults.stallReads(afterAccepting: 1, for: .seconds(2))
+        // Long enough for a loaded machine to fill the socket buffers before it ends (2 s was not).
+        faults.stallReads(afterAccepting: 1, for: .seconds(20))
         let harness = try Harness(faults: faults)
         let client = try harness.connect()
         try client.send(bulkFrames(1..<2))

@@ -5,7 +5,7 @@ import Testing
 
 /// The gateway judges all the notifications one read brings under one lock; these pin that
 /// each is still judged on its own, at its exact place, when many arrive in one TLS record.
-@Suite struct FaultsWithinOneReadTests {
+@Suite(.threadPerTest) struct FaultsWithinOneReadTests {
     @Test func stallsThenShutsDownAtTheExactNotificationsOfOneWrite() throws {
         var faults = MockGateway.Faults()
         faults.stallReads(afterAccepting: 3, for: .milliseconds(200))

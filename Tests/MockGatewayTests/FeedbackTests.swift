@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The feedback listener serves what was queued, closes, and forgets it.
-@Suite struct FeedbackTests {
+@Suite(.threadPerTest) struct FeedbackTests {
     @Test(arguments: [nil, 7] as [Int?])
     func servesQueuedTuplesThenNothing(writeSize: Int?) throws {
         var faults = MockGateway.Faults()

@@ -9,7 +9,7 @@ import Testing
 /// Clients that misbehave — send without end, never send, open too many connections — and
 /// a system that refuses threads: the gateway neither crashes, hangs nor grows without bound,
 /// and counts what it refused (issue #16, hostile peers).
-@Suite struct HostilePeerTests {
+@Suite(.threadPerTest) struct HostilePeerTests {
     @Test func queueFeedbackRefusesATokenATupleCannotCarryAndServesTheLongestItCan() throws {
         let harness = try Harness()
         #expect(throws: MockGateway.FeedbackTokenError(length: 65_536)) {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// ``MockGateway/Faults/latency``: a gateway across a network, seen from a real TLS client.
-@Suite struct LatencyTests {
+@Suite(.threadPerTest) struct LatencyTests {
     @Test func recordsInOrderOnlyOnceTheLatencyHasPassed() throws {
         var faults = MockGateway.Faults()
         faults.latency = .milliseconds(200)

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Starting, configuration and prompt stopping.
-@Suite struct LifecycleTests {
+@Suite(.threadPerTest) struct LifecycleTests {
     @Test func bindsTwoLoopbackPortsAndStopsPromptlyWithAnIdleClient() throws {
         let harness = try Harness()
         #expect(harness.gateway.gatewayPort != 0)
@@ -55,7 +55,7 @@ import Testing
 }
 
 /// ``MockGateway/stop(timeout:)`` ends connections whatever remote-gateway fault they wait on.
-@Suite struct StopWhileWaitingTests {
+@Suite(.threadPerTest) struct StopWhileWaitingTests {
     enum Waiting: String, CaseIterable, Sendable {
         case latency, readRate, errorResponseDelay, trickle
     }

@@ -7,7 +7,7 @@ import Testing
 /// ``MockGateway/Faults/closeEvery`` and ``MockGateway/Faults/resetEvery``: a gateway that
 /// drops a connection after every N accepted notifications, for soak runs; and
 /// ``MockGateway/openConnectionCount``.
-@Suite struct PeriodicEndTests {
+@Suite(.threadPerTest) struct PeriodicEndTests {
     @Test(arguments: [TestClient.End.closed(clean: false), .failed(.connectionReset)])
     func endsAfterEveryNthAcceptedNotification(expectedEnd: TestClient.End) throws {
         var faults = MockGateway.Faults()

@@ -9,7 +9,7 @@ import Testing
 
 /// How records are kept and read back: reading from an index, and every field exact over
 /// enough notifications to fill several of the gateway's storage blocks.
-@Suite struct RecordTests {
+@Suite(.threadPerTest) struct RecordTests {
     @Test func readsRecordsFromAnIndex() throws {
         let harness = try Harness()
         let client = try harness.connect()

@@ -1,10 +1,11 @@
+import TestSupport
 import Foundation
 import MockGateway
 import Testing
 
 /// The gateway's threads carry names the system keeps (at most 15 bytes), so `top -H`,
 /// `perf` and the benchmarks' per-thread CPU figures can tell them apart.
-@Suite struct ThreadNameTests {
+@Suite(.threadPerTest) struct ThreadNameTests {
     @Test func acceptAndConnectionThreadsAreNamedForTheSystem() throws {
         let harness = try Harness()
         let client = try harness.connect()  // its thread named itself before serving the handshake

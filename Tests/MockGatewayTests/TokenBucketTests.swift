@@ -1,8 +1,9 @@
+import TestSupport
 import MockGateway
 import Testing
 
 /// The read-rate budget, driven by explicit instants: no clock, no waiting.
-@Suite struct TokenBucketTests {
+@Suite(.threadPerTest) struct TokenBucketTests {
     let start = ContinuousClock.now
 
     @Test func startsFullWithTenMillisecondsWorthAtLeastOne() {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("apn demo")
+@Suite("apn demo", .threadPerTest, .ownsChildProcesses)
 struct ApnDemoTests {
     @Test("apn demo --json tells the story, checks every outcome and exits 0")
     func demoJSON() throws {

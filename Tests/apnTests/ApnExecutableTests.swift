@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("apn executable")
+@Suite("apn executable", .threadPerTest, .ownsChildProcesses)
 struct ApnExecutableTests {
     /// A fresh temporary directory for one test.
     private func temporaryDirectory() throws -> String {
@@ -37,6 +37,20 @@ struct ApnExecutableTests {
         #expect(client.certificate.subject.contains("com.example.tests"))
         let bundled = try TLSCredentials(pkcs12File: file(target, "client.p12"), password: "s3cret")
         #expect(bundled.certificate.subject == client.certificate.subject)
+    }
+
+    /// Foundation's `deletingLastPathComponent` trapped on a one-letter relative path, so
+    /// `apn certs c` died with "Illegal instruction" while `apn certs cc` worked.
+    @Test("apn certs accepts any folder name", arguments: ["c", "c/", "cc", "a/b", "x/y/z/", "./d"])
+    func certsFolderNames(_ name: String) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let apn = try ApnProcess(["certs", name], directory: directory)
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 0, "stderr: \(standardError)")
+        for file in ["ca.pem", "server.pem", "server.key", "client.pem", "client.key", "client.p12"] {
+            #expect(FileManager.default.fileExists(atPath: self.file(self.file(directory, name), file)), "\(file) missing")
+        }
     }
 
     @Test("apn mock-gateway records a notification and stops on SIGTERM")

@@ -2,6 +2,7 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
+import TestSupport
 
 /// #14 item 2, "nothing lost": `apn feedback-service` SIGKILLed in the middle of a visit that
 /// serves 100,000 tuples in small, paced TLS records.
@@ -21,7 +22,7 @@ import Testing
 ///    reads and takes a new batch afterwards, from this process and from `apn tokens`.
 /// Tuples the mock wrote that the process had not yet read are gone — as with Apple's
 /// service, which forgets what it sent: nothing can keep those.
-@Suite("apn feedback-service: stopped mid-visit", .timeLimit(.minutes(3)))
+@Suite("apn feedback-service: stopped mid-visit", .timeLimit(.minutes(10)), .threadPerTest, .ownsChildProcesses)
 struct ApnFeedbackServiceKillTests {
     static let count = 100_000
 

@@ -2,10 +2,11 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
+import TestSupport
 
 /// `apn feedback-service` against `apn mock-gateway`: what the store answers afterwards, and
 /// a failed visit followed by more.
-@Suite("apn feedback-service")
+@Suite("apn feedback-service", .threadPerTest, .ownsChildProcesses)
 struct ApnFeedbackServiceTests {
     static let before = String(repeating: "aa", count: 32)
     static let after = String(repeating: "bb", count: 32)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("apn feedback")
+@Suite("apn feedback", .threadPerTest, .ownsChildProcesses)
 struct ApnFeedbackTests {
     @Test("apn feedback --once prints the tuples apn mock-gateway --feedback serves, then nothing")
     func feedbackOnceAgainstTheMockProcess() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// `apn mock-gateway` against hostile input and peers (issue #16): what it refuses at start,
 /// what it says, and how it stops under a client that never stops sending.
-@Suite("apn mock-gateway hostile peers")
+@Suite("apn mock-gateway hostile peers", .threadPerTest, .ownsChildProcesses)
 struct ApnMockGatewayHostileTests {
     typealias Certificates = ApnMockGatewayFlagTests.Certificates
 

@@ -15,14 +15,57 @@ import Synchronization
 /// (`Bundle.main.executableURL`, falling back to `CommandLine.arguments[0]`) and walk up a
 /// few directories until one contains an `apn` executable. `swift test` builds `apn`
 /// first because the apnTests target depends on it (Package.swift).
+///
+/// Every process is owned by the test case that started it (``ChildProcesses``): killed
+/// and reaped when that case ends, however it ends.
 final class ApnProcess: Sendable {
     let process: Process
-    private let lines = Lock<[String]>([])
-    private let lineArrived = DispatchSemaphore(value: 0)
-    private let standardError = Lock<[UInt8]>([])
+    private let child: Child
+    private let lines: Lines
+    private let standardError = ErrorBytes()
     private let errorDrained = DispatchSemaphore(value: 0)
     private let outputDrained = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
+    private var exited: DispatchSemaphore { child.exited }
+
+    /// A started process as its owner sees it: its pid and whether it has exited. The
+    /// reader threads hold neither this nor the ``ApnProcess``, so dropping the process
+    /// object kills it (`deinit`) instead of waiting for it to end by itself.
+    final class Child: Sendable {
+        let exited = DispatchSemaphore(value: 0)
+        /// The pid once started, and whether the process has exited.
+        private let state = Lock<(pid: Int32?, hasExited: Bool)>((nil, false))
+
+        func started(pid: Int32) {
+            state.withLock { $0.pid = pid }
+        }
+
+        /// Signals ``exited`` once, however often it is called.
+        func markExited() {
+            let first = state.withLock { state in
+                defer { state.hasExited = true }
+                return !state.hasExited
+            }
+            if first { exited.signal() }
+        }
+
+        /// SIGKILL unless it has exited; then waits for the exit (a minute at most).
+        func kill() {
+            guard let pid = state.withLock({ $0.hasExited ? nil : $0.pid }) else { return }
+            Foundation.kill(pid, SIGKILL)
+            if exited.wait(timeout: .now() + 60) == .success { exited.signal() }
+        }
+    }
+
+    /// Standard error's bytes, filled by the reader thread.
+    private final class ErrorBytes: Sendable {
+        let bytes = Lock<[UInt8]>([])
+    }
+
+    /// Standard output's lines, filled by the reader thread.
+    private final class Lines: Sendable {
+        let lines = Lock<[String]>([])
+        let arrived = DispatchSemaphore(value: 0)
+    }
 
     enum Failure: Error, CustomStringConvertible {
         case executableNotFound(String)
@@ -30,17 +73,17 @@ final class ApnProcess: Sendable {
 
         var description: String {
             switch self {
-            case .executableNotFound(let from): "no apn executable found in the directories above \(from); build it first"
+            case .executableNotFound(let from): "no such executable in the directories above \(from); build it first"
             case .timedOut(let what): "timed out waiting for \(what)"
             }
         }
     }
 
-    static func executable() throws -> URL {
+    static func executable(_ name: String = "apn") throws -> URL {
         let runner = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         var directory = runner.resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent("apn")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
@@ -48,20 +91,34 @@ final class ApnProcess: Sendable {
     }
 
     /// Starts `apn` with `arguments`; `input`, when given, is its standard input (then
-    /// closed), else it reads from /dev/null.
-    init(_ arguments: [String], input: [UInt8]? = nil) throws {
+    /// closed), else it reads from /dev/null. `directory`, when given, is its working directory;
+    /// `environment` is added to the test runner's; `executable` names another product of the
+    /// build (README's examples).
+    init(
+        _ arguments: [String], input: [UInt8]? = nil, directory: String? = nil,
+        environment: [String: String] = [:], executable: String = "apn"
+    ) throws {
         process = Process()
-        process.executableURL = try Self.executable()
+        process.executableURL = try Self.executable(executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
         let inputPipe = input.map { _ in Pipe() }
         process.standardInput = inputPipe ?? FileHandle.nullDevice
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.signal() }
+        let lines = Lines()
+        self.lines = lines
+        let child = Child()
+        self.child = child
+        process.terminationHandler = { _ in child.markExited() }
         try process.run()
+        child.started(pid: process.processIdentifier)
+        (ChildProcesses.current ?? ChildProcesses.unowned).add(child)
         if let inputPipe, let input {
             // Written from a thread of its own: a child that stops reading must not block the test.
             let writer = inputPipe.fileHandleForWriting
@@ -72,30 +129,31 @@ final class ApnProcess: Sendable {
         }
         let outputDescriptor = output.fileHandleForReading.fileDescriptor
         let errorDescriptor = error.fileHandleForReading.fileDescriptor
-        Thread.detachNewThread { [self] in readLines(outputDescriptor) }
-        Thread.detachNewThread { [self] in readError(errorDescriptor) }
+        let (outputDrained, errorDrained, standardError) = (self.outputDrained, self.errorDrained, self.standardError)
+        Thread.detachNewThread { Self.readLines(outputDescriptor, into: lines, drained: outputDrained) }
+        Thread.detachNewThread { Self.readError(errorDescriptor, into: standardError, drained: errorDrained) }
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        child.kill()
     }
 
     /// The next line the process writes to standard output, waiting up to `timeout`.
-    func nextLine(timeout: Double = 10) throws -> String {
-        guard lineArrived.wait(timeout: .now() + timeout) == .success else {
+    func nextLine(timeout: Double = 60) throws -> String {
+        guard lines.arrived.wait(timeout: .now() + timeout) == .success else {
             throw Failure.timedOut("a line on standard output")
         }
-        return lines.withLock { $0.removeFirst() }
+        return lines.lines.withLock { $0.removeFirst() }
     }
 
     /// Waits up to `timeout` for the process to exit and returns its status and standard error.
-    func waitForExit(timeout: Double = 10) throws -> (status: Int32, standardError: String) {
+    func waitForExit(timeout: Double = 60) throws -> (status: Int32, standardError: String) {
         guard exited.wait(timeout: .now() + timeout) == .success else {
             kill(process.processIdentifier, SIGKILL)
             throw Failure.timedOut("apn to exit")
         }
         guard errorDrained.wait(timeout: .now() + timeout) == .success else { throw Failure.timedOut("standard error") }
-        return (process.terminationStatus, String(decoding: standardError.withLock { $0 }, as: UTF8.self))
+        return (process.terminationStatus, String(decoding: standardError.bytes.withLock { $0 }, as: UTF8.self))
     }
 
     /// Sends `signal` to the process.
@@ -103,7 +161,7 @@ final class ApnProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    private func readLines(_ descriptor: Int32) {
+    private static func readLines(_ descriptor: Int32, into lines: Lines, drained: DispatchSemaphore) {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -114,32 +172,32 @@ final class ApnProcess: Sendable {
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
-                lines.withLock { $0.append(line) }
-                lineArrived.signal()
+                lines.lines.withLock { $0.append(line) }
+                lines.arrived.signal()
             }
         }
-        outputDrained.signal()
+        drained.signal()
     }
 
     /// The lines not yet taken by ``nextLine(timeout:)``, once standard output has closed
     /// (waiting up to `timeout` for that).
-    func remainingLines(timeout: Double = 10) throws -> [String] {
+    func remainingLines(timeout: Double = 60) throws -> [String] {
         guard outputDrained.wait(timeout: .now() + timeout) == .success else {
             throw Failure.timedOut("standard output to close")
         }
         outputDrained.signal()
-        return lines.withLock { $0 }
+        return lines.lines.withLock { $0 }
     }
 
-    private func readError(_ descriptor: Int32) {
+    private static func readError(_ descriptor: Int32, into standardError: ErrorBytes, drained: DispatchSemaphore) {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
-            standardError.withLock { $0 += buffer[..<count] }
+            standardError.bytes.withLock { $0 += buffer[..<count] }
         }
-        errorDrained.signal()
+        drained.signal()
     }
 }
 

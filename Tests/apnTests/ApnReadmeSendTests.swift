@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("README's apn send example")
+@Suite("README's apn send example", .threadPerTest, .ownsChildProcesses)
 struct ApnReadmeSendTests {
     /// README.md, found from this file's path.
     static func readme() throws -> String {

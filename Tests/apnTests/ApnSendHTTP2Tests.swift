@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `apn send --http2` against `apn mock-gateway --http2`, both as processes, with the
 /// provider-token key `apn certs` writes.
-@Suite("apn send --http2")
+@Suite("apn send --http2", .threadPerTest, .ownsChildProcesses)
 struct ApnSendHTTP2Tests {
     static let delivered = String(repeating: "aa", count: 32)
     static let refused = String(repeating: "bb", count: 32)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("apn send")
+@Suite("apn send", .threadPerTest, .ownsChildProcesses)
 struct ApnSendTests {
     static let good = [String(repeating: "11", count: 32), String(repeating: "22", count: 32), String(repeating: "33", count: 32)]
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `apn tokens`: the store `apn feedback-service` writes, from the command line.
-@Suite("apn tokens")
+@Suite("apn tokens", .threadPerTest, .ownsChildProcesses)
 struct ApnTokensTests {
     /// A temporary folder with a store path in it, removed at the end of the test.
     final class Folder {

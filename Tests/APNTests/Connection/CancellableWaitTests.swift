@@ -1,10 +1,11 @@
 @testable import APN
 import Testing
+import TestSupport
 
 /// The hand-over between a report made on the I/O thread and a Task cancelled meanwhile:
 /// whichever way it goes, the report is either returned or refused where it was made
 /// (and then carried to the next report), never lost on its way.
-@Suite("CancellableWait: claimed answers and cancellations", .timeLimit(.minutes(1)))
+@Suite("CancellableWait: claimed answers and cancellations", .timeLimit(.minutes(10)), .threadPerTest)
 struct CancellableWaitTests {
     @Test("a claimed wait refuses the cancellation: the Task gets the claimed answer")
     func claimedThenCancelled() async {

@@ -2,11 +2,12 @@ import APN
 import Foundation
 import MockGateway
 import Testing
+import TestSupport
 
 /// Cancelling the Task that awaits `send`, `flush` or `shutdown` returns at once with the
 /// documented value; nothing is recalled, and no outcome is lost from the reports. The
 /// clock is manual, so every wait below can only end by the cancellation.
-@Suite("Connection: cancelling the Task that waits", .timeLimit(.minutes(1)))
+@Suite("Connection: cancelling the Task that waits", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionCancellationTests {
     /// A gateway that waits a minute for a handshake: on a loaded machine (the whole suite,
     /// ThreadSanitizer) its default 5 s could fail the first connect, and the reconnect
@@ -20,12 +21,12 @@ struct ConnectionCancellationTests {
         let fixture = try Self.fixture()
         let clock = ManualClock()
         let connection = Connection(options: fixture.options { $0.clock = .manual(clock) })
-        let waiting = Task { await connection.send(note(1), to: device(1)) }
+        let waiting = Task.immediate { await connection.send(note(1), to: device(1)) }
         await fixture.expectRecords(1)  // written; its grace window cannot pass on the manual clock
         waiting.cancel()
         #expect(await waiting.value == .unknownFate(.cancelled))
         await connection.acknowledgementBarrier()
-        clock.advance(by: .seconds(1))
+        clock.advance(by: .seconds(3))  // past the fixture's 2 s grace window
         let report = await connection.shutdown()
         #expect(report.accepted == 1, "its real outcome is in the next report")
     }
@@ -56,7 +57,7 @@ struct ConnectionCancellationTests {
         let cancelled = await waiting.value
         #expect(cancelled.total == 0 && !cancelled.confirmed)
         await connection.acknowledgementBarrier()
-        clock.advance(by: .seconds(1))
+        clock.advance(by: .seconds(3))  // past the fixture's 2 s grace window
         let next = await connection.flush(confirm: false)
         #expect(next.accepted == 1, "kept for the next report")
         await connection.shutdown()
@@ -74,14 +75,14 @@ struct ConnectionCancellationTests {
         #expect(await waiting.value.total == 0, "returned: its command was posted before it waited")
         connection.push(note(2), to: device(2))
         await connection.acknowledgementBarrier()
-        clock.advance(by: .seconds(1))
+        clock.advance(by: .seconds(3))  // past the fixture's 2 s grace window
         let report = await connection.shutdown()
         #expect(report.accepted == 1, "\(report)")
         #expect(report.failed == 1, "2 came after the shutdown: 515")
     }
 }
 
-@Suite("Feedback: cancelling the Task that reads", .timeLimit(.minutes(1)))
+@Suite("Feedback: cancelling the Task that reads", .timeLimit(.minutes(10)), .threadPerTest)
 struct FeedbackCancellationTests {
     @Test("a cancelled read ends the held visit and returns what it read")
     func cancelledRead() async throws {
@@ -93,7 +94,7 @@ struct FeedbackCancellationTests {
             $0.readTimeout = .zero
             $0.interval = nil
         })
-        let reading = Task { try await feedback.read() }
+        let reading = Task.immediate { try await feedback.read() }
         // Waited for on a thread of its own: blocking the cooperative pool could keep the
         // reading Task from starting.
         let connected = await withCheckedContinuation { continuation in

@@ -2,8 +2,9 @@ import APN
 import APNWire
 import MockGateway
 import Testing
+import TestSupport
 
-@Suite("Connection: delivery end to end", .timeLimit(.minutes(1)))
+@Suite("Connection: delivery end to end", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionDeliveryTests {
     @Test("pushed notifications arrive in order as command 1 with identifiers from 1, and are accepted")
     func deliversInOrder() async throws {

@@ -2,9 +2,10 @@ import APN
 import APNWire
 import MockGateway
 import Testing
+import TestSupport
 
 /// node-apn's errorCallback situations (PROTOCOL.md §4), end to end over TLS.
-@Suite("Connection: errorCallback, rejections and resends", .timeLimit(.minutes(1)))
+@Suite("Connection: errorCallback, rejections and resends", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionErrorTests {
     @Test("a rejection: errorCallback(status, notification), later ones resent in order, nothing lost")
     func rejectionResendsWhatFollowed() async throws {

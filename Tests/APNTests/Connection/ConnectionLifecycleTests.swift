@@ -3,9 +3,10 @@ import APNTLS
 import APNWire
 import MockGateway
 import Testing
+import TestSupport
 
 /// Connecting, reconnecting, giving up, idling: the connection's life over real sockets.
-@Suite("Connection: connecting, backoff, termination and idle close", .timeLimit(.minutes(1)))
+@Suite("Connection: connecting, backoff, termination and idle close", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionLifecycleTests {
     @Test("refused connections back off 1 s, 2 s on the injected clock, then fail with 514; later pushes 515")
     func backoffThenRetryLimit() async throws {
@@ -56,7 +57,7 @@ struct ConnectionLifecycleTests {
         clock.advance(by: .seconds(1))
         await second.expectRecords(1)
         await connection.acknowledgementBarrier()  // the window starts once the gateway has it
-        clock.advance(by: .seconds(1))  // the grace window (200 ms) on the injected clock
+        clock.advance(by: .seconds(3))  // the grace window (the fixture's 2 s) on the injected clock
         #expect(log.wait { $0.outcomes[1] != nil })
         #expect(log.outcomes[1] == .accepted(Acceptance(evidence: .graceWindow)))
         await connection.shutdown()

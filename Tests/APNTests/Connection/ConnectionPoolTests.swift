@@ -5,8 +5,9 @@ import Foundation
 import MockGateway
 import Synchronization
 import Testing
+import TestSupport
 
-@Suite("Connection: pools and threads", .timeLimit(.minutes(2)))
+@Suite("Connection: pools and threads", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionPoolTests {
     @Test("a pool of 4 sockets delivers 100,000 notifications with rejections, every outcome accounted for")
     func poolOfFour() async throws {

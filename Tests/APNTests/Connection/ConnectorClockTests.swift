@@ -2,11 +2,12 @@ import APN
 import Foundation
 import MockGateway
 import Testing
+import TestSupport
 
 /// A connection attempt's thread gives up on the connection's clock, with the session, not
 /// after the connect timeout in real time: the timeout below is an hour on a
 /// ``ManualClock``, so only the clock's advance can end it within the suite's time limit.
-@Suite("Connection: connect attempts on the injected clock", .timeLimit(.minutes(1)))
+@Suite("Connection: connect attempts on the injected clock", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectorClockTests {
     @Test("an unanswered attempt is abandoned, and its socket closed, when the manual clock passes the connect timeout")
     func attemptGivesUpOnTheClock() async throws {

@@ -15,6 +15,9 @@ final class GatewayFixture: Sendable {
 
     init(faults: MockGateway.Faults = MockGateway.Faults(), configure: (inout MockGateway.Configuration) -> Void = { _ in }) throws {
         var configuration = MockGateway.Configuration(faults: faults, lingerTimeout: .milliseconds(200))
+        // A hang detector, not the mock's 5 s default: a loaded machine can take seconds over
+        // a handshake, and a client on a manual clock would then back off for good.
+        configuration.handshakeTimeout = .seconds(60)
         configure(&configuration)
         mock = try MockGateway(configuration: configuration)
         try mock.start()
@@ -28,7 +31,7 @@ final class GatewayFixture: Sendable {
         _ = mock.stop()
     }
 
-    /// Options for the mock: its CA, our client certificate, short grace window.
+    /// Options for the mock: its CA, our client certificate, a 2 s grace window.
     func options(_ configure: (inout Connection.Options) -> Void = { _ in }) -> Connection.Options {
         var options = Connection.Options()
         options.address = "127.0.0.1"
@@ -36,7 +39,9 @@ final class GatewayFixture: Sendable {
         options.cert = .data(clientCertificatePEM)
         options.key = .data(clientKeyPEM)
         options.ca = [.data(caPEM)]
-        options.shutdownGraceWindow = .milliseconds(200)
+        // Long enough that a loaded machine's mock answers within it: a refusal that came
+        // after the window would be counted accepted (200 ms failed tests under load).
+        options.shutdownGraceWindow = .seconds(2)
         options.settleWindow = .zero
         configure(&options)
         return options

@@ -2,10 +2,11 @@ import APN
 import Foundation
 import MockGateway
 import Testing
+import TestSupport
 
 /// node-apn's `feedback` option beside the events and the `entries` sequence, and the
 /// zeros that mean "off".
-@Suite("Feedback: the feedback option", .timeLimit(.minutes(1)))
+@Suite("Feedback: the feedback option", .timeLimit(.minutes(10)), .threadPerTest)
 struct FeedbackCallbackTests {
     typealias Tests = FeedbackTests
 

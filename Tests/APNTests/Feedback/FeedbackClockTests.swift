@@ -1,11 +1,12 @@
 import APN
 import Foundation
 import Testing
+import TestSupport
 
 /// The feedback reader's timeouts run on the options' clock, and a cancel ends its wait at
 /// once. Each timeout below is an hour on a ``ManualClock``: only the clock's advance can
 /// end the wait within the suite's time limit, never the wall clock.
-@Suite("Feedback: timeouts on the injected clock, wake-ups on cancel", .timeLimit(.minutes(1)))
+@Suite("Feedback: timeouts on the injected clock, wake-ups on cancel", .timeLimit(.minutes(10)), .threadPerTest)
 struct FeedbackClockTests {
     @Test("the connect timeout fires when the manual clock passes it")
     func connectTimeoutOnTheClock() async throws {
@@ -17,7 +18,9 @@ struct FeedbackClockTests {
             $0.connectTimeout = .seconds(3600)
             $0.readTimeout = .zero
         })
-        let reading = Task { () -> Result<[Feedback.Entry], APNError> in
+        // Task.immediate: read() starts its visit before this test goes on, with no wait
+        // for a pool thread (a loaded machine once kept a plain Task from starting for 20 s).
+        let reading = Task.immediate { () -> Result<[Feedback.Entry], APNError> in
             do throws(APNError) { return .success(try await feedback.read()) } catch { return .failure(error) }
         }
         #expect(await onThread { server.wait { accepted, _ in accepted == 1 } }, "the visit is in its handshake")
@@ -74,7 +77,7 @@ struct FeedbackClockTests {
             $0.connectTimeout = .zero
             $0.readTimeout = .zero
         })
-        let reading = Task { try await feedback.read() }
+        let reading = Task.immediate { try await feedback.read() }
         #expect(await onThread { server.wait { accepted, _ in accepted == 1 } })
         reading.cancel()
         let entries = try await reading.value

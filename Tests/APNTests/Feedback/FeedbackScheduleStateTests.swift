@@ -1,9 +1,10 @@
 import APN
 import Testing
+import TestSupport
 
 /// The poller's schedule without sockets or threads: every row of its table, with the time
 /// given explicitly.
-@Suite("Feedback: the schedule state machine")
+@Suite("Feedback: the schedule state machine", .threadPerTest)
 struct FeedbackScheduleStateTests {
     static func at(_ seconds: Double) -> Timestamp { .seconds(seconds) }
 

@@ -4,11 +4,12 @@ import Foundation
 import MockGateway
 import Synchronization
 import Testing
+import TestSupport
 
 /// When a poller visits the service, as node-apn's README says: at creation with an
 /// interval, only at `start()` without one, `start()` again after `cancel()`, and never
 /// two visits at once.
-@Suite("Feedback: starting, as node-apn", .timeLimit(.minutes(1)))
+@Suite("Feedback: starting, as node-apn", .timeLimit(.minutes(10)), .threadPerTest)
 struct FeedbackStartTests {
     typealias Tests = FeedbackTests
 

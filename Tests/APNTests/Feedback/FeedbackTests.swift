@@ -6,10 +6,11 @@ import Foundation
 import MockGateway
 import Synchronization
 import Testing
+import TestSupport
 
 /// Feedback against MockGateway's feedback listener (and a raw TLS server for bytes the
 /// mock would never send), over real TLS.
-@Suite("Feedback: reading the feedback service", .timeLimit(.minutes(1)))
+@Suite("Feedback: reading the feedback service", .timeLimit(.minutes(10)), .threadPerTest)
 struct FeedbackTests {
     static func options(_ fixture: GatewayFixture, _ configure: (inout Feedback.Options) -> Void = { _ in }) -> Feedback.Options {
         var options = Feedback.Options()

@@ -5,10 +5,11 @@ import Foundation
 import MockGateway
 import Synchronization
 import Testing
+import TestSupport
 
 /// `Feedback.visit`: one visit on the caller's thread, batches handed over synchronously,
 /// for a consumer that stores each batch before more is read.
-@Suite("Feedback: visit, batches handed over before more is read", .timeLimit(.minutes(1)))
+@Suite("Feedback: visit, batches handed over before more is read", .timeLimit(.minutes(10)), .threadPerTest)
 struct FeedbackVisitTests {
     typealias Tests = FeedbackTests
 
@@ -69,18 +70,24 @@ struct FeedbackVisitTests {
         let feedback = Feedback(options: server.options { $0.readTimeout = .zero })
         let stop = try Feedback.Cancellation()
         let allThree = DispatchSemaphore(value: 0)
-        let visiting = Task.detached { () throws(APNError) -> Feedback.VisitEnd in
+        // The blocking visit on a thread of its own, not a pool thread it would hold.
+        let visiting = Handoff<Result<Feedback.VisitEnd, APNError>>()
+        Thread.detachNewThread {
             var received = 0
-            return try feedback.visit(cancellation: stop) { entries in
-                received += entries.count
-                if received == 3 { allThree.signal() }
-                return true
-            }
+            visiting.put(Result { () throws(APNError) in
+                try feedback.visit(cancellation: stop) { entries in
+                    received += entries.count
+                    if received == 3 { allThree.signal() }
+                    return true
+                }
+            })
         }
         #expect(await onThread { allThree.wait(timeout: .now() + 20) == .success }, "the three entries were handed over")
         #expect(!stop.isCancelled)
         stop.cancel()
-        #expect(try await visiting.value == .stopped)
+        // This test runs on a thread of its own (.threadPerTest): waiting here holds no pool thread.
+        let end = try #require(visiting.take(waitingAtMost: .seconds(60)), "the visit ended after cancel()")
+        #expect(try end.get() == .stopped)
         #expect(stop.isCancelled)
     }
 

@@ -2,9 +2,10 @@ import APN
 import Dispatch
 import MockGateway
 import Testing
+import TestSupport
 
 /// The README's Feedback snippets, verbatim, against a MockGateway.
-@Suite("README: Feedback usage", .timeLimit(.minutes(1)))
+@Suite("README: Feedback usage", .timeLimit(.minutes(10)), .threadPerTest)
 struct ReadmeFeedbackExampleTests {
     @Test func theReadmeFeedbackExampleReadsTheQueuedEntries() async throws {
         let fixture = try GatewayFixture()

@@ -2,7 +2,7 @@ import APN
 import TestSupport
 import Testing
 
-@Suite("JSONParser under random input")
+@Suite("JSONParser under random input", .threadPerTest)
 struct JSONParserFuzzTests {
     /// Bytes that matter to the grammar, plus some that never may appear, so that random
     /// strings get deep into the parser rather than failing at the first byte.

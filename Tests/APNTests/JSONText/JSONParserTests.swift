@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("JSONParser reads JSON text into ordered values")
+@Suite("JSONParser reads JSON text into ordered values", .threadPerTest)
 struct JSONParserTests {
     static let vectors: [(String, JSONValue)] = [
         ("{}", .object([:])),

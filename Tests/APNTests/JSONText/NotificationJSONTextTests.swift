@@ -1,8 +1,9 @@
 import APN
 import APNWire
 import Testing
+import TestSupport
 
-@Suite("Notification(payloadJSON:) sends the text as given")
+@Suite("Notification(payloadJSON:) sends the text as given", .threadPerTest)
 struct NotificationJSONTextTests {
     @Test("key order, number text and escapes are kept; whitespace between tokens is not")
     func asGiven() throws {

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Connection pool: flush, shutdown, termination and release")
+@Suite("Connection pool: flush, shutdown, termination and release", .threadPerTest)
 struct PoolLifecycleTests {
     static func isStatus(_ code: ErrorCallbackCode, _ status: StatusCode) -> Bool {
         if case .status(let actual) = code { actual == status } else { false }
@@ -145,7 +146,7 @@ struct PoolLifecycleTests {
     }
 }
 
-@Suite("Connection pool: cancelled replies")
+@Suite("Connection pool: cancelled replies", .threadPerTest)
 struct PoolCancelTests {
     @Test func aCancelledFlushIsNotAnsweredAndItsOutcomesStayForTheNextReport() {
         let h = PoolHarness()

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Connection pool: routing, sockets and attempts")
+@Suite("Connection pool: routing, sockets and attempts", .threadPerTest)
 struct PoolRoutingTests {
     @Test func nothingConnectsUntilTheFirstPushThenOneSocketCarriesTheQueue() {
         let h = PoolHarness()

@@ -2,8 +2,9 @@
 import APNHTTP2
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("HTTP/2 provider API: Apple's answers")
+@Suite("HTTP/2 provider API: Apple's answers", .threadPerTest)
 struct ProviderAnswerTests {
     @Test("200 with apns-id and apns-unique-id")
     func success() throws {

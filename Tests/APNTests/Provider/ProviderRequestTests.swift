@@ -2,8 +2,9 @@
 import APNHTTP2
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("HTTP/2 provider API: a notification as a request")
+@Suite("HTTP/2 provider API: a notification as a request", .threadPerTest)
 struct ProviderRequestTests {
     static let device = try! Device(String(repeating: "ab", count: 32))
 

@@ -1,8 +1,9 @@
 @testable import APN
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("HTTP/2 provider API: the scheduler's table")
+@Suite("HTTP/2 provider API: the scheduler's table", .threadPerTest)
 struct ProviderSchedulerTests {
     static let configuration = ProviderScheduler.Configuration(
         requestTimeout: .seconds(10), retryLimit: 2, initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(300),

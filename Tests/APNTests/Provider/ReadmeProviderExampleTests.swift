@@ -3,9 +3,10 @@ import APNTLS
 import Foundation
 import MockGateway
 import Testing
+import TestSupport
 
 /// The README's Provider snippets, verbatim, run against the HTTP/2 mock gateway.
-@Suite("README: Provider usage", .timeLimit(.minutes(1)))
+@Suite("README: Provider usage", .timeLimit(.minutes(10)), .threadPerTest)
 struct ReadmeProviderExampleTests {
     @Test func theReadmeProviderExampleDelivers() async throws {
         let fixture = try ProviderFixture(keyID: "ABC123DEFG", teamID: "DEF123GHIJ")

@@ -2,7 +2,7 @@ import APN
 import TestSupport
 import Testing
 
-@Suite struct RingBufferTests {
+@Suite(.threadPerTest) struct RingBufferTests {
     final class Box {
         let value: Int
         init(_ value: Int) { self.value = value }

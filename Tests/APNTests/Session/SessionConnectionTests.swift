@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Gateway session: closes, failures and timers")
+@Suite("Gateway session: closes, failures and timers", .threadPerTest)
 struct SessionConnectionTests {
     static let refused = APNError(code: .connectionFailed, message: "connection refused")
 

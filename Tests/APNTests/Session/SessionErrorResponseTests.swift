@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Gateway session: error responses and the resend cache")
+@Suite("Gateway session: error responses and the resend cache", .threadPerTest)
 struct SessionErrorResponseTests {
     /// Ten notifications written on one connection.
     static func written(_ configure: (inout SessionConfiguration) -> Void = { _ in }) -> SessionHarness {

@@ -1,10 +1,11 @@
 import APN
 import Testing
+import TestSupport
 
 /// The resend cache kept by fate (the default, `cacheLength` nil): nothing evicted, memory
 /// bounded with backpressure and a confirmation marker; rolling confirmation; and what the
 /// grace window may accept (acknowledged bytes only, nothing while an answer arrives).
-@Suite("Gateway session: a resend cache kept by fate")
+@Suite("Gateway session: a resend cache kept by fate", .threadPerTest)
 struct SessionFateCacheTests {
     // MARK: nothing evicted
 

@@ -1,12 +1,13 @@
 import APN
 import Testing
+import TestSupport
 
 /// Pacing after rejections (``AnswerPacing``): once an error response has shown how long the
 /// gateway takes to answer and how many notifications a connection carries before a
 /// rejection, a connection writes at most a window of notifications per answer span, so a
 /// rejection makes the gateway discard about what the connection carried, not everything a
 /// fast client wrote meanwhile.
-@Suite("Gateway session: pacing after rejections")
+@Suite("Gateway session: pacing after rejections", .threadPerTest)
 struct SessionPacingTests {
     // MARK: the estimator
 

@@ -1,8 +1,9 @@
 import APN
 import APNWire
 import Testing
+import TestSupport
 
-@Suite("Gateway session: connecting and writing")
+@Suite("Gateway session: connecting and writing", .threadPerTest)
 struct SessionSendingTests {
     @Test func nothingHappensUntilTheFirstPushThenItConnectsOnce() {
         var h = SessionHarness()

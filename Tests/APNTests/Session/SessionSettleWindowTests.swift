@@ -1,10 +1,11 @@
 import APN
 import Testing
+import TestSupport
 
 /// A connection that the gateway ends right after the handshake (a refused or
 /// wrong-environment certificate under TLS 1.3) must back off like a failed attempt, not
 /// reconnect at once forever.
-@Suite("Session: settle window")
+@Suite("Session: settle window", .threadPerTest)
 struct SessionSettleWindowTests {
     static func settling(limit: Int = 10) -> SessionHarness {
         SessionHarness {

@@ -1,7 +1,8 @@
 import APN
 import Testing
+import TestSupport
 
-@Suite("Gateway session: shutdown and confirmed flush")
+@Suite("Gateway session: shutdown and confirmed flush", .threadPerTest)
 struct SessionShutdownFlushTests {
     @Test func shutdownClosesOnlyAfterTheGraceWindowAndLateErrorsStillCount() {
         var h = SessionHarness()

@@ -1,11 +1,12 @@
 import APN
 import Foundation
 import Testing
+import TestSupport
 
 /// The seeded randomized simulation (see SessionSimulation). CI runs 2,000 seeds; a longer
 /// run: `APN_SIMULATION_SEEDS=100000 swift test --filter SessionSimulationTests`, and one
 /// seed alone: `APN_SIMULATION_SEED=1234 …`.
-@Suite("Gateway session: randomized simulation")
+@Suite("Gateway session: randomized simulation", .threadPerTest)
 struct SessionSimulationTests {
     static let seedCount = ProcessInfo.processInfo.environment["APN_SIMULATION_SEEDS"].flatMap(Int.init) ?? 2_000
     static let onlySeed = ProcessInfo.processInfo.environment["APN_SIMULATION_SEED"].flatMap(UInt64.init)

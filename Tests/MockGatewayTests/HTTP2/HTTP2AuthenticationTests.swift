@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Certificate and provider-token authentication, and the TLS and ALPN refusals before them.
-@Suite struct HTTP2AuthenticationTests {
+@Suite(.threadPerTest) struct HTTP2AuthenticationTests {
     // MARK: Certificates
 
     @Test func aCertificateWithSeveralTopicsNeedsATopicAndOneOfItsOwn() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The HTTP/2 gateway's share of the connection limits and record retention (issue #16):
 /// silent connections dropped, connections beyond the limit closed, records bounded.
-@Suite struct HTTP2ConnectionLimitTests {
+@Suite(.threadPerTest) struct HTTP2ConnectionLimitTests {
     @Test func aSilentConnectionIsDroppedAfterTheIdleTimeoutAndCounted() throws {
         let harness = try HTTP2Harness { $0.idleTimeout = .milliseconds(200) }
         let connection = try TLSConnection.connect(host: "127.0.0.1", port: harness.gateway.port, context: harness.context())

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The scripted faults, each over loopback against a real client session.
-@Suite struct HTTP2FaultTests {
+@Suite(.threadPerTest) struct HTTP2FaultTests {
     @Test func refusesATokenWithAnyReasonAndItsStatus() throws {
         let harness = try HTTP2Harness()
         let client = try harness.certificateClient()

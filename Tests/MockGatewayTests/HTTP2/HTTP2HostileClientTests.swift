@@ -6,7 +6,7 @@ import Testing
 
 /// Clients that break the protocol or its limits: the gateway neither crashes nor hangs nor
 /// grows, and serves the next client.
-@Suite struct HTTP2HostileClientTests {
+@Suite(.threadPerTest) struct HTTP2HostileClientTests {
     /// The client connection preface, then an empty SETTINGS frame.
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + hex("000000 04 00 00000000")
     /// A PING frame.

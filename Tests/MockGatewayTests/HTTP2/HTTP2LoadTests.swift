@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Many streams at once, several connections, and stopping with clients connected.
-@Suite struct HTTP2LoadTests {
+@Suite(.threadPerTest) struct HTTP2LoadTests {
     @Test func answersAThousandConcurrentStreamsOnOneConnection() throws {
         let harness = try HTTP2Harness()
         let client = try harness.certificateClient()

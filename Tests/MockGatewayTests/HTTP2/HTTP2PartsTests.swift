@@ -1,8 +1,9 @@
+import TestSupport
 import MockGateway
 import Testing
 
 /// The gateway's small parts: the JSON object check and the UUIDs.
-@Suite struct HTTP2PartsTests {
+@Suite(.threadPerTest) struct HTTP2PartsTests {
     @Test(arguments: [
         "{}", " {} ", "{\"aps\":{}}", #"{"a":[1,-2.5e3,0,true,false,null,"x"],"b":{"c":[[],{}]}}"#,
         #"{"s":"\" \\ \/ \b \f \n \r \t \u00e9"}"#, "{\"é\":\"日本\u{1F600}\"}", "\t{\"a\" : 1 }\r\n",

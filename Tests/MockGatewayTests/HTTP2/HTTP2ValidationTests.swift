@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Every validation row of Apple's provider API, answered with its status and reason.
-@Suite struct HTTP2ValidationTests {
+@Suite(.threadPerTest) struct HTTP2ValidationTests {
     /// One malformed request and the answer Apple gives it.
     struct Row: Sendable, CustomTestStringConvertible {
         let name: String
