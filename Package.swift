@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "APN", targets: ["APN"]),
         .library(name: "APNWire", targets: ["APNWire"]),
         .library(name: "APNFeedbackStore", targets: ["APNFeedbackStore"]),
+        .library(name: "APNBridge", targets: ["APNBridge"]),
         .executable(name: "apn-bench", targets: ["apn-bench"]),
         .executable(name: "apn", targets: ["apn"]),
     ],
@@ -48,6 +49,10 @@ let package = Package(
         .testTarget(name: "APNFeedbackStoreTests", dependencies: ["APNFeedbackStore", "APN", "CSQLite"]),
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
+        // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. For now only its
+        // pure decision state: refusal order, the read window and the resend record.
+        .target(name: "APNBridge", dependencies: ["APNWire"]),
+        .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APNWire"]),
         // The public library in node-apn 1.x's vocabulary.
         .target(name: "APN", dependencies: ["APNWire", "APNTLS", "APNHTTP2"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.

@@ -1,0 +1,241 @@
+package import APNWire
+
+/// What the bridge decides for one binary client connection: what is forwarded upstream,
+/// what the client is told and when, and what goes to the tenant's ``ResendRecord``. A
+/// pure state machine with no sockets, threads or clock (the sans-I/O pattern of
+/// `GatewaySession`): the driver feeds it inputs and performs the ``BridgeAction``s it
+/// returns. This is the executable statement of the bridge's exactly-once rule.
+///
+/// ## The rules (Apple's binary gateway semantics, issue #24)
+/// 1. **Arrival order names notifications.** Each one decoded gets the next ordinal, 0, 1,
+///    2 …, and answers name it by ordinal: command 0 carries no identifier, and clients
+///    repeat identifiers.
+/// 2. **Forward each one**, unless reading has stopped (rule 4) or the resend record
+///    answers it (rule 7).
+/// 3. **Acceptance is silent.** Accepted, unregistered (410, plus `queueFeedback` for the
+///    token) and maybe-delivered write nothing: Apple's gateway said nothing for a
+///    notification it took, and could not have said more about one whose fate is unknown.
+/// 4. **The earliest refusal, once everything before it is answered.** Answers come in any
+///    order. A refusal (Apple's, the decoder's own, or the record's) or a bridge failure
+///    known at ordinal *e* stops reading at once: nothing after *e* is forwarded, and what
+///    the client writes after it is not read (it resends that after the response). The
+///    client is told when every notification before the earliest non-accepted one has its
+///    answer, and about that one: a refusal is an error response naming its identifier,
+///    then close (command 0: close alone, as Apple's gateway did); a bridge failure is
+///    status 10 naming the last notification of the accepted prefix (the longest run of
+///    ordinals from 0 all accepted), identifier 0 if there is none.
+/// 5. **Shutdown** stops reading; once everything forwarded has its answer, or the grace
+///    period is over, status 10 names the last of the accepted prefix, then close (a
+///    refusal that rule 4 can report first is reported instead).
+/// 6. **The client closed**: nothing more is written; answers still arrive.
+/// 7. **Exactly once across reconnects.** When the connection ends, every notification it
+///    forwarded after the point the client resends from (the reported refusal, else the
+///    end of the accepted prefix) goes to the record with its answer, or pending with the
+///    answer following when it arrives. A notification on a later connection whose content
+///    matches a recorded one takes that entry instead of being forwarded, and the recorded
+///    answer is its answer: accepted silently, a refusal reported by rule 4 naming the new
+///    identifier, pending answered when the answer arrives. Nothing else is deduplicated:
+///    the same content not recorded is forwarded, however often it comes.
+/// 8. **A bounded window.** At most `window` notifications are unsettled, from the first
+///    not in the accepted prefix to the newest: at the limit `pauseReading`, below it
+///    `resumeReading`. Counting the whole span rather than only the unanswered bounds the
+///    memory even while one answer is slow; the settled prefix is dropped as it grows.
+///
+/// ## Transitions
+/// | phase | input | actions | next |
+/// |---|---|---|---|
+/// | running | received, reading | `forward`, or the record's answer taken; `pauseReading` at the window | running |
+/// | running | received after `stopReading` | none: not read, no ordinal | running |
+/// | running | locallyRefused / unknownCommand | a refusal at the next ordinal; `stopReading` | running |
+/// | running | answered | 410: `queueFeedback`; a refusal or bridge failure: `stopReading`; the prefix grows: `resumeReading` below the window | running |
+/// | running | earliest non-accepted is a refusal, all before it accepted | `remember` what follows it; `writeErrorResponse` (not for command 0); `close` | draining |
+/// | running | … is a bridge failure | `remember` it and what follows; `writeErrorResponse(10, last of prefix)`; `close` | draining |
+/// | running | shutdown | `stopReading`; once all is answered, or at graceExpired: `remember` from the first unsettled on, `writeErrorResponse(10, last of prefix)`, `close` | running / draining |
+/// | running | clientClosed | `remember` everything after the accepted prefix | draining |
+/// | draining | answered (a remembered one) | 410: `queueFeedback`; `rememberAnswer` | draining |
+/// | draining | nothing awaited | `finished` | finished |
+///
+/// ## Contract with the driver
+/// Drain ``nextAction()`` after every input and perform the actions in order. Report
+/// every `forward` exactly once with ``answered(_:_:)``, and every ``ResendRecord/Relay``
+/// to the session it names the same way. Decode nothing while paused or after
+/// `stopReading` (frames fed after `stopReading` are ignored; frames fed while paused are
+/// taken, beyond the window). Keep the session until `finished`: answers for what it
+/// remembered still come to it.
+package struct BridgeSession: Sendable {
+    /// The default ``window``: enough in flight to keep several HTTP/2 connections busy
+    /// at Apple's latency, a few tens of megabytes at the largest payloads.
+    package static let defaultWindow = 10_000
+
+    /// This connection's number, unique among those sharing the tenant's record.
+    package let connection: UInt64
+    /// How many notifications may be unsettled before reading pauses.
+    package let window: Int
+
+    var phase = Phase.running
+    var reading = Reading.open
+    /// The ordinal of `slots[0]`: everything before it is in the accepted prefix, dropped.
+    var base = 0
+    /// Every ordinal from `base` to the newest, answered or not.
+    var slots = FIFO<Slot>()
+    /// The identifier of the last notification of the accepted prefix, 0 while none.
+    var lastAcceptedIdentifier: UInt32 = 0
+    var shutdownRequested = false
+    var graceOver = false
+    /// Remembered pending (draining): their tokens, for the feedback of a 410 answer.
+    var rememberedPending: [Int: [UInt8]] = [:]
+    var actions = FIFO<BridgeAction>()
+
+    /// Where the connection is.
+    enum Phase {
+        /// Reading (or stopped reading) and deciding.
+        case running
+        /// The client was told what it will be told, or closed: answers for remembered
+        /// notifications are still awaited.
+        case draining
+        /// Nothing more: `finished` was emitted.
+        case finished
+    }
+
+    /// Whether the driver may decode frames.
+    enum Reading {
+        case open
+        case paused
+        case stopped
+    }
+
+    /// One unsettled ordinal.
+    struct Slot {
+        let identifier: UInt32
+        let command: Command
+        /// What was forwarded (or matched in the record); nil for a locally refused frame.
+        let notification: BridgedNotification?
+        var state: SlotState
+    }
+
+    /// What is known of one unsettled ordinal.
+    enum SlotState {
+        /// Forwarded, or a pending record entry taken: the answer is to come.
+        case awaiting
+        case answered(BridgeAnswer)
+        /// The decoder refused the frame; it was never forwarded.
+        case refusedLocally(StatusCode)
+    }
+
+    /// A session for the connection numbered `connection`, pausing at `window`.
+    package init(connection: UInt64, window: Int = defaultWindow) {
+        precondition(window >= 1, "window must be at least 1")
+        self.connection = connection
+        self.window = window
+    }
+
+    /// The next action to perform, or nil when there is none.
+    package mutating func nextAction() -> BridgeAction? {
+        actions.isEmpty ? nil : actions.removeFirst()
+    }
+
+    /// The ordinal the next decoded notification will get.
+    package var nextOrdinal: Int { base + slots.count }
+
+    /// Notifications held: from the first not in the accepted prefix to the newest.
+    package var unsettledCount: Int { slots.count }
+
+    /// Whether `finished` was emitted.
+    package var isFinished: Bool { phase == .finished }
+
+    // MARK: inputs
+
+    /// A notification was decoded. Returns its ordinal, or nil when it is not read (after
+    /// `stopReading`, or once the connection is over). A match in `record` is taken
+    /// (``ResendRecord/take(_:for:now:)``) instead of forwarding; `now` is the record's time.
+    @discardableResult
+    package mutating func received(_ notification: BridgedNotification, record: inout ResendRecord, now: Duration)
+        -> Int?
+    {
+        guard phase == .running, reading != .stopped else { return nil }
+        let ordinal = nextOrdinal
+        let state: SlotState
+        switch record.take(notification.resendKey, for: Arrival(connection: connection, ordinal: ordinal), now: now) {
+        case nil:
+            state = .awaiting
+            emit(.forward(ordinal: ordinal, notification))
+        case .pending?: state = .awaiting
+        case .accepted?: state = .answered(.accepted)
+        case .maybeDelivered?: state = .answered(.maybeDelivered)
+        case .refused(let status)?: state = .answered(.refused(status))
+        }
+        slots.append(
+            Slot(identifier: notification.identifier, command: notification.command, notification: notification, state: state))
+        if case .answered(let answer) = state, !answer.isAcceptance { stopReading() }
+        decide()
+        return ordinal
+    }
+
+    /// The decoder refused a frame itself (Apple's validation: token size, payload size …):
+    /// a refusal at the next ordinal with `status`, known at once, and nothing after it is
+    /// read. `identifier` is the frame's, 0 if it could not be read; for `command` 0 the
+    /// client is closed without an error response.
+    package mutating func locallyRefused(_ status: StatusCode, identifier: UInt32, command: Command) {
+        guard phase == .running, reading != .stopped else { return }
+        slots.append(Slot(identifier: identifier, command: command, notification: nil, state: .refusedLocally(status)))
+        stopReading()
+        decide()
+    }
+
+    /// A frame began with a command byte that is not 0, 1 or 2. Apple's gateway closed
+    /// without a response, as for a refused command 0 frame, and this is handled as one:
+    /// once what came before is answered (an earlier refusal is reported instead), close.
+    package mutating func unknownCommand() {
+        locallyRefused(.protocolError, identifier: 0, command: .simple)
+    }
+
+    /// The upstream answered the notification `ordinal` (or a ``ResendRecord/Relay``
+    /// brought the answer of the entry it took). Answers for unknown or already answered
+    /// ordinals are ignored.
+    package mutating func answered(_ ordinal: Int, _ answer: BridgeAnswer) {
+        switch phase {
+        case .running:
+            guard ordinal >= base, ordinal < nextOrdinal else { return }
+            let index = ordinal - base
+            guard case .awaiting = slots[index].state else { return }
+            slots[index].state = .answered(answer)
+            if case .unregistered(let since) = answer, let token = slots[index].notification?.token {
+                emit(.queueFeedback(token: token, since: since))
+            }
+            if !answer.isAcceptance { stopReading() }
+            decide()
+        case .draining:
+            guard let token = rememberedPending.removeValue(forKey: ordinal) else { return }
+            if case .unregistered(let since) = answer { emit(.queueFeedback(token: token, since: since)) }
+            emit(.rememberAnswer(Arrival(connection: connection, ordinal: ordinal), answer))
+            finishIfDone()
+        case .finished:
+            return
+        }
+    }
+
+    /// The bridge is shutting down (SIGTERM): stop reading; once everything forwarded has
+    /// its answer, or at ``graceExpired()``, status 10 and close.
+    package mutating func shutdown() {
+        guard phase == .running, !shutdownRequested else { return }
+        shutdownRequested = true
+        stopReading()
+        decide()
+    }
+
+    /// The shutdown grace period is over: end now, with what is unanswered remembered as
+    /// pending. Ignored unless shutting down.
+    package mutating func graceExpired() {
+        guard phase == .running, shutdownRequested else { return }
+        graceOver = true
+        decide()
+    }
+
+    /// The client closed the connection (EOF or reset): nothing more is written. What was
+    /// forwarded after the accepted prefix is remembered, answered or pending, since the
+    /// client may resend it on a new connection.
+    package mutating func clientClosed() {
+        guard phase == .running else { return }
+        end(rememberingFrom: 0, report: nil)
+    }
+}

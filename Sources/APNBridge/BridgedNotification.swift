@@ -1,0 +1,71 @@
+package import APNWire
+
+/// One notification a binary client sent, as the bridge forwards it upstream.
+///
+/// The identifier and command say how to answer the client; the token, payload, expiry
+/// and priority are what is delivered, and they alone (``resendKey``) say whether a later
+/// notification is a resend of this one.
+package struct BridgedNotification: Hashable, Sendable {
+    /// The format it came in: command 0 cannot be answered with an error response.
+    package var command: Command
+    /// The binary identifier, 0 for command 0 (it has none). Only used to answer the
+    /// client; never a key, because clients may repeat identifiers.
+    package var identifier: UInt32
+    /// The device token.
+    package var token: [UInt8]
+    /// The payload bytes, as sent.
+    package var payload: [UInt8]
+    /// The expiry in UNIX seconds; `nil` when the format or frame carried none.
+    package var expiry: UInt32?
+    /// The priority; `nil` when the frame carried none.
+    package var priority: UInt8?
+
+    /// A notification from its parts.
+    package init(
+        command: Command, identifier: UInt32, token: [UInt8], payload: [UInt8], expiry: UInt32?, priority: UInt8?
+    ) {
+        self.command = command
+        self.identifier = identifier
+        self.token = token
+        self.payload = payload
+        self.expiry = expiry
+        self.priority = priority
+    }
+
+    /// The notification `GatewayDecoder` decoded (a missing identifier becomes 0).
+    package init(_ decoded: DecodedNotification) {
+        self.init(
+            command: decoded.command, identifier: decoded.identifier ?? 0, token: decoded.token,
+            payload: decoded.payload, expiry: decoded.expiry, priority: decoded.priority)
+    }
+
+    /// What identifies a resend of this notification: everything but identifier and command.
+    package var resendKey: ResendKey {
+        ResendKey(token: token, payload: payload, expiry: expiry, priority: priority)
+    }
+}
+
+/// The content of a notification, by which the ``ResendRecord`` recognises a resend:
+/// token, payload bytes, expiry and priority.
+///
+/// Not the identifier: a client may renumber what it resends after an error response, and
+/// identifiers repeat. Not the command either: it says how the
+/// client wants answers, not what is delivered.
+package struct ResendKey: Hashable, Sendable {
+    /// The device token.
+    package var token: [UInt8]
+    /// The payload bytes.
+    package var payload: [UInt8]
+    /// The expiry in UNIX seconds, `nil` when none was sent.
+    package var expiry: UInt32?
+    /// The priority, `nil` when none was sent.
+    package var priority: UInt8?
+
+    /// A key from its parts.
+    package init(token: [UInt8], payload: [UInt8], expiry: UInt32?, priority: UInt8?) {
+        self.token = token
+        self.payload = payload
+        self.expiry = expiry
+        self.priority = priority
+    }
+}
