@@ -52,6 +52,6 @@ struct HTTP2GatewayConnection {
     private func certificateTopics(_ connection: TLSConnection) -> [String]? {
         guard let certificate = connection.peerCertificate else { return nil }
         if !settings.certificateTopics.isEmpty { return settings.certificateTopics }
-        return CertificateTopics.userID(of: certificate).map { [$0] } ?? []
+        return certificate.subjectUserID.map { [$0] } ?? []
     }
 }

@@ -179,10 +179,4 @@ import Testing
         let response = try client.exchange(headers: apnsRequest(), body: h2Payload(1))
         #expect(response?.status == 403 && response?.reason == "MissingProviderToken")
     }
-
-    @Test func readsTheUIDOfASubject() {
-        #expect(CertificateTopics.userID(inSubject: "O=swift-apn tests,CN=Apple Push Services: com.a,UID=com.a") == "com.a")
-        #expect(CertificateTopics.userID(inSubject: #"CN=x\,UID=no,UID=com.b+O=y"#) == "com.b")
-        #expect(CertificateTopics.userID(inSubject: "CN=localhost") == nil)
-    }
 }
