@@ -3,7 +3,7 @@
 /// code or a newer one wrote.
 enum Schema {
     /// The version this code writes.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// Migration `n` moves a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -24,6 +24,18 @@ enum Schema {
             applied TEXT NOT NULL,
             PRIMARY KEY (token, time)
         ) WITHOUT ROWID;
+        """,
+        // 2: the feedback outbox (TokenStore+FeedbackOutbox.swift). One row per (tenant,
+        // token), as Apple's feedback gave one tuple per token; the index serves a tenant's
+        // oldest first without sorting all of its rows.
+        """
+        CREATE TABLE feedback_outbox (
+            tenant TEXT NOT NULL,
+            token BLOB NOT NULL,
+            time INTEGER NOT NULL,
+            PRIMARY KEY (tenant, token)
+        ) WITHOUT ROWID;
+        CREATE INDEX feedback_outbox_by_time ON feedback_outbox (tenant, time, token);
         """,
     ]
 

@@ -8,6 +8,9 @@ public import APN
 /// when the app registered it again later. Applying the same tuple twice changes nothing,
 /// so a batch can be applied again after a crash. Each batch is one transaction.
 ///
+/// The same file keeps a per-tenant feedback outbox for a server that answers as Apple's
+/// feedback service did: ``queueFeedback(_:)`` and the methods beside it.
+///
 /// The file is in WAL mode with `synchronous = NORMAL`: a committed batch survives the
 /// process being killed (not a power loss between checkpoints). One process writes at a
 /// time (others wait up to ``Options/busyTimeout``, then get ``StoreError/Kind/locked``);
@@ -59,6 +62,8 @@ public final class TokenStore {
     private let recordFeedback: SQLiteStatement
     private let deactivate: SQLiteStatement
     private let noteFeedback: SQLiteStatement
+    /// The feedback outbox's statements; internal for TokenStore+FeedbackOutbox.swift.
+    let outbox: FeedbackOutbox
 
     /// Opens the store at `path`, creating or migrating its schema.
     ///
@@ -104,6 +109,7 @@ public final class TokenStore {
         noteFeedback = try database.prepare("""
             UPDATE tokens SET last_feedback_at = max(coalesce(last_feedback_at, ?2), ?2) WHERE token = ?1
             """)
+        outbox = try FeedbackOutbox(database)
     }
 
     // MARK: registrations

@@ -149,7 +149,7 @@ struct TokenStoreTests {
         #expect {
             _ = try folder.store()
         } throws: { error in
-            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 1)
+            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 2)
         }
     }
 

@@ -1,0 +1,104 @@
+import APN
+
+/// The statements behind ``TokenStore``'s feedback outbox (`feedback_outbox`, schema 2):
+/// compiled once, run on the store's thread. The public API and its guarantees are in
+/// TokenStore+FeedbackOutbox.swift.
+final class FeedbackOutbox {
+    private let database: SQLiteDatabase
+    private let queueRow: SQLiteStatement
+    private let selectPending: SQLiteStatement
+    private let deleteServed: SQLiteStatement
+    private let countRows: SQLiteStatement
+
+    init(_ database: SQLiteDatabase) throws(StoreError) {
+        self.database = database
+        // A later 410 moves the row's time forward; an earlier one arriving late leaves it,
+        // so the tuple served is the latest, as Apple's feedback service reported.
+        queueRow = try database.prepare("""
+            INSERT INTO feedback_outbox (tenant, token, time) VALUES (?1, ?2, ?3)
+            ON CONFLICT (tenant, token) DO UPDATE SET time = max(feedback_outbox.time, excluded.time)
+            """)
+        selectPending = try database.prepare("""
+            SELECT token, time FROM feedback_outbox WHERE tenant = ?1 ORDER BY time, token LIMIT ?2
+            """)
+        // Only the time that was served: a newer 410 that replaced it meanwhile stays queued.
+        deleteServed = try database.prepare("""
+            DELETE FROM feedback_outbox WHERE tenant = ?1 AND token = ?2 AND time = ?3
+            """)
+        countRows = try database.prepare("SELECT count(*) FROM feedback_outbox WHERE tenant = ?1")
+    }
+
+    func queue(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            for item in items {
+                try Self.check(item.tenant)
+                queueRow.reset()
+                queueRow.bind(1, item.tenant)
+                queueRow.bind(2, item.entry.device.token)
+                queueRow.bind(3, Int64(item.entry.unixTime))
+                try queueRow.run()
+            }
+        }
+    }
+
+    func pending(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
+        try Self.check(tenant)
+        guard limit >= 0 else {
+            // SQLite reads a negative LIMIT as none: refuse it rather than serve everything.
+            throw StoreError(.invalidValue, "a feedback limit must not be negative (got \(limit))")
+        }
+        selectPending.reset()
+        // Reset however it ends: a statement left on a row holds a read snapshot, which
+        // keeps WAL checkpoints from completing.
+        defer { selectPending.reset() }
+        selectPending.bind(1, tenant)
+        selectPending.bind(2, Int64(limit))
+        var entries: [Feedback.Entry] = []
+        while try selectPending.step() {
+            let device: Device
+            do throws(APNError) {
+                device = try Device(token: selectPending.bytes(0), validatesLength: false)
+            } catch {
+                throw StoreError(.corrupt, "the token store holds an empty token in its feedback outbox")
+            }
+            guard let time = selectPending.int64(1).flatMap({ UInt32(exactly: $0) }) else {
+                throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
+            }
+            entries.append(Feedback.Entry(unixTime: time, device: device))
+        }
+        return entries
+    }
+
+    func remove(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
+        try Self.check(tenant)
+        return try database.transaction { () throws(StoreError) -> Int in
+            var removed = 0
+            for entry in served {
+                deleteServed.reset()
+                deleteServed.bind(1, tenant)
+                deleteServed.bind(2, entry.device.token)
+                deleteServed.bind(3, Int64(entry.unixTime))
+                try deleteServed.run()
+                removed += database.changes
+            }
+            return removed
+        }
+    }
+
+    func count(tenant: String) throws(StoreError) -> Int {
+        try Self.check(tenant)
+        countRows.reset()
+        defer { countRows.reset() }
+        countRows.bind(1, tenant)
+        guard try countRows.step() else { return 0 }
+        return Int(countRows.int64(0) ?? 0)
+    }
+
+    /// An empty tenant is most likely a client whose identity was never read: refusing it
+    /// keeps such clients from sharing one outbox.
+    private static func check(_ tenant: String) throws(StoreError) {
+        guard !tenant.isEmpty else {
+            throw StoreError(.invalidValue, "a feedback outbox tenant must not be empty")
+        }
+    }
+}

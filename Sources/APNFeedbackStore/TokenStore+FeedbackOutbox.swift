@@ -1,0 +1,67 @@
+public import APN
+
+/// The feedback outbox: tokens Apple's HTTP/2 API answered 410 Unregistered for, kept per
+/// tenant until a client of that tenant has been served them, as Apple's binary feedback
+/// service served its tuples.
+///
+/// A server queues each 410 (``queueFeedback(_:)``), reads a tenant's oldest tuples
+/// (``pendingFeedback(tenant:limit:)``), writes them to the client, and only then removes
+/// them (``removeServedFeedback(tenant:_:)``). A crash between writing and removing serves
+/// those tuples again; none is lost. One row is kept per (tenant, token), holding the
+/// latest time reported, as Apple's feedback gave one tuple per token. A tenant's tuples are
+/// never returned for, or removed by, another tenant. An empty tenant is refused
+/// (``StoreError/Kind/invalidValue``).
+extension TokenStore {
+    /// One 410 to queue for a tenant's feedback (``queueFeedback(_:)``).
+    public struct QueuedFeedback: Hashable, Sendable {
+        /// Whose clients are served it: the name the server gives the client's identity.
+        public var tenant: String
+        /// The token and Apple's time for it, as UNIX seconds: the tuple as it is served.
+        public var entry: Feedback.Entry
+
+        /// Creates a queued tuple.
+        public init(tenant: String, entry: Feedback.Entry) {
+            self.tenant = tenant
+            self.entry = entry
+        }
+
+        /// Creates a queued tuple from its parts.
+        public init(tenant: String, device: Device, unixTime: UInt32) {
+            self.init(tenant: tenant, entry: Feedback.Entry(unixTime: unixTime, device: device))
+        }
+    }
+
+    /// Queues tuples in one transaction: all of them or, when it throws, none. A tuple for
+    /// a (tenant, token) already queued keeps the later of the two times.
+    ///
+    /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant, `locked`, `sqlite`.
+    public func queueFeedback(_ items: some Sequence<QueuedFeedback>) throws(StoreError) {
+        try outbox.queue(items)
+    }
+
+    /// At most `limit` of `tenant`'s queued tuples, oldest first (equal times in token
+    /// order). Nothing is removed: serve them, then ``removeServedFeedback(tenant:_:)``.
+    ///
+    /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant or a negative limit,
+    ///   `corrupt` for a row this code could not have written.
+    public func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
+        try outbox.pending(tenant: tenant, limit: limit)
+    }
+
+    /// Removes tuples that were written to a client of `tenant`, in one transaction. A row
+    /// goes only while its time is still the one served: a later 410 for the token that
+    /// arrived meanwhile stays queued, to be served next. Returns how many rows went.
+    ///
+    /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant, `locked`, `sqlite`.
+    @discardableResult
+    public func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
+        try outbox.remove(tenant: tenant, served)
+    }
+
+    /// How many tuples are queued for `tenant`.
+    ///
+    /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant.
+    public func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int {
+        try outbox.count(tenant: tenant)
+    }
+}
