@@ -18,7 +18,7 @@ import Testing
         let pair = try connectedPair()
         pair.server.setReadAhead(readAhead)
         let payload = patternBytes(8 << 20, seed: 42)
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang detector, not a speed check
         var offset = 0
         var sawWantWrite = false
         // Phase 1: the server does not read; the client writes until the sockets are full.
@@ -106,7 +106,7 @@ import Testing
         let pair = try connectedPair()
         pair.server.setReadAhead(true)
         let payload = patternBytes(200_000, seed: 7)  // fits the socket buffers: written before reading
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang detector, not a speed check
         try pair.client.writeAll(payload, deadline: deadline)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 100)

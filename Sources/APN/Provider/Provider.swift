@@ -38,7 +38,7 @@ public final class Provider: Sendable {
     let inbox = CommandInbox<ProviderCommand>()
     let hub = ListenerHub<ProviderEvent>()
     private let callbackQueue: DispatchQueue
-    private let requiresTopic: Bool
+    let requiresTopic: Bool
 
     /// The operating system's name for a provider's I/O thread (at most 15 characters).
     package static let threadName = "apn-provider-io"
@@ -155,7 +155,7 @@ public final class Provider: Sendable {
     }
 
     /// How many requests of one `send(_:to:)` go to the I/O thread in one command.
-    private static let submissionBatch = 1_024
+    static let submissionBatch = 1_024
 
     // MARK: Events
 

@@ -84,7 +84,7 @@ struct ProviderRequest: Sendable {
         ///   - defaultTopic: used when the notification has no ``Notification/topic``.
         ///   - requiresTopic: token authentication: Apple answers `MissingTopic` without one.
         /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
-        init(_ notification: Notification, authority: String, defaultTopic: String?, requiresTopic: Bool)
+        convenience init(_ notification: Notification, authority: String, defaultTopic: String?, requiresTopic: Bool)
             throws(ProviderError)
         {
             let snapshot = notification.withState { state in
@@ -99,24 +99,38 @@ struct ProviderRequest: Sendable {
                 throw .invalid(
                     .invalidValue("a UCS-2 payload cannot be sent through the HTTP/2 provider API, which takes UTF-8 JSON only"))
             }
-            let pushType = snapshot.pushType ?? (snapshot.silent ? .background : .alert)
+            try self.init(
+                payload: snapshot.payload, pushType: snapshot.pushType ?? (snapshot.silent ? .background : .alert),
+                priority: Int(snapshot.priority), expiry: snapshot.expiry, topic: snapshot.topic ?? defaultTopic,
+                collapseId: snapshot.collapseId, apnsId: snapshot.apnsId, authority: authority,
+                requiresTopic: requiresTopic)
+        }
+
+        /// Checks the header values and builds the header list: the one place both kinds of
+        /// notification (a ``Notification``, or a payload as bytes from the bridge) become
+        /// a request.
+        ///
+        /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
+        init(
+            payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?, collapseId: String?,
+            apnsId: UUID?, authority: String, requiresTopic: Bool
+        ) throws(ProviderError) {
             let limit = ProviderRequest.payloadLimit(for: pushType)
-            if snapshot.payload.count > limit {
+            if payload.count > limit {
                 throw .invalid(
                     .payloadTooLarge(
-                        size: snapshot.payload.count, limit: limit, encoding: "utf8",
+                        size: payload.count, limit: limit, encoding: "utf8",
                         context: "the HTTP/2 provider API (\(pushType) push)"))
             }
-            guard [10, 5, 1].contains(snapshot.priority) else {
-                throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(snapshot.priority) (BadPriority)"))
+            guard [10, 5, 1].contains(priority) else {
+                throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(priority) (BadPriority)"))
             }
-            if let collapseId = snapshot.collapseId, collapseId.utf8.count > ProviderRequest.collapseIdLimit {
+            if let collapseId, collapseId.utf8.count > ProviderRequest.collapseIdLimit {
                 throw .invalid(
                     .invalidValue(
                         "apns-collapse-id is \(collapseId.utf8.count) bytes; at most \(ProviderRequest.collapseIdLimit) (BadCollapseId)"))
             }
-            let topic = snapshot.topic ?? defaultTopic
-            for (name, value) in [("apns-topic", topic), ("apns-collapse-id", snapshot.collapseId)] {
+            for (name, value) in [("apns-topic", topic), ("apns-collapse-id", collapseId)] {
                 if let value, !ProviderRequest.isValidHeaderValue(value) {
                     throw .invalid(
                         .invalidValue(
@@ -135,14 +149,14 @@ struct ProviderRequest: Sendable {
             ]
             if let topic { headers.append(HTTP2Header("apns-topic", topic)) }
             headers.append(HTTP2Header("apns-push-type", pushType.rawValue))
-            headers.append(HTTP2Header("apns-priority", String(snapshot.priority)))
+            headers.append(HTTP2Header("apns-priority", String(priority)))
             // Sent always, 0 included: as in the binary protocol, 0 means "deliver once, never
             // store" (an absent header would let Apple store the notification).
-            headers.append(HTTP2Header("apns-expiration", String(snapshot.expiry)))
-            if let collapseId = snapshot.collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
-            if let apnsId = snapshot.apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
+            headers.append(HTTP2Header("apns-expiration", String(expiry)))
+            if let collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
+            if let apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
             self.headers = headers
-            self.body = snapshot.payload
+            self.body = payload
         }
 
         /// The request for `device`.

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A notification in the HTTP/2 API's own terms, its payload as bytes sent exactly as given:
+/// what the binary-protocol bridge forwards. Re-encoding a client's JSON through
+/// ``Notification`` would change its bytes (spacing, number text), and a binary client
+/// chose them.
+package struct ForwardedNotification: Sendable {
+    /// The device the request's `:path` names.
+    package var device: Device
+    /// The request body, as it is.
+    package var payload: [UInt8]
+    /// `apns-push-type`.
+    package var pushType: PushType
+    /// `apns-priority`: 10, 5 or 1.
+    package var priority: Int
+    /// `apns-expiration`, UNIX seconds; 0 means deliver once, never store.
+    package var expiry: UInt32
+    /// `apns-topic`, else ``Provider/Options/topic``.
+    package var topic: String?
+
+    /// Creates one.
+    package init(device: Device, payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?) {
+        self.device = device
+        self.payload = payload
+        self.pushType = pushType
+        self.priority = priority
+        self.expiry = expiry
+        self.topic = topic
+    }
+}
+
+extension Provider {
+    /// Sends each notification with its own payload, as many as the connections allow at
+    /// once, and calls `completion(index, response)` exactly once for each, in the order the
+    /// answers come. One that cannot be sent as it is (a payload over the limit, a priority
+    /// other than 10, 5 or 1, no topic where one is needed) is answered at once with
+    /// ``ProviderError/Code/invalidNotification``, on the caller's thread; every other
+    /// answer comes **on the provider's I/O thread**: `completion` must be quick and must
+    /// not block (the bridge puts the answer in its connection's inbox and wakes it).
+    package func forward(
+        _ notifications: [ForwardedNotification], completion: @escaping @Sendable (Int, ProviderResponse) -> Void
+    ) {
+        var submissions: [ProviderSubmission] = []
+        submissions.reserveCapacity(min(notifications.count, Self.submissionBatch))
+        for (index, notification) in notifications.enumerated() {
+            let template: ProviderRequest.Template
+            do throws(ProviderError) {
+                template = try ProviderRequest.Template(
+                    payload: notification.payload, pushType: notification.pushType, priority: notification.priority,
+                    expiry: notification.expiry, topic: notification.topic ?? options.topic, collapseId: nil,
+                    apnsId: nil, authority: options.host, requiresTopic: requiresTopic)
+            } catch {
+                completion(
+                    index,
+                    ProviderResponse(
+                        device: notification.device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
+                continue
+            }
+            submissions.append(ProviderSubmission(request: template.request(to: notification.device)) { completion(index, $0) })
+            if submissions.count == Self.submissionBatch {
+                inbox.post(.send(submissions, nil))
+                submissions.removeAll(keepingCapacity: true)
+            }
+        }
+        if !submissions.isEmpty { inbox.post(.send(submissions, nil)) }
+    }
+}
