@@ -51,8 +51,8 @@ let package = Package(
         .target(name: "APNWire"),
         // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. For now only its
         // pure decision state: refusal order, the read window and the resend record.
-        .target(name: "APNBridge", dependencies: ["APNWire"]),
-        .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APNWire"]),
+        .target(name: "APNBridge", dependencies: ["APN", "APNTLS", "APNWire"]),
+        .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APN", "APNTLS", "APNWire"]),
         // The public library in node-apn 1.x's vocabulary.
         .target(name: "APN", dependencies: ["APNWire", "APNTLS", "APNHTTP2"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
