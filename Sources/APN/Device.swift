@@ -60,7 +60,7 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Wraps a token a decoder already checked (non-empty, bounded length).
-    init(unvalidated bytes: [UInt8]) {
+    package init(unvalidated bytes: [UInt8]) {
         precondition(!bytes.isEmpty, "a decoded token is never empty")
         self.token = bytes
     }

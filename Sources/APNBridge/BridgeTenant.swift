@@ -30,13 +30,18 @@ package struct BridgeTenant: Sendable, Hashable {
     package var topic: String
     /// Its credentials with Apple.
     package var upstream: Upstream
+    /// `apns-push-type` for all its notifications (an MDM server's `mdm`, a VoIP app's
+    /// `voip`); `nil` derives it from each payload
+    /// (``BridgedNotification/forwarded(topic:pushType:)``).
+    package var pushType: PushType?
 
     /// Creates a tenant.
-    package init(name: String, matches: [Match], topic: String, upstream: Upstream) {
+    package init(name: String, matches: [Match], topic: String, upstream: Upstream, pushType: PushType? = nil) {
         self.name = name
         self.matches = matches
         self.topic = topic
         self.upstream = upstream
+        self.pushType = pushType
     }
 
     /// `base` (host, port, CA, timeouts) with this tenant's authentication and topic.

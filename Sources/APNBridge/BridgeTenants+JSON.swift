@@ -16,7 +16,8 @@ extension BridgeTenants {
     /// A tenant's clients are named by `uid` (one or a list: the subject UID, the bundle id
     /// on Apple's push certificates) and/or `fingerprints` (SHA-256 of the certificate, hex,
     /// colons and case as `openssl x509 -fingerprint -sha256` prints them or not); its
-    /// upstream by `key_id` + `team_id` + `p8`, or by `cert` + `key`. An unknown key is
+    /// upstream by `key_id` + `team_id` + `p8`, or by `cert` + `key`; `push_type`, when
+    /// given, is sent for all its notifications (`mdm` for an MDM server). An unknown key is
     /// refused rather than ignored, so a misspelt one cannot silently drop a setting.
     ///
     /// - Throws: ``BridgeConfigurationError`` naming the place (`tenants[1].topic`).
@@ -41,7 +42,7 @@ extension BridgeTenants {
     }
 
     private static let tenantKeys: Set<String> = [
-        "name", "uid", "fingerprints", "topic", "key_id", "team_id", "p8", "cert", "key",
+        "name", "uid", "fingerprints", "topic", "key_id", "team_id", "p8", "cert", "key", "push_type",
     ]
 
     private static func tenant(_ object: JSONObject, at place: String) throws(BridgeConfigurationError) -> BridgeTenant {
@@ -73,7 +74,16 @@ extension BridgeTenants {
             throw BridgeConfigurationError(
                 "\(place) needs all of key_id, team_id and p8, or both cert and key, not a mix (has \((token + certificate).joined(separator: ", ")))")
         }
-        return BridgeTenant(name: name, matches: matches, topic: topic, upstream: upstream)
+        var pushType: PushType?
+        if object["push_type"] != nil {
+            let text = try string(object, "push_type", at: place)
+            guard let known = PushType.documented.first(where: { $0.rawValue == text }) else {
+                throw BridgeConfigurationError(
+                    "\(place).push_type \(String(reflecting: text)) is not one of Apple's: \(PushType.documented.map(\.rawValue).joined(separator: ", "))")
+            }
+            pushType = known
+        }
+        return BridgeTenant(name: name, matches: matches, topic: topic, upstream: upstream, pushType: pushType)
     }
 
     private static func refuseUnknownKeys(_ object: JSONObject, allowed: Set<String>, at place: String)

@@ -21,7 +21,7 @@ struct BridgeTenantsTests {
               {"name": "acme", "uid": "com.acme.app", "topic": "com.acme.app",
                "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ", "p8": "/etc/apn/AuthKey.p8"},
               {"name": "legacy", "fingerprints": ["\(fingerprint)"], "uid": ["com.legacy.a", "com.legacy.b"],
-               "topic": "com.legacy.app", "cert": "/etc/apn/legacy.pem", "key": "/etc/apn/legacy.key"}
+               "topic": "com.legacy.app", "cert": "/etc/apn/legacy.pem", "key": "/etc/apn/legacy.key", "push_type": "mdm"}
             ]}
             """)
         #expect(tenants.all.map(\.name) == ["acme", "legacy"])
@@ -31,6 +31,7 @@ struct BridgeTenantsTests {
             tenants.all[1].matches
                 == [.userID("com.legacy.a"), .userID("com.legacy.b"), .fingerprint(bytes(fromHex: fingerprint.lowercased())!)])
         #expect(tenants.all[1].upstream == .certificate(cert: "/etc/apn/legacy.pem", key: "/etc/apn/legacy.key"))
+        #expect(tenants.all[0].pushType == nil && tenants.all[1].pushType == .mdm)
     }
 
     @Test func fingerprintsWithColonsAsOpenSSLPrintsThem() throws {
@@ -55,6 +56,7 @@ struct BridgeTenantsTests {
         (#"{"tenants":[{"name":"a","fingerprints":["zz"],"topic":"t","cert":"c","key":"k"}]}"#, "tenants[0].fingerprints[0] is not hex"),
         (#"{"tenants":[{"name":"a","fingerprints":["abcd"],"topic":"t","cert":"c","key":"k"}]}"#, "is 2 bytes; SHA-256 is 32"),
         (#"{"tenants":[{"name":"a","uid":[1],"topic":"t","cert":"c","key":"k"}]}"#, "tenants[0].uid[0] must be a string"),
+        (#"{"tenants":[{"name":"a","uid":"u","topic":"t","cert":"c","key":"k","push_type":"alrt"}]}"#, "tenants[0].push_type \"alrt\" is not one of Apple's"),
     ])
     func refused(json: String, message: String) {
         #expect {

@@ -1,0 +1,42 @@
+package import APN
+
+extension BridgedNotification {
+    /// The request the bridge sends upstream for it: the payload bytes as the client sent
+    /// them; `apns-expiration` its expiry (0 when it had none, and 0 stays 0: deliver once,
+    /// never store); `apns-topic` the tenant's; `apns-push-type` `pushType` when the tenant
+    /// sets one (an MDM tenant's `mdm`, say), else derived from the payload — `background`
+    /// when its `aps` holds `content-available` and nothing else, `alert` otherwise;
+    /// `apns-priority` 5 for a background push (Apple refuses 10 for one), else its
+    /// priority, 10 when it had none.
+    package func forwarded(topic: String, pushType override: PushType?) -> ForwardedNotification {
+        let pushType = override ?? (Self.isBackgroundOnly(payload) ? .background : .alert)
+        let priority = pushType == .background ? 5 : Int(priority ?? 10)
+        return ForwardedNotification(
+            device: Device(unvalidated: token), payload: payload, pushType: pushType, priority: priority, expiry: expiry ?? 0,
+            topic: topic)
+    }
+
+    private static let contentAvailable = Array("content-available".utf8)
+
+    /// Whether the payload's `aps` dictionary holds `content-available` alone. Most payloads
+    /// do not mention it, and those are answered without parsing: the byte search is the
+    /// cheap part of a notification's cost, a JSON tree is not.
+    static func isBackgroundOnly(_ payload: [UInt8]) -> Bool {
+        guard contains(payload, contentAvailable),
+            let object = try? JSONParser().parseObject(bytes: payload),
+            case .object(let aps)? = object["aps"]
+        else { return false }
+        return aps.keys == ["content-available"]
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var index = 0
+        let last = bytes.count - needle.count
+        while index <= last {
+            if bytes[index] == first && bytes[index..<index + needle.count].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}
