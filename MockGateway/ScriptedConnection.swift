@@ -1,120 +1,106 @@
 import APNTLS
 import APNWire
+import GatewayServer
 
-/// The settings every connection thread needs, copied out of the configuration.
-struct ConnectionSettings: Sendable {
-    var limits: GatewayDecoder.Limits
-    var handshakeTimeout: Duration
-    var lingerTimeout: Duration
+/// The mock's decisions for one gateway connection: every notification one read brought
+/// is judged against the faults and recorded under one lock (``Ledger/judgeDecoded(from:connection:ordinal:limit:)``),
+/// and the verdict becomes what the server core does next. Under
+/// ``MockGateway/Faults/latency`` the core holds the bytes read that long first; under
+/// ``MockGateway/Faults/readRate`` judging waits for tokens, reading nothing meanwhile.
+struct ScriptedConnection: BinaryConnectionHandler {
+    let shared: SharedState
+    /// The connection's number (``MockGateway/Record/connection``).
+    let number: Int
+    /// The number of the last notification decoded on this connection.
+    private var ordinal = 0
+    private var pacer = Pacer()
+    /// The rejection whose error response ends the connection, once decided.
+    private var rejection: Int?
+
+    /// Numbers the connection in the ledger (``MockGateway/connectionCount``,
+    /// ``MockGateway/openConnectionCount``).
+    init(shared: SharedState) {
+        self.shared = shared
+        number = shared.update { $0.openConnection() }
+    }
+
+    mutating func inputLatency() -> Duration {
+        pacer.refresh(from: shared)
+        return pacer.latency
+    }
+
+    mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
+        // Faults changed during a long read apply to what it brought.
+        pacer.refresh(from: shared)
+        var limit = Int.max
+        if let bucket = pacer.bucket {
+            limit = bucket.available(at: now)
+            // No budget: neither judge nor read until a token comes, so the kernel's
+            // buffers fill and the client's writes block.
+            guard limit > 0 else { return .pause(until: bucket.nextToken(after: now)) }
+        }
+        let number = number
+        var ordinal = ordinal
+        var rejection: Int?
+        let verdict = shared.update { ledger in
+            let verdict = ledger.judgeDecoded(from: &decoder, connection: number, ordinal: &ordinal, limit: limit)
+            if case .end(.errorResponse) = verdict { rejection = ledger.rejections.count - 1 }
+            return verdict
+        }
+        pacer.spend(ordinal - self.ordinal)
+        self.ordinal = ordinal
+        switch verdict {
+        case .goOn:
+            return .read
+        case .limitReached:
+            // More may be decodable: judged as soon as the budget allows.
+            return .pause(until: now)
+        case .recordsFull:
+            // Neither judge nor read until records are released: TCP's backpressure
+            // reaches the client, and memory stays bounded. A condition wait on the
+            // ledger, which the stop ends; the core's loop finds the stop next.
+            guard shared.waitForRecordRoom() else { return .end(.abandon) }
+            return .pause(until: now)
+        case .stall(let duration):
+            // Stalled reads: neither the socket nor the decoder is read meanwhile.
+            return .pause(until: .now + duration)
+        case .end(let end):
+            self.rejection = rejection
+            return .end(end)
+        }
+    }
+
+    /// The client left: close without a word, as Apple's gateway had nothing to say.
+    mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective {
+        .end(.abandon)
+    }
+
+    mutating func discardedBeforeAnswer(_ count: Int) {
+        guard let rejection else { return }
+        shared.update { $0.noteDiscarded(count, afterRejection: rejection) }
+    }
+
+    mutating func closed() {
+        shared.update { $0.closeConnection() }
+    }
 }
 
-/// One gateway connection, run start to finish on its own thread: handshake, then read →
-/// decode → judge each notification (all those one read brought under one lock) until the
-/// client leaves or the gateway ends it. Under ``MockGateway/Faults/latency`` reads go
-/// through a ``DelayLine`` first; under ``MockGateway/Faults/readRate`` judging waits for
-/// tokens, reading nothing meanwhile.
-struct GatewayConnection {
-    let driver: ConnectionDriver
-    let settings: ConnectionSettings
+/// The mock's policy: every connection gets a ``ScriptedConnection``, whatever its
+/// certificate (the handshake has checked it).
+struct ScriptedGateway: BinaryGatewayPolicy {
+    let shared: SharedState
 
-    var shared: SharedState { driver.shared }
-
-    func run() {
-        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
-        // A bulk reader: take what the socket holds in one system call rather than a
-        // record header, then its body.
-        driver.connection.setReadAhead(true)
-        let number = shared.update { $0.openConnection() }
-        defer { shared.update { $0.closeConnection() } }
-        var input = ConnectionInput(limits: settings.limits)
-        guard let end = serve(&input, connection: number) else {
-            driver.connection.close()
-            return
-        }
-        switch end {
-        case .errorResponse(let reply): answer(reply, input: &input)
-        case .close: driver.finish(closeNotify: false, linger: settings.lingerTimeout)
-        case .reset: driver.reset()
-        }
+    func open(peer: TLSCertificate?) -> ScriptedConnection? {
+        ScriptedConnection(shared: shared)
     }
+}
 
-    /// Reads and judges until the connection must end (`nil` when the client left or the
-    /// gateway is stopping: nothing to say then).
-    private func serve(_ input: inout ConnectionInput, connection number: Int) -> ConnectionEnd? {
-        var ordinal = 0
-        var pacer = Pacer()
-        // Whether the decoder may hold notifications not judged yet (after a stall, or
-        // when the read-rate budget ran out part-way through a read).
-        var decodable = false
-        while true {
-            // Checked before every read, not only when the socket runs empty: a client that
-            // keeps sending must not keep the connection (and its recording) going after a stop.
-            if shared.isStopping { return nil }
-            pacer.refresh(from: shared)
-            if !decodable {
-                guard refill(&input, latency: pacer.latency) else { return nil }
-                // Faults changed during a long read apply to what it brought.
-                pacer.refresh(from: shared)
-            }
-            var limit = Int.max
-            if let bucket = pacer.bucket {
-                let now = ContinuousClock.now
-                limit = bucket.available(at: now)
-                guard limit > 0 else {
-                    // No budget: neither judge nor read until a token comes, so the
-                    // kernel's buffers fill and the client's writes block.
-                    guard shared.pause(until: bucket.nextToken(after: now)) else { return nil }
-                    decodable = true
-                    continue
-                }
-            }
-            let before = ordinal
-            let verdict = shared.update {
-                $0.judgeDecoded(from: &input.decoder, connection: number, ordinal: &ordinal, limit: limit)
-            }
-            pacer.spend(ordinal - before)
-            switch verdict {
-            case .goOn:
-                decodable = false
-            case .limitReached:
-                decodable = true
-            case .recordsFull:
-                // Neither judge nor read until records are released: TCP's backpressure
-                // reaches the client, and memory stays bounded.
-                guard shared.waitForRecordRoom() else { return nil }
-                decodable = true
-            case .stall(let duration):
-                // Stalled reads: neither the socket nor the decoder is read meanwhile.
-                guard shared.pause(until: .now + duration) else { return nil }
-                decodable = true
-            case .end(let end):
-                return end
-            }
-        }
-    }
+/// The mock's feedback: each connection is served the whole queue, which is then gone,
+/// as Apple's feedback service forgot what it had served (so nothing to settle).
+struct QueuedFeedback: FeedbackSource {
+    let shared: SharedState
 
-    /// Gives the decoder more bytes: straight from a socket read, or — under latency, or
-    /// while bytes are still held — the oldest held bytes once due, reading the socket
-    /// into the delay line meanwhile. `false` when nothing more will come: the client
-    /// finished and nothing is held, or the gateway is stopping.
-    private func refill(_ input: inout ConnectionInput, latency: Duration) -> Bool {
-        if latency == .zero && input.line.isEmpty {
-            guard case .bytes = input.readIntoDecoder(driver) else { return false }
-            return true
-        }
-        while true {
-            if let bytes = input.line.popDue(at: .now, latency: latency) {
-                input.decoder.feed(bytes)
-                return true
-            }
-            let due = input.line.dueTime(latency: latency)
-            if input.line.isFull || input.peerFinished {
-                // Read nothing until the oldest bytes fall due: when full, TCP's
-                // backpressure reaches the client; when it finished, nothing comes.
-                guard let due, shared.pause(until: due) else { return false }
-                continue
-            }
-            if case .ended = input.readIntoLine(driver, until: due), shared.isStopping { return false }
-        }
+    func take(for peer: TLSCertificate?) -> (batch: FeedbackBatch, receipt: Void)? {
+        (shared.update { $0.takeFeedback() }, ())
     }
 }

@@ -1,16 +1,29 @@
 import APNTLS
 
-/// One feedback connection, run on its own thread: handshake, write every queued tuple
-/// (in chunks when ``MockGateway/Faults/feedbackWriteSize`` says so), close cleanly.
-/// What was taken for it is gone from the queue, as Apple's feedback service forgot what
-/// it had served.
-struct FeedbackConnection {
+/// One feedback connection, run on its own thread: handshake, take the batch from the
+/// source, write it (in chunks when the batch says so), settle it, close cleanly.
+struct FeedbackConnection<Source: FeedbackSource> {
     let driver: ConnectionDriver
     let settings: ConnectionSettings
+    let source: Source
 
     func run() {
         guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
-        let batch = driver.shared.update { $0.takeFeedback() }
+        guard let (batch, receipt) = source.take(for: driver.connection.peerCertificate) else {
+            driver.connection.close()
+            return
+        }
+        let served = write(batch)
+        source.settle(receipt, served: served)
+        guard served else {
+            driver.connection.close()
+            return
+        }
+        driver.finish(closeNotify: true, linger: settings.lingerTimeout)
+    }
+
+    /// Writes the batch; `false` when a write failed or timed out, or the server stopped.
+    private func write(_ batch: FeedbackBatch) -> Bool {
         let paced = batch.pause > .zero
         var deadline = ContinuousClock.now + .seconds(10)
         var start = 0
@@ -18,19 +31,13 @@ struct FeedbackConnection {
             if paced {
                 // Pacing (a fault), not synchronisation: the slow service being simulated.
                 // A condition wait that a stop ends at once.
-                if start > 0, !driver.shared.pause(until: .now + batch.pause) {
-                    driver.connection.close()
-                    return
-                }
+                if start > 0, !driver.server.pause(until: .now + batch.pause) { return false }
                 deadline = .now + .seconds(10)
             }
             let end = min(batch.bytes.count, start + max(1, batch.writeSize ?? batch.bytes.count))
-            guard driver.writeAll(batch.bytes[start..<end], deadline: deadline) else {
-                driver.connection.close()
-                return
-            }
+            guard driver.writeAll(batch.bytes[start..<end], deadline: deadline) else { return false }
             start = end
         }
-        driver.finish(closeNotify: true, linger: settings.lingerTimeout)
+        return true
     }
 }
