@@ -2,7 +2,7 @@ import APNWire
 import GatewayServer
 
 /// Everything the gateway's threads share, as a plain value: the faults, what was accepted
-/// and refused, the counters and the feedback queue. It is only ever touched inside
+/// and refused, the connection counts and the feedback queue. It is only ever touched inside
 /// ``SharedState``'s mutex, so each judgement below is atomic with the record it writes.
 /// Not copyable, as the ``RecordStore`` it holds is not.
 struct Ledger: GatewayLedger, ~Copyable {
