@@ -71,12 +71,18 @@ let package = Package(
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["COpenSSL"]),
         .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),
+        // The binary gateway + feedback server core (issue #24): listeners, threads, TLS,
+        // reading, error responses, close rules, caps and idle timeouts, written once. The
+        // mock plugs in scripted decisions and a record, the bridge forwarding. No product.
+        .target(name: "GatewayServer", dependencies: ["APNTLS", "APNWire"]),
+        .testTarget(name: "GatewayServerTests", dependencies: ["GatewayServer", "APNTLS", "APNWire", "TestSupport"]),
         // The faithful, scriptable gateway and feedback server tests run against.
         .target(
-            name: "MockGateway", dependencies: ["APN", "APNHTTP2", "APNWire", "APNTLS"], path: "MockGateway",
+            name: "MockGateway", dependencies: ["APN", "APNHTTP2", "APNWire", "APNTLS", "GatewayServer"], path: "MockGateway",
             exclude: ["README.md"]),
         .testTarget(
-            name: "MockGatewayTests", dependencies: ["MockGateway", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
+            name: "MockGatewayTests",
+            dependencies: ["MockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(name: "apn", dependencies: ["APN", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
         // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built

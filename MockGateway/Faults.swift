@@ -1,4 +1,5 @@
 public import APNWire
+import GatewayServer
 
 extension MockGateway {
     /// The misbehaviour a ``MockGateway`` injects, on top of the validation Apple's gateway
@@ -124,14 +125,15 @@ extension MockGateway {
             feedbackWritePause = .zero
         }
 
-        /// The most bytes a connection holds while they wait out the ``latency``: 16 MiB.
+        /// The most bytes a connection holds while they wait out the ``latency``: 16 MiB
+        /// (the server core's default).
         /// It stops reading its socket at this, so a client cannot make the gateway grow
         /// without bound, and a fast client meets backpressure as across a real network.
-        public static let latencyBufferLimit = 16 << 20
+        public static let latencyBufferLimit = ConnectionSettings.defaultHeldByteLimit
 
         /// How long a client must send nothing for an ``errorResponseLag`` to end early:
         /// 100 ms.
-        public static let errorResponseLagIdleTimeout: Duration = .milliseconds(100)
+        public static let errorResponseLagIdleTimeout: Duration = ErrorReply.lagIdleTimeout
 
         /// Send identifier 0 in every error response, as Apple did when it could not tell
         /// which notification was bad: ``errorIdentifierOverride`` `== 0`. Setting it

@@ -1,4 +1,5 @@
 import APNWire
+import GatewayServer
 
 extension Ledger {
     /// Judges, in order, the messages `decoder` can decode now — at most `limit`

@@ -1,7 +1,8 @@
 import APNWire
+import GatewayServer
 
 /// Everything the gateway's threads share, as a plain value: the faults, what was accepted
-/// and refused, the counters and the feedback queue. It is only ever touched inside
+/// and refused, the connection counts and the feedback queue. It is only ever touched inside
 /// ``SharedState``'s mutex, so each judgement below is atomic with the record it writes.
 /// Not copyable, as the ``RecordStore`` it holds is not.
 struct Ledger: GatewayLedger, ~Copyable {
@@ -31,8 +32,6 @@ struct Ledger: GatewayLedger, ~Copyable {
     var connectionCount = 0
     /// Gateway connections open now (handshake done, not ended).
     var openConnectionCount = 0
-    var handshakeFailureCount = 0
-    var connectionCounters = ConnectionCounters()
     var feedbackConnectionCount = 0
     var feedbackQueue: [(time: UInt32, token: [UInt8])] = []
 
@@ -149,12 +148,13 @@ struct Ledger: GatewayLedger, ~Copyable {
         guard command != .simple else { return .close }
         let wireStatus = status.isAppleStatus ? status : .unknown
         let wireIdentifier = faults.errorIdentifierOverride ?? identifier ?? 0
-        var bytes = WireBuffer(capacity: Command.errorResponseLength)
-        bytes.writeErrorResponse(status: wireStatus, identifier: wireIdentifier)
-        return .errorResponse(ErrorReply(
-            bytes: bytes.readableBytesArray, rejection: rejections.count - 1, lag: max(0, faults.errorResponseLag),
-            delay: max(.zero, faults.errorResponseDelay) + max(.zero, faults.latency), split: faults.splitsErrorResponse,
-            byteInterval: faults.errorResponseByteInterval))
+        var reply = ErrorReply(status: wireStatus, identifier: wireIdentifier)
+        reply.lag = max(0, faults.errorResponseLag)
+        // The error-response delay, plus the latency the answer travels.
+        reply.delay = max(.zero, faults.errorResponseDelay) + max(.zero, faults.latency)
+        reply.split = faults.splitsErrorResponse
+        reply.byteInterval = faults.errorResponseByteInterval
+        return .errorResponse(reply)
     }
 }
 
@@ -168,13 +168,6 @@ extension MockGateway.Faults {
             || shutdownAfter != nil || closeAfter != nil || resetAfter != nil || stallReadsAfter != nil
             || closeEvery != nil || resetEvery != nil
     }
-}
-
-/// The feedback tuples one connection serves, encoded, and how many bytes to write at a time.
-struct FeedbackBatch: Sendable {
-    var bytes: [UInt8]
-    var writeSize: Int?
-    var pause: Duration = .zero
 }
 
 /// The gateway's decision on one notification, or on all that one read brought: what the
@@ -192,37 +185,4 @@ enum Verdict: Sendable {
     case recordsFull
     /// End the connection so.
     case end(ConnectionEnd)
-}
-
-/// How the gateway ends a connection.
-enum ConnectionEnd: Sendable {
-    /// Write the error response, then close. Indirect so that ``Verdict``, made and
-    /// dropped once per notification, stays a couple of words: a large enum is copied and
-    /// destroyed through value witnesses, which cost the recording path 7% of its
-    /// instructions when ``ErrorReply`` grew.
-    indirect case errorResponse(ErrorReply)
-    /// Close without a word.
-    case close
-    /// Close with a TCP reset.
-    case reset
-}
-
-/// An error response as the faults shape it, and how the connection gets to writing it.
-struct ErrorReply: Sendable {
-    /// The 6 bytes `08 | status | identifier`.
-    var bytes: [UInt8]
-    /// The index of its record in ``Ledger/rejections``.
-    var rejection: Int
-    /// How many more notifications to read and throw away first (or until the client is idle).
-    var lag: Int
-    /// How long to wait after the lag, reading and throwing away: the error-response delay
-    /// plus the latency the answer travels.
-    var delay: Duration
-    /// Write them as two TLS records.
-    var split: Bool
-    /// Write them one byte per TLS record, this long apart (wins over `split`).
-    var byteInterval: Duration?
-
-    /// Whether the connection reads and decodes (to count) before answering.
-    var waits: Bool { lag > 0 || delay > .zero }
 }

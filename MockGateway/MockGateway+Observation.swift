@@ -1,3 +1,5 @@
+import GatewayServer
+
 extension MockGateway {
     /// Every accepted notification so far that is still kept in memory (all of them unless
     /// the ``RecordRetention`` discarded some), in the order accepted (a snapshot).
@@ -34,7 +36,7 @@ extension MockGateway {
     /// Connections (gateway or feedback) whose TLS handshake failed or timed out, e.g.
     /// clients without an acceptable certificate.
     public var handshakeFailureCount: Int {
-        shared.read { $0.handshakeFailureCount }
+        shared.server.counters.handshakeFailures
     }
 
     /// Feedback connections served (including those with nothing to serve).
@@ -78,7 +80,7 @@ extension MockGateway {
     ///
     /// - Returns: whether the count was reached.
     public func waitForHandshakeFailures(count: Int, timeout: Duration) -> Bool {
-        shared.wait(until: .now + timeout) { $0.handshakeFailureCount >= count }
+        shared.server.wait(until: .now + timeout) { $0.handshakeFailures >= count }
     }
 }
 
@@ -86,18 +88,18 @@ extension MockGateway {
     /// Connections (gateway or feedback) closed at once because
     /// ``Configuration/maxConnections`` were open on their listener.
     public var refusedConnectionCount: Int {
-        shared.read { $0.connectionCounters.overLimit }
+        shared.server.counters.overLimit
     }
 
     /// Connections (gateway or feedback) closed at once because the system would not start
     /// a thread for them (its thread or memory limit).
     public var threadStartFailureCount: Int {
-        shared.read { $0.connectionCounters.threadStartFailures }
+        shared.server.counters.threadStartFailures
     }
 
     /// Gateway connections closed because the client sent nothing for
     /// ``Configuration/idleTimeout``.
     public var idleTimeoutCount: Int {
-        shared.read { $0.connectionCounters.idleTimeouts }
+        shared.server.counters.idleTimeouts
     }
 }

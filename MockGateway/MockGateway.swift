@@ -1,4 +1,5 @@
 public import APNTLS
+import GatewayServer
 
 /// A faithful, scriptable stand-in for Apple's binary push gateway (port 2195 protocol)
 /// and feedback service (port 2196 protocol), over mutual TLS on loopback.
@@ -17,14 +18,17 @@ public import APNTLS
 /// ```
 ///
 /// ## Concurrency model
+/// The threads, sockets and waits are the server core's (the `GatewayServer` target); the
+/// mock plugs in its decisions and its record (`ScriptedConnection`) and its feedback queue.
 /// - One accept thread per listener (gateway, feedback). It owns its `TLSListener`.
 /// - One thread per accepted connection, at most ``Configuration/maxConnections`` per
 ///   listener. It owns its `TLSConnection` (handed over in a `Handoff`) and drives it with
 ///   non-blocking steps and `poll()` waits of at most 50 ms, checking the stop flag between
 ///   them and before every read. A connection silent for ``Configuration/idleTimeout`` is
 ///   closed. One that cannot get a thread is closed and counted, never leaked.
-/// - Everything shared — faults, records, rejections, counters, the feedback queue — is a
-///   single value in a `Mutex`. Judging a notification and recording it happen in one
+/// - Everything shared — faults, records, rejections, connection counts, the feedback
+///   queue — is a single value in a `Mutex` (the connections the server closed on its own
+///   are counted in the core's). Judging a notification and recording it happen in one
 ///   critical section, so records are in a single global order.
 /// - Waiting (``waitForRecords(count:timeout:)``, the error-response delay, ``stop(timeout:)``)
 ///   is a condition wait with a deadline; nothing sleeps.
@@ -89,13 +93,15 @@ public final class MockGateway: Sendable {
         lifecycle.started((gateway.port, feedback.port), name: "MockGateway")
         let settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
-            lingerTimeout: configuration.lingerTimeout)
+            lingerTimeout: configuration.lingerTimeout, heldByteLimit: Faults.latencyBufferLimit)
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: configuration.idleTimeout)
-        let started = AcceptLoop.start(gateway, name: "mock-gw", shared: shared, limits: limits) { driver in
-            GatewayConnection(driver: driver, settings: settings).run()
-        } && AcceptLoop.start(feedback, name: "mock-fb", shared: shared, limits: limits) { driver in
-            FeedbackConnection(driver: driver, settings: settings).run()
-        }
+        let server = shared.server
+        let started = AcceptLoop.startGateway(
+            gateway, name: "mock-gw", server: server, limits: limits, settings: settings,
+            policy: ScriptedGateway(shared: shared))
+            && AcceptLoop.startFeedback(
+                feedback, name: "mock-fb", server: server, limits: limits, settings: settings,
+                source: QueuedFeedback(shared: shared))
         guard started else {
             stop()
             throw TLSError(.listen, "starting MockGateway's accept threads: the system refused a thread")

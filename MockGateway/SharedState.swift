@@ -1,10 +1,10 @@
 import APNTLS
-import Foundation
+import GatewayServer
 import Synchronization
 
 /// What ``GatewayState`` needs of the ledger it guards: the binary gateway's ``Ledger`` and
-/// the HTTP/2 gateway's ``HTTP2Ledger`` both keep their faults, their accepted records and
-/// the handshakes that failed.
+/// the HTTP/2 gateway's ``HTTP2Ledger`` both keep their faults and their accepted records.
+/// (The connections the server closed on its own are counted in `ServerState`.)
 protocol GatewayLedger: ~Copyable, SendableMetatype {
     /// The gateway's fault script.
     associatedtype Faults
@@ -24,55 +24,40 @@ protocol GatewayLedger: ~Copyable, SendableMetatype {
     var recordRoom: Int { get }
     /// Frees the records at positions below `end`.
     mutating func releaseRecords(upTo end: Int)
-    /// Connections whose TLS handshake failed or timed out.
-    var handshakeFailureCount: Int { get set }
-    /// Connections closed by the ``ConnectionLimits`` or for want of a thread.
-    var connectionCounters: ConnectionCounters { get set }
 }
 
 /// The binary gateway's shared state.
 typealias SharedState = GatewayState<Ledger>
 
-/// The state a gateway's threads share, and the waiting built on it: one class for the
-/// binary and the HTTP/2 gateway, each with its own ledger.
+/// The state a mock gateway's threads share, and the waiting built on it: one class for the
+/// binary and the HTTP/2 gateway, each with its own ledger, beside the server core's
+/// ``server`` state (the stop, the threads, the counters), whose condition it shares.
 ///
 /// The ledger lives in a `Mutex`; every change goes through ``update(_:)``, which
-/// wakes the threads waiting in ``wait(until:for:)`` through one `NSCondition`. Waiters
-/// announce themselves in an atomic counter *before* they test their condition, so an
-/// update that finds no waiter cannot be missed by one, and an update with no waiter
-/// does not touch the condition at all (the accept-and-record path stays cheap).
+/// wakes the threads waiting in ``wait(until:for:)`` through the server's condition.
+/// Waiters announce themselves before they test their condition, so an update that finds
+/// no waiter cannot be missed by one, and an update with no waiter does not touch the
+/// condition at all (the accept-and-record path stays cheap).
 final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
+    /// The server core's state: the stop and its signal, the threads, the counters.
+    let server: ServerState
     private let ledger: Lock<Ledger>
-    // NSCondition is thread-safe; it only pairs waiters with updates and guards nothing.
-    private let condition = NSCondition()
-    private let waiters = Atomic<Int>(0)
-    private let stopping = Atomic<Bool>(false)
     private let recordCounter = Atomic<Int>(0)
     /// Whether the ledger has room for another record (``GatewayLedger/recordRoom``), for
     /// connections to check without the lock.
     private let recordRoomLeft = Atomic<Bool>(true)
-    /// Connection threads running (or about to), for ``ConnectionLimits/maxConnections``.
-    private let connectionThreads = Atomic<Int>(0)
     /// The smallest count a ``waitForRecords(count:until:)`` waits for; `Int.max` if none.
     private let recordTarget = Atomic<Int>(.max)
     private let recordTargets = Lock<[Int]>([])
-    private let liveThreads = Lock<Int>(0)
     private let faultsRevisionCounter = Atomic<Int>(0)
-    /// Raised once by ``requestStop()`` and never reset: every thread polls it beside its
-    /// socket, so a stop ends each wait at once, whatever the peer does.
-    let stopSignal: WakeSignal
     /// The signals of the threads that also want waking when the faults change
     /// (``watchFaults(_:)``); raised by ``updateFaults(_:)`` and ``requestStop()``.
     private let faultWatchers = Lock<[ObjectIdentifier: WakeSignal]>([:])
 
-    /// How the gateway's threads are started (tests give one that fails).
-    let threadStarter: ThreadStarter
-
     /// - Throws: `TLSError` when the stop signal's pipe cannot be made.
     init(_ ledger: consuming sending Ledger, threadStarter: ThreadStarter = .system) throws(TLSError) {
-        self.stopSignal = try WakeSignal()
+        server = try ServerState(threadStarter: threadStarter)
         self.ledger = Lock(ledger)
-        self.threadStarter = threadStarter
     }
 
     /// Reads the ledger.
@@ -93,7 +78,7 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
         // connection records: a waiter woken hundreds of times a second costs the
         // recording thread its core.
         let reached = recordCount >= recordTarget.load(ordering: .sequentiallyConsistent)
-        wakeWaiters(always: reached)
+        server.wakeWaiters(always: reached)
         return result
     }
 
@@ -156,7 +141,7 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     func waitForRecordRoom(until deadline: ContinuousClock.Instant? = nil) -> Bool {
         while !isStopping {
             let slice = ContinuousClock.now + .seconds(3600)
-            if waitForChange(until: deadline.map { min($0, slice) } ?? slice, { hasRecordRoom }) { return true }
+            if server.waitForChange(until: deadline.map { min($0, slice) } ?? slice, { hasRecordRoom }) { return true }
             if let deadline, ContinuousClock.now >= deadline { return false }
         }
         return false
@@ -182,101 +167,29 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
                 recordTarget.store(targets.min() ?? .max, ordering: .sequentiallyConsistent)
             }
         }
-        return waitForChange(until: deadline, countingAsWaiter: false) { recordCount >= count }
+        return server.waitForChange(until: deadline, countingAsWaiter: false) { recordCount >= count }
     }
 
     /// Waits until `condition` holds for the ledger or `deadline` passes (or the gateway
     /// stops); returns whether it held.
     func wait(until deadline: ContinuousClock.Instant, for predicate: (borrowing Ledger) -> Bool) -> Bool {
-        waitForChange(until: deadline) { ledger.withLock { predicate($0) } }
+        server.waitForChange(until: deadline) { ledger.withLock { predicate($0) } }
     }
 
     // MARK: Stopping
 
     /// Whether ``requestStop()`` was called: every thread checks it after each wait.
-    var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+    var isStopping: Bool { server.isStopping }
 
-    /// Asks every thread to finish: wakes the ones waiting on the condition, and raises
-    /// ``stopSignal`` and the fault watchers' signals, ending every `poll()`.
+    /// Asks every thread to finish (`ServerState.requestStop()`), and
+    /// raises the fault watchers' signals too.
     func requestStop() {
-        stopping.store(true, ordering: .sequentiallyConsistent)
-        wakeWaiters(always: true)
-        stopSignal.signal()
+        server.requestStop()
         for signal in faultWatchers.withLock({ Array($0.values) }) { signal.signal() }
     }
 
-    /// Waits until `deadline`, returning early (`false`) when the gateway stops. A
-    /// condition wait, not a sleep: ``requestStop()`` ends it at once.
-    func pause(until deadline: ContinuousClock.Instant) -> Bool {
-        !waitForChange(until: deadline) { isStopping }
-    }
-
-    // MARK: Threads
-
-    /// Connection threads running or starting.
-    var connectionThreadCount: Int { connectionThreads.load(ordering: .sequentiallyConsistent) }
-
-    /// Counts a connection thread about to start (``connectionThreadCount``).
-    func connectionStarting() {
-        connectionThreads.add(1, ordering: .sequentiallyConsistent)
-    }
-
-    /// A connection thread ended (or never started).
-    func connectionEnded() {
-        connectionThreads.subtract(1, ordering: .sequentiallyConsistent)
-    }
-
-    /// Counts a thread that is about to start.
-    func threadStarting() {
-        liveThreads.withLock { $0 += 1 }
-    }
-
-    /// Counts a thread that has finished its work.
-    func threadFinished() {
-        liveThreads.withLock { $0 -= 1 }
-        wakeWaiters(always: true)
-    }
-
-    /// Waits until every counted thread has finished or `deadline` passes.
+    /// Waits until every thread has finished or `deadline` passes.
     func waitForThreads(until deadline: ContinuousClock.Instant) -> Bool {
-        waitForChange(until: deadline, ignoringStop: true) { liveThreads.withLock { $0 == 0 } }
-    }
-
-    // MARK: The condition
-
-    private func wakeWaiters(always: Bool = false) {
-        guard always || waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        condition.lock()
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Waits on the condition until `satisfied()` or the deadline; a stop request ends the
-    /// wait unless `ignoringStop`. Returns `satisfied()` as last seen.
-    /// `countingAsWaiter: false` for waits whose wake-ups are arranged otherwise (record
-    /// counts), so they do not make every update broadcast.
-    private func waitForChange(
-        until deadline: ContinuousClock.Instant, ignoringStop: Bool = false, countingAsWaiter: Bool = true,
-        _ satisfied: () -> Bool
-    ) -> Bool {
-        if countingAsWaiter { waiters.add(1, ordering: .sequentiallyConsistent) }
-        defer { if countingAsWaiter { waiters.subtract(1, ordering: .sequentiallyConsistent) } }
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if satisfied() { return true }
-            if !ignoringStop && isStopping { return false }
-            let remaining = deadline - ContinuousClock.now
-            if remaining <= .zero { return false }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.timeInterval))
-        }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation counts time.
-    var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        server.waitForThreads(until: deadline)
     }
 }

@@ -1,6 +1,7 @@
 import APN
 import APNTLS
 import Foundation
+import GatewayServer
 
 /// Authenticates the requests of one connection, as Apple does: by the client certificate
 /// the connection presented, or else by the provider token each request carries.

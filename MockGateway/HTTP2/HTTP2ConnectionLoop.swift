@@ -1,5 +1,6 @@
 import APNHTTP2
 import APNTLS
+import GatewayServer
 
 /// One HTTP/2 connection after its handshake, on the thread that owns it: an nghttp2 server
 /// session between the socket and the gateway's judgement.
@@ -94,7 +95,7 @@ final class HTTP2ConnectionLoop {
             let now = ContinuousClock.now
             if let idleTimeout, now - lastActivity >= idleTimeout {
                 // Silent (or not reading what it was sent) for too long: it holds a thread.
-                shared.update { $0.connectionCounters.idleTimeouts += 1 }
+                shared.server.count { $0.idleTimeouts += 1 }
                 return .abandoned
             }
             releaseDueAnswers(at: now)

@@ -1,15 +1,15 @@
 import APNHTTP2
 import APNTLS
+import GatewayServer
 
 /// One HTTP/2 gateway connection, run start to finish on its own thread: the TLS handshake
 /// (with a deadline), the ALPN check — a client that did not agree on `h2` is refused: the
 /// connection is closed at once — then the ``HTTP2ConnectionLoop`` until it ends, and the
 /// close that end asks for.
 struct HTTP2GatewayConnection {
-    let driver: GatewayDriver<HTTP2Ledger>
+    let driver: ConnectionDriver
+    let shared: GatewayState<HTTP2Ledger>
     let settings: HTTP2ConnectionSettings
-
-    private var shared: GatewayState<HTTP2Ledger> { driver.shared }
 
     func run() {
         guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }

@@ -1,5 +1,6 @@
 import APN
 import Foundation
+import GatewayServer
 
 /// Everything the HTTP/2 gateway's threads share, as a plain value guarded by
 /// ``GatewayState``'s mutex: the faults, the accepted notifications, the counters. A
@@ -13,8 +14,6 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     private var judgesByFaults: Bool
     private var records: HTTP2RecordStore
     var summary = HTTP2MockGateway.Summary()
-    var handshakeFailureCount = 0
-    var connectionCounters = ConnectionCounters()
     /// Connections open now (``HTTP2MockGateway/Summary/connections`` counts every one).
     var openConnectionCount = 0
 
@@ -66,15 +65,16 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     }
 
     /// The summary so far: the counters, with the accepted (each answered 200, counted
-    /// here rather than in a table on the way) and the failed handshakes folded in.
-    var currentSummary: HTTP2MockGateway.Summary {
+    /// here rather than in a table on the way) and the server's `counters` (failed
+    /// handshakes, connections closed by the limits) folded in.
+    func currentSummary(counters: ServerCounters) -> HTTP2MockGateway.Summary {
         var current = summary
         current.accepted = records.count
         if records.count > 0 { current.statuses[200, default: 0] += records.count }
-        current.refusedConnections += handshakeFailureCount
-        current.connectionsOverLimit = connectionCounters.overLimit
-        current.threadStartFailures = connectionCounters.threadStartFailures
-        current.idleTimeouts = connectionCounters.idleTimeouts
+        current.refusedConnections += counters.handshakeFailures
+        current.connectionsOverLimit = counters.overLimit
+        current.threadStartFailures = counters.threadStartFailures
+        current.idleTimeouts = counters.idleTimeouts
         current.discardedRecords = records.blocks.firstKept
         return current
     }

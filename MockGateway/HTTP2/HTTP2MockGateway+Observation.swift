@@ -1,3 +1,5 @@
+import GatewayServer
+
 extension HTTP2MockGateway {
     /// Every accepted notification so far that is still kept in memory (all of them unless
     /// the ``RecordRetention`` discarded some), in the order accepted (a snapshot).
@@ -44,7 +46,8 @@ extension HTTP2MockGateway {
     /// What the gateway has done so far (a snapshot): answers by status and reason,
     /// connections, the faults that ended connections.
     public var summary: Summary {
-        shared.read { $0.currentSummary }
+        let counters = shared.server.counters
+        return shared.read { $0.currentSummary(counters: counters) }
     }
 
     /// Waits until the gateway has decided at least `count` answers (accepted or refused),
@@ -52,7 +55,7 @@ extension HTTP2MockGateway {
     ///
     /// - Returns: whether the count was reached.
     public func waitForAnswers(count: Int, timeout: Duration) -> Bool {
-        shared.wait(until: .now + timeout) { $0.currentSummary.statuses.values.reduce(0, +) >= count }
+        shared.wait(until: .now + timeout) { $0.currentSummary(counters: shared.server.counters).statuses.values.reduce(0, +) >= count }
     }
 
     /// Connections open now: served (handshake done, `h2` agreed) and not yet ended.
@@ -73,7 +76,8 @@ extension HTTP2MockGateway {
     ///
     /// - Returns: whether it did.
     public func waitForSummary(timeout: Duration, until condition: (Summary) -> Bool) -> Bool {
-        shared.wait(until: .now + timeout) { condition($0.currentSummary) }
+        // The server's counters are read inside the ledger's lock: never the other way round.
+        shared.wait(until: .now + timeout) { condition($0.currentSummary(counters: shared.server.counters)) }
     }
 
     /// The faults in force now (counting faults show what is left of their counts).

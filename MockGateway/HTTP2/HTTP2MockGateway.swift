@@ -1,5 +1,6 @@
 public import APNTLS
 import APNHTTP2
+import GatewayServer
 
 /// A faithful, scriptable stand-in for Apple's HTTP/2 provider API (`api.push.apple.com`),
 /// over TLS with ALPN `h2` on loopback: the executable specification the ``APN`` provider
@@ -106,8 +107,9 @@ public final class HTTP2MockGateway: Sendable {
         let settings = settings
         // The idle timeout is the connection loop's (it reads the socket itself).
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: nil)
-        let started = AcceptLoop.start(listener, name: "h2mock", shared: shared, limits: limits) { driver in
-            HTTP2GatewayConnection(driver: driver, settings: settings).run()
+        let shared = shared
+        let started = AcceptLoop.start(listener, name: "h2mock", server: shared.server, limits: limits) { driver in
+            HTTP2GatewayConnection(driver: driver, shared: shared, settings: settings).run()
         }
         guard started else {
             stop()

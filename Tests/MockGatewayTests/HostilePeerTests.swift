@@ -2,6 +2,7 @@ import APNTLS
 import APNWire
 import Dispatch
 import Foundation
+import GatewayServer
 @testable import MockGateway
 import TestSupport
 import Testing

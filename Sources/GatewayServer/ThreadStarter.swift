@@ -2,33 +2,19 @@ import APNTLS
 import Foundation
 import Glibc
 
-/// Starts the gateway's threads, counting each in ``GatewayState`` so that
-/// ``MockGateway/stop(timeout:)`` (or ``HTTP2MockGateway/stop(timeout:)``) can wait for all
-/// of them to finish.
-enum ThreadLauncher {
-    /// Starts a thread named `name` running `body`; `false` when none could be started (the
-    /// system's thread or memory limit), `body` then never runs.
-    static func start<Ledger: GatewayLedger & ~Copyable>(
-        _ name: String, shared: GatewayState<Ledger>, _ body: @escaping @Sendable () -> Void
-    ) -> Bool {
-        shared.threadStarting()
-        let started = shared.threadStarter.start(name) {
-            body()
-            shared.threadFinished()
-        }
-        if !started { shared.threadFinished() }
-        return started
-    }
-}
-
-/// How a gateway starts a thread: POSIX threads, whose failure (unlike Foundation's
+/// How a server starts a thread: POSIX threads, whose failure (unlike Foundation's
 /// `Thread.start()`, which fails silently) is seen and handled. Tests give one that fails.
-struct ThreadStarter: Sendable {
+package struct ThreadStarter: Sendable {
     /// Starts a thread named `name` running `body`; whether it started.
-    let start: @Sendable (_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool
+    package let start: @Sendable (_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool
+
+    /// A starter that starts threads with `start`.
+    package init(start: @escaping @Sendable (_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool) {
+        self.start = start
+    }
 
     /// A detached POSIX thread with the system's default attributes.
-    static let system = ThreadStarter { name, body in
+    package static let system = ThreadStarter { name, body in
         let box = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         guard pthread_create(&thread, nil, { argument in

@@ -1,5 +1,5 @@
 import TestSupport
-import MockGateway
+import GatewayServer
 import Testing
 
 /// The bytes held while they wait out the latency, driven by explicit instants.

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Where a gateway is in its life — idle, running, stopped — and the ports its listeners
 /// bound, for the binary gateway (two ports) and the HTTP/2 one (one).
-final class GatewayLifecycle<Ports: Sendable>: Sendable {
+package final class GatewayLifecycle<Ports: Sendable>: Sendable {
     private enum State {
         case idle
         case running(Ports)
@@ -12,9 +12,12 @@ final class GatewayLifecycle<Ports: Sendable>: Sendable {
 
     private let state = Lock(State.idle)
 
+    /// An idle gateway.
+    package init() {}
+
     /// Records the ports bound by `start()`.
     /// - Precondition: the gateway is idle (`name` says which, in the failure message).
-    func started(_ ports: Ports, name: String) {
+    package func started(_ ports: Ports, name: String) {
         state.withLock { state in
             guard case .idle = state else { preconditionFailure("\(name).start() called twice or after stop()") }
             state = .running(ports)
@@ -22,7 +25,7 @@ final class GatewayLifecycle<Ports: Sendable>: Sendable {
     }
 
     /// Marks the gateway stopped, keeping the ports it had; again and before start, too.
-    func stopped() {
+    package func stopped() {
         state.withLock { state in
             switch state {
             case .idle: state = .stopped(nil)
@@ -33,7 +36,7 @@ final class GatewayLifecycle<Ports: Sendable>: Sendable {
     }
 
     /// The ports bound; `nil` before start.
-    var ports: Ports? {
+    package var ports: Ports? {
         state.withLock { state in
             switch state {
             case .idle: nil

@@ -1,9 +1,10 @@
 /// The bytes a connection has read but that are still "on the wire" under
-/// ``MockGateway/Faults/latency``: each read's bytes with the time they arrived, released in
+/// a latency (``BinaryConnectionHandler/inputLatency()``; the mock's `Faults.latency`):
+/// each read's bytes with the time they arrived, released in
 /// order once `latency` has passed since their arrival.
 ///
 /// Pure bookkeeping: it never reads a clock, every time is given, so tests drive it with
-/// explicit instants. The latency is given on each call because the faults may change it
+/// explicit instants. The latency is given on each call because the handler may change it
 /// while bytes are held.
 ///
 /// Bounded: the connection stops reading while ``isFull``, so it holds at most ``limit``
