@@ -65,7 +65,8 @@ extension Bridge {
         package var feedbackServed = 0
         /// Gateway connections closed at once (no tenant, backoff, stopping).
         package var refusedConnections = 0
-        /// Sessions still awaiting answers when the stop gave up waiting.
+        /// Sessions kept when the summary was taken: live connections and closed ones
+        /// still awaiting answers (after a stop: those whose answers never came in time).
         package var unfinishedSessions = 0
 
         /// Nothing yet.

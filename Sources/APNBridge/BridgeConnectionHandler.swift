@@ -14,6 +14,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     /// thousands, and the window is checked only between batches.
     static let batchLimit = 512
 
+    /// Follows the session's decision; while it reads, hands over what is decodable.
     mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
         switch tenant.gate(number) {
         case .end(let end): return .end(end)
@@ -51,6 +52,8 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         }
     }
 
+    /// The client finished: an end already decided is still taken; otherwise the session
+    /// remembers what it forwarded (rule 6) and the connection closes.
     mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective {
         switch tenant.clientFinished(number) {
         case .end(let end): .end(end)
@@ -58,6 +61,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         }
     }
 
+    /// The socket is closed: the session stays with the tenant until `finished`.
     mutating func closed() {
         tenant.closed(number)
     }

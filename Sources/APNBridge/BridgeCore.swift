@@ -15,6 +15,7 @@ final class BridgeCore: Sendable {
     private let refused = Atomic<Int>(0)
     private let served = Atomic<Int>(0)
 
+    /// The shared state of the tenants in `directory`.
     init(directory: BridgeTenants, tenants: [String: TenantBridge], outbox: FeedbackOutbox) {
         self.directory = directory
         self.tenants = tenants
@@ -38,6 +39,7 @@ final class BridgeCore: Sendable {
     /// Gateway connections closed at once: unknown certificate, upstream backoff, stopping.
     var refusedConnections: Int { refused.load(ordering: .sequentiallyConsistent) }
 
+    /// Counts one gateway connection closed at once.
     func countRefused() {
         refused.add(1, ordering: .sequentiallyConsistent)
     }
@@ -45,6 +47,7 @@ final class BridgeCore: Sendable {
     /// Feedback tuples written to clients.
     var feedbackServed: Int { served.load(ordering: .sequentiallyConsistent) }
 
+    /// Counts `count` tuples written to a client.
     func countServed(_ count: Int) {
         served.add(count, ordering: .sequentiallyConsistent)
     }
@@ -56,6 +59,7 @@ final class BridgeCore: Sendable {
 struct BridgeGateway: BinaryGatewayPolicy {
     let core: BridgeCore
 
+    /// A handler for a client of a known tenant, or nil (closed at once, counted).
     func open(peer: TLSCertificate?) -> BridgeConnectionHandler? {
         guard core.isAccepting, let tenant = core.tenant(for: peer), let waker = try? WakeSignal(),
             let number = tenant.open(waker: waker)
@@ -82,6 +86,8 @@ struct BridgeFeedback: FeedbackSource {
         let entries: [Feedback.Entry]
     }
 
+    /// The oldest of the peer's tenant's tuples, encoded; nil (closed) for a peer no
+    /// tenant names.
     func take(for peer: TLSCertificate?) -> (batch: FeedbackBatch, receipt: Receipt)? {
         guard let tenant = core.tenant(for: peer)?.tenant else { return nil }
         let entries = core.outbox.pending(tenant: tenant.name, limit: Self.batchLimit)
@@ -90,6 +96,7 @@ struct BridgeFeedback: FeedbackSource {
         return (FeedbackBatch(bytes: bytes.readableBytesArray), Receipt(tenant: tenant.name, entries: entries))
     }
 
+    /// Removes the tuples once every byte was written; kept for the next visit otherwise.
     func settle(_ receipt: Receipt, served: Bool) {
         guard served, !receipt.entries.isEmpty else { return }
         core.outbox.removeServed(tenant: receipt.tenant, receipt.entries)

@@ -38,8 +38,11 @@ final class TenantBridge: Sendable {
 
     /// One thing a connection decoded, copied out of the decoder's buffer.
     enum Decoded {
+        /// A valid notification, copied.
         case notification(BridgedNotification)
+        /// A frame the decoder refused (Apple's validation): a local refusal.
         case rejected(Rejection)
+        /// A command byte that is not 0, 1 or 2.
         case unknownCommand
     }
 
@@ -55,10 +58,17 @@ final class TenantBridge: Sendable {
         var finished = false
     }
 
+    /// Whether the connection's thread may decode, as the session's actions said.
     private enum Reading {
-        case open, paused, stopped
+        /// Decode and hand over.
+        case open
+        /// At the window (`pauseReading`) until `resumeReading`.
+        case paused
+        /// `stopReading`: never again.
+        case stopped
     }
 
+    /// Everything the lock guards.
     private struct State {
         var record: ResendRecord
         var backoff = UpstreamBackoff()
@@ -77,6 +87,8 @@ final class TenantBridge: Sendable {
         var changed = false
     }
 
+    /// The state of `tenant`, forwarding through `provider`, its 410s to `outbox`; times
+    /// are counted from `origin`; `server` is woken when a stop may be waiting.
     init(
         tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
         origin: ContinuousClock.Instant, window: Int, record: ResendRecord
@@ -93,6 +105,7 @@ final class TenantBridge: Sendable {
     /// The record's and the backoff's time: elapsed since the bridge was made.
     private var now: Duration { ContinuousClock.now - origin }
 
+    /// What the tenant's sessions did so far.
     var counts: BridgeCounts { state.withLock { $0.counts } }
 
     /// Client connections whose handler has not closed yet.
