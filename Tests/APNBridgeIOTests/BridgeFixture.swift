@@ -20,8 +20,13 @@ final class BridgeFixture: Sendable {
     let caPEM: [UInt8]
     private let directory: URL
 
-    init(faults: HTTP2MockGateway.Faults = HTTP2MockGateway.Faults(), storeFeedback: Bool = false) throws {
+    /// `wrongKey` gives the bridge a provider key the upstream does not know: every
+    /// request is refused 403 `InvalidProviderToken`, a bridge failure.
+    init(faults: HTTP2MockGateway.Faults = HTTP2MockGateway.Faults(), storeFeedback: Bool = false, wrongKey: Bool = false)
+        throws
+    {
         let signingKey = try ES256SigningKey.generate()
+        let bridgeKey = wrongKey ? try ES256SigningKey.generate() : signingKey
         upstream = try HTTP2MockGateway(
             configuration: HTTP2MockGateway.Configuration(
                 providerKeys: [Self.keyID: .init(teamID: Self.teamID, key: signingKey.verificationKey)], faults: faults))
@@ -29,7 +34,7 @@ final class BridgeFixture: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = directory.appendingPathComponent("key.p8")
-        try Data(signingKey.pkcs8PEM().utf8).write(to: keyPath)
+        try Data(bridgeKey.pkcs8PEM().utf8).write(to: keyPath)
 
         authority = try CertificateAuthority(commonName: "Bridge test CA")
         let client = try authority.issueClientCertificate(topic: Self.topic)
