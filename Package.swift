@@ -49,10 +49,15 @@ let package = Package(
         .testTarget(name: "APNFeedbackStoreTests", dependencies: ["APNFeedbackStore", "APN", "CSQLite"]),
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
-        // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. For now only its
-        // pure decision state: refusal order, the read window and the resend record.
-        .target(name: "APNBridge", dependencies: ["APN", "APNTLS", "APNWire"]),
+        // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. Its pure decision
+        // state (refusal order, the read window, the resend record) and its I/O driver,
+        // `Bridge`, on the gateway server core.
+        .target(name: "APNBridge", dependencies: ["APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"]),
         .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APN", "APNTLS", "APNWire"]),
+        // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
+        .testTarget(
+            name: "APNBridgeIOTests",
+            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "GatewayServer", "MockGateway", "TestSupport"]),
         // The public library in node-apn 1.x's vocabulary.
         .target(name: "APN", dependencies: ["APNWire", "APNTLS", "APNHTTP2"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.

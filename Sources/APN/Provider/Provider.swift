@@ -210,8 +210,14 @@ public final class Provider: Sendable {
     /// then closes the connections with GOAWAY. Event streams end.
     public func close() async {
         await withCheckedContinuation { continuation in
-            inbox.post(.close(reply: { continuation.resume() }))
+            close { continuation.resume() }
         }
+    }
+
+    /// ``close()`` for a caller on a thread of its own (the bridge's stop): `completion`
+    /// is called on the I/O thread once the provider is closed.
+    package func close(completion: @escaping @Sendable () -> Void) {
+        inbox.post(.close(reply: completion))
     }
 }
 

@@ -1,0 +1,75 @@
+package import APN
+package import APNTLS
+package import APNWire
+
+extension Bridge {
+    /// How a ``Bridge`` listens, whom it serves and where it forwards.
+    package struct Configuration: Sendable {
+        /// The address both listeners bind.
+        package var host = "127.0.0.1"
+        /// The binary gateway port (Apple's was 2195); 0 lets the system choose.
+        package var gatewayPort: UInt16 = 0
+        /// The feedback port (Apple's was 2196); 0 lets the system choose.
+        package var feedbackPort: UInt16 = 0
+        /// The bridge's server certificate and key, for both listeners.
+        package var serverCredentials: TLSCredentials
+        /// The CAs a client certificate must chain to; the tenants then say whose it is.
+        package var clientCertificateAuthorities: [TLSCertificate]
+        /// The senders served, and which client certificates are theirs.
+        package var tenants: BridgeTenants
+        /// The upstream every tenant's provider reaches (host, port, CA, timeouts); each
+        /// tenant adds its credentials and topic (``BridgeTenant/providerOptions(_:)``).
+        package var upstream: Provider.Options
+        /// Unsettled notifications per connection before reading pauses.
+        package var window = BridgeSession.defaultWindow
+        /// The token store keeping feedback tuples until served; nil keeps them in memory
+        /// (lost when the bridge stops).
+        package var storePath: String?
+        /// How long a tenant's ``ResendRecord`` keeps an entry.
+        package var resendRetention = ResendRecord.defaultRetention
+        /// How many entries a tenant's ``ResendRecord`` keeps.
+        package var resendCapacity = ResendRecord.defaultCapacity
+        /// The token and payload bounds Apple's gateway enforced.
+        package var limits = GatewayDecoder.Limits()
+        /// The most client connections per listener.
+        package var maxConnections = 1_000
+        /// How long a client may send nothing before it is closed; nil (the default): as
+        /// long as it likes, as Apple's gateway kept idle connections.
+        package var idleTimeout: Duration?
+        /// How long a client has to finish the TLS handshake.
+        package var handshakeTimeout: Duration = .seconds(10)
+        /// How long, after the bridge closed its side, it reads and discards.
+        package var lingerTimeout: Duration = .seconds(1)
+
+        /// A configuration with the defaults described on each property.
+        package init(
+            serverCredentials: TLSCredentials, clientCertificateAuthorities: [TLSCertificate], tenants: BridgeTenants,
+            upstream: Provider.Options
+        ) {
+            self.serverCredentials = serverCredentials
+            self.clientCertificateAuthorities = clientCertificateAuthorities
+            self.tenants = tenants
+            self.upstream = upstream
+        }
+    }
+
+    /// What a bridge did, from start to stop.
+    package struct Summary: Sendable, Hashable {
+        /// Summed over the tenants.
+        package var counts = BridgeCounts()
+        /// By tenant name.
+        package var byTenant: [String: BridgeCounts] = [:]
+        /// Feedback tuples queued (410 answers).
+        package var feedbackStored = 0
+        /// Feedback tuples written to clients.
+        package var feedbackServed = 0
+        /// Gateway connections closed at once (no tenant, backoff, stopping).
+        package var refusedConnections = 0
+        /// Sessions kept when the summary was taken: live connections and closed ones
+        /// still awaiting answers (after a stop: those whose answers never came in time).
+        package var unfinishedSessions = 0
+
+        /// Nothing yet.
+        package init() {}
+    }
+}

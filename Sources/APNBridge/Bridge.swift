@@ -1,0 +1,140 @@
+import APN
+package import APNTLS
+import Dispatch
+import GatewayServer
+
+/// The bridge (issue #24): a binary gateway and feedback server, Apple's port 2195 and
+/// 2196 protocols, in front of Apple's HTTP/2 API. Each client certificate names a
+/// tenant; its notifications go out through the tenant's `Provider`, its answers come
+/// back as Apple's binary gateway gave them (``BridgeSession`` decides what and when), and
+/// its 410s become feedback tuples served on the feedback port.
+///
+/// ## Threads
+/// The server core's: an accept thread per listener, a thread per client connection. Each
+/// tenant has one `Provider` (one I/O thread) whose answers arrive on that thread, and all
+/// of a tenant's state is under one lock (``TenantBridge``). With a store configured, one
+/// more thread writes feedback to SQLite, so the provider's thread never waits on disk.
+///
+/// ```swift
+/// let bridge = try Bridge(configuration: configuration)
+/// try bridge.start()
+/// // … clients connect to bridge.gatewayPort …
+/// let summary = bridge.stop(grace: .seconds(5))
+/// ```
+package final class Bridge: Sendable {
+    /// The configuration it was made with.
+    package let configuration: Configuration
+    private let core: BridgeCore
+    private let server: ServerState
+    private let context: TLSServerContext
+    private let lifecycle = GatewayLifecycle<(gateway: UInt16, feedback: UInt16)>()
+
+    /// Prepares the bridge: the TLS context, each tenant's provider, the feedback outbox.
+    /// Nothing listens and nothing connects upstream until ``start()``.
+    ///
+    /// - Throws: `TLSError` for credentials the context refuses; `StoreError` for a store
+    ///   that cannot be opened.
+    package init(configuration: Configuration) throws {
+        context = try TLSServerContext(
+            credentials: configuration.serverCredentials,
+            clientCertificateAuthorities: configuration.clientCertificateAuthorities, requiresClientCertificate: true)
+        let server = try ServerState()
+        self.server = server
+        let outbox = try FeedbackOutbox(path: configuration.storePath) { server.wakeWaiters() }
+        let origin = ContinuousClock.now
+        var tenants: [String: TenantBridge] = [:]
+        for tenant in configuration.tenants.all {
+            tenants[tenant.name] = TenantBridge(
+                tenant: tenant, provider: Provider(options: tenant.providerOptions(configuration.upstream)),
+                outbox: outbox, server: server, origin: origin, window: configuration.window,
+                record: ResendRecord(retention: configuration.resendRetention, capacity: configuration.resendCapacity))
+        }
+        core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox)
+        self.configuration = configuration
+    }
+
+    /// Binds both listeners and starts accepting.
+    ///
+    /// - Precondition: called once, before ``stop(grace:)``.
+    /// - Throws: `TLSError` when a listener cannot bind or a thread cannot be started.
+    package func start() throws(TLSError) {
+        let backlog = ConnectionLimits.listenBacklog
+        let gateway = try TLSListener(
+            context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog)
+        let feedback = try TLSListener(
+            context: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
+        lifecycle.started((gateway.port, feedback.port), name: "Bridge")
+        core.outbox.start()
+        let settings = ConnectionSettings(
+            limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
+            lingerTimeout: configuration.lingerTimeout)
+        let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: configuration.idleTimeout)
+        let started = AcceptLoop.startGateway(
+            gateway, name: "bridge-gw", server: server, limits: limits, settings: settings, policy: BridgeGateway(core: core))
+            && AcceptLoop.startFeedback(
+                feedback, name: "bridge-fb", server: server, limits: limits, settings: settings,
+                source: BridgeFeedback(core: core))
+        guard started else {
+            _ = stop(grace: .zero)
+            throw TLSError(.listen, "starting the bridge's accept threads: the system refused a thread")
+        }
+    }
+
+    /// The gateway port bound; 0 before ``start()``.
+    package var gatewayPort: UInt16 { lifecycle.ports?.gateway ?? 0 }
+
+    /// The feedback port bound; 0 before ``start()``.
+    package var feedbackPort: UInt16 { lifecycle.ports?.feedback ?? 0 }
+
+    /// What was done so far.
+    package var summary: Summary {
+        var summary = Summary()
+        for (name, tenant) in core.tenants {
+            let counts = tenant.counts
+            summary.byTenant[name] = counts
+            summary.counts.add(counts)
+        }
+        summary.feedbackStored = core.outbox.storedCount
+        summary.feedbackServed = core.feedbackServed
+        summary.refusedConnections = core.refusedConnections
+        summary.unfinishedSessions = core.tenants.values.reduce(0) { $0 + $1.sessionCount }
+        return summary
+    }
+
+    /// Waits until `predicate` holds for the ``summary`` or `deadline` passes (or the
+    /// bridge stops); returns whether it held. Re-checked whenever an answer or a
+    /// connection changes something.
+    package func wait(until deadline: ContinuousClock.Instant, _ predicate: (Summary) -> Bool) -> Bool {
+        server.waitForChange(until: deadline) { predicate(summary) }
+    }
+
+    /// Stops (SIGTERM): new connections are closed at once; every session stops reading
+    /// and ends with status 10 once what it forwarded is answered, or when `grace` is
+    /// over; then the listeners and connections close and each provider is closed (it
+    /// waits for the answers still due, each bounded by its request timeout). Blocks, so
+    /// call it from a thread of its own, not a Swift concurrency task.
+    @discardableResult
+    package func stop(grace: Duration) -> Summary {
+        core.stopAccepting()
+        let tenants = Array(core.tenants.values)
+        for tenant in tenants { tenant.shutdown() }
+        let deadline = ContinuousClock.now + grace
+        _ = server.waitForChange(until: deadline) { tenants.allSatisfy { $0.undecidedCount == 0 } }
+        for tenant in tenants { tenant.graceExpired() }
+        // The connections write their status 10 and close; a client that does not close
+        // is lingered on at most `lingerTimeout`.
+        let closing = ContinuousClock.now + configuration.lingerTimeout + .seconds(2)
+        _ = server.waitForChange(until: closing) { tenants.allSatisfy { $0.liveCount == 0 } }
+        lifecycle.stopped()
+        server.requestStop()
+        _ = server.waitForThreads(until: .now + .seconds(5))
+        let closed = DispatchGroup()
+        for tenant in tenants {
+            closed.enter()
+            tenant.provider.close { closed.leave() }
+        }
+        _ = closed.wait(timeout: .now() + .seconds(Int(configuration.upstream.requestTimeout.components.seconds) + 5))
+        core.outbox.stop()
+        return summary
+    }
+}

@@ -1,0 +1,39 @@
+package import APN
+import Foundation
+
+extension BridgeAnswer {
+    /// The answer for what the provider said of one forwarded notification, at
+    /// `nowSeconds` (UNIX seconds, for a 410 without a timestamp).
+    ///
+    /// | provider's answer | bridge answer |
+    /// |---|---|
+    /// | status 200 | `accepted` |
+    /// | an error with Apple's status (`rejected`, `retriesExhausted`) | ``classify(status:reason:timestampMilliseconds:nowSeconds:)`` |
+    /// | `invalidNotification` (the request could not be formed, e.g. its priority) | `refused(.processingError)` |
+    /// | `authentication`, `shutDown`, `connectionFailed` never sent | `bridgeFailure` |
+    /// | `timedOut`, `protocolError`, `connectionFailed` after a send | `maybeDelivered` |
+    ///
+    /// A notification that was never sent is known undelivered, so the client is told
+    /// status 10 and its resend goes out; one whose request went out may have been
+    /// delivered, so it counts as accepted and is never forwarded again.
+    package init(_ response: ProviderResponse, nowSeconds: Int64) {
+        guard let error = response.error else {
+            self = response.status == 200 ? .accepted : .maybeDelivered
+            return
+        }
+        if let status = error.status {
+            self = Self.classify(
+                status: status, reason: error.reason?.rawValue,
+                timestampMilliseconds: error.timestamp.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
+                nowSeconds: nowSeconds)
+            return
+        }
+        switch error.code {
+        case .invalidNotification: self = .refused(.processingError)
+        case .authentication, .shutDown: self = .bridgeFailure
+        case .connectionFailed: self = response.attempts == 0 ? .bridgeFailure : .maybeDelivered
+        case .cancelled: self = .bridgeFailure
+        default: self = response.attempts == 0 ? .bridgeFailure : .maybeDelivered
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import APNWire
+import GatewayServer
+
+/// The bridge's decisions for one client connection, on its thread: copies what the
+/// decoder holds out of its buffer, hands it to the tenant's session in one batch (one
+/// lock, one `forward` per read), and follows what the session decided — read on, wait
+/// for answers (the waker rises when they change something), or end.
+struct BridgeConnectionHandler: BinaryConnectionHandler {
+    let tenant: TenantBridge
+    let number: UInt64
+    let waker: ConnectionWaker?
+
+    /// The most notifications handed over in one batch: a read of a fast client can hold
+    /// thousands, and the window is checked only between batches.
+    static let batchLimit = 512
+
+    /// Follows the session's decision; while it reads, hands over what is decodable.
+    mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
+        switch tenant.gate(number) {
+        case .end(let end): return .end(end)
+        case .waiting: return .pause(until: nil)
+        case .open: break
+        }
+        var decoded: [TenantBridge.Decoded] = []
+        var more = false
+        decoding: while true {
+            if decoded.count == Self.batchLimit {
+                more = true
+                break
+            }
+            var copied: BridgedNotification?
+            // The view is valid only inside the closure: copy it out.
+            switch decoder.next({ copied = BridgedNotification($0.copy()) }) {
+            case nil:
+                break decoding
+            case .notification:
+                if let copied { decoded.append(.notification(copied)) }
+            case .rejected(let rejection):
+                decoded.append(.rejected(rejection))
+                break decoding
+            case .unknownCommand:
+                decoded.append(.unknownCommand)
+                break decoding
+            }
+        }
+        guard !decoded.isEmpty else { return .read }
+        switch tenant.receive(number, decoded) {
+        case .end(let end): return .end(end)
+        case .waiting: return .pause(until: nil)
+        // More may be decodable already: asked again at once.
+        case .open: return more ? .pause(until: now) : .read
+        }
+    }
+
+    /// The client finished: an end already decided is still taken; otherwise the session
+    /// remembers what it forwarded (rule 6) and the connection closes.
+    mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective {
+        switch tenant.clientFinished(number) {
+        case .end(let end): .end(end)
+        case .open, .waiting: .end(.abandon)
+        }
+    }
+
+    /// The socket is closed: the session stays with the tenant until `finished`.
+    mutating func closed() {
+        tenant.closed(number)
+    }
+}

@@ -1,0 +1,105 @@
+import APN
+import APNTLS
+import APNWire
+import GatewayServer
+import Synchronization
+
+/// What the bridge's listeners share: the tenants' state, the directory that finds a
+/// client's tenant, the feedback outbox, and whether new connections are taken.
+final class BridgeCore: Sendable {
+    let directory: BridgeTenants
+    /// Every tenant's state, by tenant name.
+    let tenants: [String: TenantBridge]
+    let outbox: FeedbackOutbox
+    private let accepting = Atomic<Bool>(true)
+    private let refused = Atomic<Int>(0)
+    private let served = Atomic<Int>(0)
+
+    /// The shared state of the tenants in `directory`.
+    init(directory: BridgeTenants, tenants: [String: TenantBridge], outbox: FeedbackOutbox) {
+        self.directory = directory
+        self.tenants = tenants
+        self.outbox = outbox
+    }
+
+    /// The tenant `peer` belongs to, or nil (no certificate, or one no tenant names).
+    func tenant(for peer: TLSCertificate?) -> TenantBridge? {
+        guard let peer, let tenant = directory.tenant(for: peer) else { return nil }
+        return tenants[tenant.name]
+    }
+
+    /// Whether new client connections are taken (not once stopping).
+    var isAccepting: Bool { accepting.load(ordering: .sequentiallyConsistent) }
+
+    /// From now on, every new gateway connection is closed at once.
+    func stopAccepting() {
+        accepting.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    /// Gateway connections closed at once: unknown certificate, upstream backoff, stopping.
+    var refusedConnections: Int { refused.load(ordering: .sequentiallyConsistent) }
+
+    /// Counts one gateway connection closed at once.
+    func countRefused() {
+        refused.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Feedback tuples written to clients.
+    var feedbackServed: Int { served.load(ordering: .sequentiallyConsistent) }
+
+    /// Counts `count` tuples written to a client.
+    func countServed(_ count: Int) {
+        served.add(count, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// The bridge's gateway policy: a client whose certificate names a tenant, while that
+/// tenant's upstream is not backing off and the bridge is not stopping, gets a session;
+/// any other is closed at once.
+struct BridgeGateway: BinaryGatewayPolicy {
+    let core: BridgeCore
+
+    /// A handler for a client of a known tenant, or nil (closed at once, counted).
+    func open(peer: TLSCertificate?) -> BridgeConnectionHandler? {
+        guard core.isAccepting, let tenant = core.tenant(for: peer), let waker = try? WakeSignal(),
+            let number = tenant.open(waker: waker)
+        else {
+            core.countRefused()
+            return nil
+        }
+        return BridgeConnectionHandler(tenant: tenant, number: number, waker: waker)
+    }
+}
+
+/// The bridge's feedback: a client is served its tenant's queued tuples, at most
+/// ``batchLimit`` a visit, and they are removed only once every byte was written.
+struct BridgeFeedback: FeedbackSource {
+    let core: BridgeCore
+
+    /// The most tuples one visit serves (38 bytes each for 32-byte tokens): a client that
+    /// was away long gets the rest on its next visit.
+    static let batchLimit = 10_000
+
+    /// The tuples a visit took, to remove once served.
+    struct Receipt {
+        let tenant: String
+        let entries: [Feedback.Entry]
+    }
+
+    /// The oldest of the peer's tenant's tuples, encoded; nil (closed) for a peer no
+    /// tenant names.
+    func take(for peer: TLSCertificate?) -> (batch: FeedbackBatch, receipt: Receipt)? {
+        guard let tenant = core.tenant(for: peer)?.tenant else { return nil }
+        let entries = core.outbox.pending(tenant: tenant.name, limit: Self.batchLimit)
+        var bytes = WireBuffer(capacity: max(64, entries.count * 38))
+        for entry in entries { bytes.writeFeedbackTuple(time: entry.unixTime, token: entry.device.token) }
+        return (FeedbackBatch(bytes: bytes.readableBytesArray), Receipt(tenant: tenant.name, entries: entries))
+    }
+
+    /// Removes the tuples once every byte was written; kept for the next visit otherwise.
+    func settle(_ receipt: Receipt, served: Bool) {
+        guard served, !receipt.entries.isEmpty else { return }
+        core.outbox.removeServed(tenant: receipt.tenant, receipt.entries)
+        core.countServed(receipt.entries.count)
+    }
+}

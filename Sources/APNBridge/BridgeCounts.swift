@@ -1,0 +1,47 @@
+package import APNWire
+
+/// What a bridge did, counted per tenant and summed in ``Bridge/Summary``.
+package struct BridgeCounts: Sendable, Hashable {
+    /// Notifications decoded and taken by a session (given an ordinal).
+    package var received = 0
+    /// Sent upstream.
+    package var forwarded = 0
+    /// Answered 200 (or 410: accepted, with a feedback tuple) upstream.
+    package var delivered = 0
+    /// Refused, by the binary status the client is told: Apple's refusals and the
+    /// decoder's own.
+    package var refused: [StatusCode: Int] = [:]
+    /// Answered `bridgeFailure` upstream (the client is told status 10).
+    package var bridgeFailures = 0
+    /// Answered with an unknown fate upstream (the client sees them accepted).
+    package var maybeDelivered = 0
+    /// Resends answered from the ``ResendRecord`` rather than forwarded again: every
+    /// notification received is either forwarded or answered so.
+    package var resendsAnswered: Int { received - forwarded }
+    /// Client connections opened.
+    package var connections = 0
+
+    /// Nothing counted.
+    package init() {}
+
+    /// Adds `other`'s counts to these.
+    package mutating func add(_ other: BridgeCounts) {
+        received += other.received
+        forwarded += other.forwarded
+        delivered += other.delivered
+        refused.merge(other.refused, uniquingKeysWith: +)
+        bridgeFailures += other.bridgeFailures
+        maybeDelivered += other.maybeDelivered
+        connections += other.connections
+    }
+
+    /// Counts one answer from upstream.
+    mutating func count(_ answer: BridgeAnswer) {
+        switch answer {
+        case .accepted, .unregistered: delivered += 1
+        case .refused(let status): refused[status, default: 0] += 1
+        case .bridgeFailure: bridgeFailures += 1
+        case .maybeDelivered: maybeDelivered += 1
+        }
+    }
+}

@@ -1,0 +1,318 @@
+import APN
+import APNFeedbackStore
+import APNTLS
+import APNWire
+import Foundation
+import Synchronization
+import GatewayServer
+
+/// All of one tenant's bridge state, under one lock: its resend record, its upstream
+/// backoff, and the sessions of its connections by number (never reused), each with what
+/// its connection is to do next. Connection threads feed it what they decode; the
+/// provider's I/O thread feeds it answers (``answered(_:_:_:)``). Every input is followed
+/// by draining the session's actions (the contract in ``BridgeSession``), and relays from
+/// the record go to the sessions they name, under the same lock, so the record and the
+/// sessions never disagree.
+///
+/// Nothing slow happens under the lock: forwarding, queueing feedback and raising wakers
+/// are done after it is released, from the ``Effects`` collected.
+final class TenantBridge: Sendable {
+    let tenant: BridgeTenant
+    let provider: Provider
+    private let outbox: FeedbackOutbox
+    private let server: ServerState
+    private let origin: ContinuousClock.Instant
+    private let window: Int
+    private let state: Lock<State>
+
+    /// What a connection thread is to do next.
+    enum Gate {
+        /// Decode and hand over more.
+        case open
+        /// Read nothing until the waker rises (paused at the window, or stopped reading
+        /// with the answer still to come).
+        case waiting
+        /// End the connection so.
+        case end(ConnectionEnd)
+    }
+
+    /// One thing a connection decoded, copied out of the decoder's buffer.
+    enum Decoded {
+        /// A valid notification, copied.
+        case notification(BridgedNotification)
+        /// A frame the decoder refused (Apple's validation): a local refusal.
+        case rejected(Rejection)
+        /// A command byte that is not 0, 1 or 2.
+        case unknownCommand
+    }
+
+    /// One connection's session and what its thread is to do next.
+    private struct Entry {
+        var session: BridgeSession
+        let waker: WakeSignal?
+        /// Whether the client connection is still open (its handler not yet closed).
+        var live = true
+        var reading = Reading.open
+        /// The end the session decided (error response then close, or close alone).
+        var end: ConnectionEnd?
+        var finished = false
+    }
+
+    /// Whether the connection's thread may decode, as the session's actions said.
+    private enum Reading {
+        /// Decode and hand over.
+        case open
+        /// At the window (`pauseReading`) until `resumeReading`.
+        case paused
+        /// `stopReading`: never again.
+        case stopped
+    }
+
+    /// Everything the lock guards.
+    private struct State {
+        var record: ResendRecord
+        var backoff = UpstreamBackoff()
+        var entries: [UInt64: Entry] = [:]
+        var nextConnection: UInt64 = 0
+        var counts = BridgeCounts()
+    }
+
+    /// What to do once the lock is released.
+    private struct Effects {
+        var forwards: [(connection: UInt64, ordinal: Int, notification: BridgedNotification)] = []
+        var feedback: [TokenStore.QueuedFeedback] = []
+        var wakers: [WakeSignal] = []
+        /// A connection closed, an end was decided or a session finished: the stop waits
+        /// for these, so its waiters are woken even when it did not count itself.
+        var changed = false
+    }
+
+    /// The state of `tenant`, forwarding through `provider`, its 410s to `outbox`; times
+    /// are counted from `origin`; `server` is woken when a stop may be waiting.
+    init(
+        tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
+        origin: ContinuousClock.Instant, window: Int, record: ResendRecord
+    ) {
+        self.tenant = tenant
+        self.provider = provider
+        self.outbox = outbox
+        self.server = server
+        self.origin = origin
+        self.window = window
+        state = Lock(State(record: record))
+    }
+
+    /// The record's and the backoff's time: elapsed since the bridge was made.
+    private var now: Duration { ContinuousClock.now - origin }
+
+    /// What the tenant's sessions did so far.
+    var counts: BridgeCounts { state.withLock { $0.counts } }
+
+    /// Client connections whose handler has not closed yet.
+    var liveCount: Int { state.withLock { $0.entries.values.count { $0.live } } }
+
+    /// Live connections with no end decided yet (still awaiting answers when stopping).
+    var undecidedCount: Int { state.withLock { $0.entries.values.count { $0.live && $0.end == nil } } }
+
+    /// Sessions kept: live connections and closed ones still awaiting answers.
+    var sessionCount: Int { state.withLock { $0.entries.count } }
+
+    // MARK: connections
+
+    /// A session for a new connection, or nil while the upstream backoff refuses them.
+    func open(waker: WakeSignal?) -> UInt64? {
+        let now = now
+        return state.withLock { state in
+            guard state.backoff.admits(at: now) else { return nil }
+            let number = state.nextConnection
+            state.nextConnection += 1
+            state.entries[number] = Entry(session: BridgeSession(connection: number, window: window), waker: waker)
+            state.counts.connections += 1
+            return number
+        }
+    }
+
+    /// What connection `number` is to do now.
+    func gate(_ number: UInt64) -> Gate {
+        state.withLock { Self.gate(of: $0.entries[number]) }
+    }
+
+    /// Feeds what connection `number` decoded to its session, forwards what it asks to,
+    /// and says what the connection does next.
+    func receive(_ number: UInt64, _ decoded: [Decoded]) -> Gate {
+        let now = now
+        var effects = Effects()
+        let gate = state.withLock { state in
+            feed(&state, number, &effects, now: now) { session, record, counts in
+                for item in decoded {
+                    switch item {
+                    case .notification(let notification):
+                        if session.received(notification, record: &record, now: now) != nil { counts.received += 1 }
+                    case .rejected(let rejection):
+                        session.locallyRefused(rejection.status, identifier: rejection.identifier ?? 0, command: rejection.command)
+                        counts.refused[rejection.status, default: 0] += 1
+                    case .unknownCommand:
+                        session.unknownCommand()
+                    }
+                }
+            }
+            return Self.gate(of: state.entries[number])
+        }
+        perform(effects)
+        return gate
+    }
+
+    /// The client finished sending: nothing more is written to it (rule 6). The end
+    /// already decided, if any, is still taken.
+    func clientFinished(_ number: UInt64) -> Gate {
+        var effects = Effects()
+        let gate = state.withLock { state in
+            if let end = state.entries[number]?.end { return Gate.end(end) }
+            feed(&state, number, &effects, now: now) { session, _, _ in session.clientClosed() }
+            return .end(.abandon)
+        }
+        perform(effects)
+        return gate
+    }
+
+    /// Connection `number`'s socket is closed: its session stays until `finished`.
+    func closed(_ number: UInt64) {
+        var effects = Effects()
+        state.withLock { state in
+            state.entries[number]?.live = false
+            // A no-op for a session already told of the end (its phase is draining).
+            feed(&state, number, &effects, now: now) { session, _, _ in session.clientClosed() }
+        }
+        effects.changed = true
+        perform(effects)
+    }
+
+    // MARK: answers
+
+    /// The upstream answered connection `number`'s notification `ordinal` (on the
+    /// provider's I/O thread: quick, never blocking).
+    func answered(_ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer) {
+        let now = now
+        var effects = Effects()
+        state.withLock { state in
+            state.counts.count(answer)
+            switch answer {
+            case .bridgeFailure: state.backoff.failed(at: now)
+            case .accepted, .unregistered: state.backoff.succeeded()
+            case .refused, .maybeDelivered: break
+            }
+            feed(&state, number, &effects, now: now) { session, _, _ in session.answered(ordinal, answer) }
+        }
+        perform(effects)
+    }
+
+    // MARK: stopping
+
+    /// Tells every session the bridge is shutting down.
+    func shutdown() {
+        everySession { $0.shutdown() }
+    }
+
+    /// Tells every session the shutdown grace period is over.
+    func graceExpired() {
+        everySession { $0.graceExpired() }
+    }
+
+    private func everySession(_ input: @escaping (inout BridgeSession) -> Void) {
+        var effects = Effects()
+        state.withLock { state in
+            for number in Array(state.entries.keys) {
+                feed(&state, number, &effects, now: now) { session, _, _ in input(&session) }
+            }
+        }
+        perform(effects)
+    }
+
+    // MARK: the contract
+
+    private static func gate(of entry: Entry?) -> Gate {
+        guard let entry, entry.live else { return .end(.abandon) }
+        if let end = entry.end { return .end(end) }
+        return entry.reading == .open ? .open : .waiting
+    }
+
+    /// Gives `number`'s session an input, then performs every action it asks for, in
+    /// order; relays go to the sessions they name the same way.
+    private func feed(
+        _ state: inout State, _ number: UInt64, _ effects: inout Effects, now: Duration,
+        _ input: (inout BridgeSession, inout ResendRecord, inout BridgeCounts) -> Void
+    ) {
+        // Taken out of the dictionary while it is worked on, so that its buffers are
+        // uniquely referenced and not copied on the first change.
+        guard var entry = state.entries.removeValue(forKey: number) else { return }
+        input(&entry.session, &state.record, &state.counts)
+        var relays: [ResendRecord.Relay] = []
+        var visible = false
+        while let action = entry.session.nextAction() {
+            switch action {
+            case .forward(let ordinal, let notification):
+                effects.forwards.append((number, ordinal, notification))
+                state.counts.forwarded += 1
+            case .queueFeedback(let token, let since):
+                effects.feedback.append(
+                    TokenStore.QueuedFeedback(
+                        tenant: tenant.name, device: Device(unvalidated: token), unixTime: UInt32(clamping: since)))
+            case .pauseReading:
+                if entry.reading == .open { entry.reading = .paused }
+            case .resumeReading:
+                if entry.reading == .paused {
+                    entry.reading = .open
+                    visible = true
+                }
+            case .stopReading:
+                entry.reading = .stopped
+            case .remember(let arrival, let key, let answer):
+                state.record.insert(key, answer: answer, from: arrival, now: now)
+            case .rememberAnswer(let arrival, let answer):
+                if let relay = state.record.settle(arrival, with: answer, now: now) { relays.append(relay) }
+            case .writeErrorResponse(let status, let identifier):
+                entry.end = .errorResponse(ErrorReply(status: status, identifier: identifier))
+                visible = true
+                effects.changed = true
+            case .close:
+                if entry.end == nil { entry.end = .close }
+                visible = true
+                effects.changed = true
+            case .finished:
+                entry.finished = true
+                effects.changed = true
+            }
+        }
+        if visible, entry.live, let waker = entry.waker { effects.wakers.append(waker) }
+        // A finished session of a live connection stays until the connection closes: its
+        // thread still asks for the end.
+        if !(entry.finished && !entry.live) { state.entries[number] = entry }
+        for relay in relays {
+            feed(&state, relay.claimant.connection, &effects, now: now) { session, _, _ in
+                session.answered(relay.claimant.ordinal, relay.answer)
+            }
+        }
+    }
+
+    /// What the lock's holder collected: forwarded in one batch, feedback handed to the
+    /// outbox, wakers raised.
+    private func perform(_ effects: Effects) {
+        if !effects.feedback.isEmpty { outbox.queue(effects.feedback) }
+        for waker in effects.wakers { waker.signal() }
+        // Cheap when nobody waits (an atomic load): ``Bridge/wait(until:_:)`` and the stop
+        // watch the counts and the sessions.
+        server.wakeWaiters(always: effects.changed)
+        guard !effects.forwards.isEmpty else { return }
+        let forwards = effects.forwards
+        provider.forward(forwards.map { $0.notification.forwarded(topic: tenant.topic, pushType: tenant.pushType) }) {
+            [self] index, response in
+            let target = forwards[index]
+            answered(target.connection, target.ordinal, BridgeAnswer(response, nowSeconds: unixNow()))
+        }
+    }
+}
+
+/// The wall clock in UNIX seconds: the time of a 410 that carried no timestamp.
+private func unixNow() -> Int64 {
+    Int64(Date().timeIntervalSince1970)
+}

@@ -1,0 +1,133 @@
+import APN
+import APNBridge
+import APNTLS
+import APNWire
+import Foundation
+import MockGateway
+import Synchronization
+import TestSupport
+import Testing
+
+/// A real binary `Connection` → ``Bridge`` → `HTTP2MockGateway`, on loopback.
+@Suite(.threadPerTest)
+struct BridgeEndToEndTests {
+    @Test func everyNotificationIsDeliveredExactlyOnce() async throws {
+        let fixture = try BridgeFixture()
+        let connection = Connection(options: fixture.connectionOptions())
+        for n in 0..<1_000 { connection.push(note(n), to: device(n)) }
+        let report = await connection.shutdown()
+        #expect(report.accepted == 1_000, "\(report)")
+        #expect(report.rejected == 0 && report.failed == 0 && report.unknownFate == 0)
+        let upstream = fixture.upstream
+        #expect(await onThread { upstream.waitForRecords(count: 1_000, timeout: .seconds(30)) })
+        let deliveries = fixture.deliveries()
+        #expect(deliveries.count == 1_000)
+        #expect(deliveries.values.allSatisfy { $0 == 1 })
+        #expect(Set(deliveries.keys) == Set((0..<1_000).map { device($0).hexString }))
+        let summary = fixture.bridge.summary
+        #expect(summary.counts.forwarded == 1_000)
+        #expect(summary.counts.delivered == 1_000)
+    }
+
+    @Test func aRefusedTokenIsReportedAndNothingIsForwardedTwice() async throws {
+        let refused = 500
+        var faults = HTTP2MockGateway.Faults()
+        faults.rejectToken(device(refused).hexString, reason: .badDeviceToken)
+        let fixture = try BridgeFixture(faults: faults)
+        let outcomes = Outcomes()
+        let connection = Connection(options: fixture.connectionOptions())
+        for n in 0..<1_000 { connection.push(note(n), to: device(n), outcome: outcomes.recorder(n)) }
+        let report = await connection.shutdown()
+        #expect(report.rejected == 1, "\(report)")
+        #expect(report.accepted == 999, "\(report)")
+        #expect(outcomes.all[refused] == .rejected(.invalidToken))
+        #expect(outcomes.all.count == 1_000)
+        #expect(outcomes.duplicates.isEmpty)
+        let upstream = fixture.upstream
+        #expect(await onThread { upstream.waitForRecords(count: 999, timeout: .seconds(30)) })
+        let deliveries = fixture.deliveries()
+        #expect(deliveries.count == 999)
+        #expect(deliveries[device(refused).hexString] == nil)
+        let duplicated = deliveries.filter { $0.value != 1 }
+        #expect(duplicated.isEmpty, "delivered more than once: \(duplicated)")
+        let summary = fixture.bridge.summary
+        #expect(summary.counts.refused[.invalidToken] == 1)
+        // Everything forwarded went upstream once: 999 accepted and the refused one; the
+        // client's resends of what followed it were answered from the record.
+        #expect(summary.counts.forwarded == 1_000)
+        #expect(summary.counts.received == summary.counts.forwarded + summary.counts.resendsAnswered)
+    }
+
+    @Test func anUnregisteredTokenIsAcceptedAndServedAsFeedback() async throws {
+        let since = Date(timeIntervalSince1970: 1_700_000_000)
+        var faults = HTTP2MockGateway.Faults()
+        faults.unregisterToken(device(7).hexString, since: since)
+        let fixture = try BridgeFixture(faults: faults)
+        let connection = Connection(options: fixture.connectionOptions())
+        for n in 0..<10 { connection.push(note(n), to: device(n)) }
+        let report = await connection.shutdown()
+        #expect(report.accepted == 10, "\(report)")
+        #expect(report.rejected == 0)
+        #expect(await fixture.wait { $0.feedbackStored == 1 })
+        let entries = try await Feedback(options: fixture.feedbackOptions()).read()
+        #expect(entries == [Feedback.Entry(unixTime: 1_700_000_000, device: device(7))])
+        #expect(await fixture.wait { $0.feedbackServed == 1 })
+        // Served is gone: the next visit gets nothing.
+        let again = try await Feedback(options: fixture.feedbackOptions()).read()
+        #expect(again.isEmpty)
+    }
+
+    @Test func anUnregisteredTokenIsKeptInTheStoreUntilServed() async throws {
+        let since = Date(timeIntervalSince1970: 1_700_000_123)
+        var faults = HTTP2MockGateway.Faults()
+        faults.unregisterToken(device(3).hexString, since: since)
+        let fixture = try BridgeFixture(faults: faults, storeFeedback: true)
+        let connection = Connection(options: fixture.connectionOptions())
+        for n in 0..<5 { connection.push(note(n), to: device(n)) }
+        let report = await connection.shutdown()
+        #expect(report.accepted == 5, "\(report)")
+        #expect(await fixture.wait { $0.feedbackStored == 1 })
+        // Counted once the writer thread has written it to the store.
+        let entries = try await Feedback(options: fixture.feedbackOptions()).read()
+        #expect(entries == [Feedback.Entry(unixTime: 1_700_000_123, device: device(3))])
+    }
+
+    @Test func anUnknownClientCertificateIsRefused() async throws {
+        let fixture = try BridgeFixture()
+        let stranger = try fixture.authority.issueClientCertificate(topic: "com.example.stranger")
+        let context = try TLSClientContext(
+            trustedCertificates: [fixture.authority.certificate], credentials: stranger.credentials())
+        let connection = try TLSConnection.connect(
+            host: "127.0.0.1", port: fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
+        try connection.handshake(deadline: .now + .seconds(30))
+        let client = TestClient(connection)
+        let transcript = try client.readToEnd(timeout: .seconds(30))
+        #expect(transcript.bytes.isEmpty)
+        #expect(transcript.end != .timedOut)
+        #expect(await fixture.wait { $0.refusedConnections == 1 })
+        #expect(fixture.bridge.summary.counts.connections == 0)
+        #expect(fixture.upstream.recordCount == 0)
+    }
+}
+
+/// Every outcome a connection reported, by notification number.
+final class Outcomes: Sendable {
+    private struct State {
+        var outcomes: [Int: NotificationOutcome] = [:]
+        var duplicates: [Int] = []
+    }
+
+    private let state = Mutex(State())
+
+    var all: [Int: NotificationOutcome] { state.withLock { $0.outcomes } }
+    var duplicates: [Int] { state.withLock { $0.duplicates } }
+
+    func recorder(_ n: Int) -> @Sendable (NotificationOutcome) -> Void {
+        { [self] outcome in
+            state.withLock { state in
+                if state.outcomes[n] != nil { state.duplicates.append(n) }
+                state.outcomes[n] = outcome
+            }
+        }
+    }
+}
