@@ -13,6 +13,9 @@ import Synchronization
 /// store is not thread-safe, so all its use is under one lock.
 package final class FeedbackOutbox: Sendable {
     private let backend: Lock<Backend>
+    /// Whether ``backend`` is the store: fixed at init, so ``queue(_:)`` decides without
+    /// taking the backend's lock, which the writer holds through each SQLite transaction.
+    private let usesStore: Bool
     private let queued = Lock(Queue())
     private let wake = NSCondition()
     private let stored = Lock<Int>(0)
@@ -22,6 +25,9 @@ package final class FeedbackOutbox: Sendable {
         var items: [TokenStore.QueuedFeedback] = []
         var stopping = false
         var writerDone = true
+        /// Tuples given up: over ``retryLimit`` while the store kept failing, or still
+        /// failing at stop.
+        var lost = 0
     }
 
     /// The tuples: in the store, or by tenant and token in memory (one row per token with
@@ -42,15 +48,25 @@ package final class FeedbackOutbox: Sendable {
         } else {
             backend = Lock(.memory([:]))
         }
+        usesStore = path != nil
     }
 
     /// How many tuples were stored so far: in memory at once, in the store once written
     /// (a client reading the feedback port is then served them).
     package var storedCount: Int { stored.withLock { $0 } }
 
+    /// How many tuples were given up because the store kept failing (a full disk, say).
+    package var lostCount: Int { queued.withLock { $0.lost } }
+
+    /// How many tuples wait in memory for a store that fails before the oldest are given
+    /// up: a failing disk must not grow the bridge's memory without bound.
+    package static let retryLimit = 1_000_000
+
+    /// How long the writer waits before writing again after the store failed.
+    static let retryPause: TimeInterval = 1
+
     /// Starts the writer thread (only the store needs one).
     package func start() {
-        let usesStore = backend.withLock { if case .store = $0 { true } else { false } }
         guard usesStore else { return }
         queued.withLock { $0.writerDone = false }
         let thread = Thread { [self] in writeUntilStopped() }
@@ -61,17 +77,17 @@ package final class FeedbackOutbox: Sendable {
     /// Queues tuples; quick and never blocking on I/O (the provider's I/O thread calls it).
     package func queue(_ items: [TokenStore.QueuedFeedback]) {
         guard !items.isEmpty else { return }
-        let inMemory = backend.withLock { backend -> Bool in
-            guard case .memory(var tuples) = backend else { return false }
-            for item in items {
-                let token = item.entry.device.token
-                let previous = tuples[item.tenant, default: [:]][token] ?? 0
-                tuples[item.tenant, default: [:]][token] = max(previous, item.entry.unixTime)
+        if !usesStore {
+            backend.withLock { backend in
+                guard case .memory(var tuples) = backend else { return }
+                backend = .memory([:])  // the enum's reference dropped: the changes below copy nothing
+                for item in items {
+                    let token = item.entry.device.token
+                    let previous = tuples[item.tenant, default: [:]][token] ?? 0
+                    tuples[item.tenant, default: [:]][token] = max(previous, item.entry.unixTime)
+                }
+                backend = .memory(tuples)
             }
-            backend = .memory(tuples)
-            return true
-        }
-        if inMemory {
             stored.withLock { $0 += items.count }
             changed()
             return
@@ -107,6 +123,7 @@ package final class FeedbackOutbox: Sendable {
             case .store(let store):
                 _ = try? store.removeServedFeedback(tenant: tenant, served)
             case .memory(var tuples):
+                backend = .memory([:])  // as in queue(_:): no copy of the table
                 for entry in served where tuples[tenant]?[entry.device.token] == entry.unixTime {
                     tuples[tenant]?[entry.device.token] = nil
                 }
@@ -140,13 +157,27 @@ package final class FeedbackOutbox: Sendable {
             }
             wake.unlock()
             if !batch.isEmpty {
-                backend.withLock { backend in
-                    // A failed write loses these tuples: feedback is advisory, and the
-                    // bridge must go on forwarding (the client is never told either way).
-                    if case .store(let store) = backend { try? store.queueFeedback(batch) }
+                let written = backend.withLock { backend -> Bool in
+                    guard case .store(let store) = backend else { return false }
+                    do throws(StoreError) {
+                        try store.queueFeedback(batch)
+                        return true
+                    } catch {
+                        return false
+                    }
                 }
-                stored.withLock { $0 += batch.count }
-                changed()
+                if written {
+                    stored.withLock { $0 += batch.count }
+                    changed()
+                } else {
+                    keepForRetry(batch, stopping: stopping)
+                    if stopping { break }
+                    // A pause, not a poll: a queue(_:) or stop() meanwhile ends it early.
+                    wake.lock()
+                    _ = wake.wait(until: Date(timeIntervalSinceNow: Self.retryPause))
+                    wake.unlock()
+                    continue
+                }
             }
             if stopping && batch.isEmpty { break }
         }
@@ -154,5 +185,24 @@ package final class FeedbackOutbox: Sendable {
         wake.lock()
         wake.broadcast()
         wake.unlock()
+    }
+
+    /// A batch the store refused goes back in front of the queue, to be written on the
+    /// next try: a 410 is not lost to a passing failure. Beyond ``retryLimit`` waiting, or
+    /// at stop, the oldest are given up and counted (``lostCount``).
+    private func keepForRetry(_ batch: [TokenStore.QueuedFeedback], stopping: Bool) {
+        queued.withLock { queue in
+            if stopping {
+                queue.lost += batch.count + queue.items.count
+                queue.items.removeAll()
+                return
+            }
+            queue.items = batch + queue.items
+            let excess = queue.items.count - Self.retryLimit
+            if excess > 0 {
+                queue.items.removeFirst(excess)
+                queue.lost += excess
+            }
+        }
     }
 }
