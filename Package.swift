@@ -89,7 +89,8 @@ let package = Package(
             name: "MockGatewayTests",
             dependencies: ["MockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
-        .executableTarget(name: "apn", dependencies: ["APN", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
+        .executableTarget(
+            name: "apn", dependencies: ["APN", "APNBridge", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
         // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built
         // with `-DFUZZING --sanitize=fuzzer`; Fuzz/README.md tells more.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),

@@ -40,6 +40,10 @@ extension Bridge {
         package var handshakeTimeout: Duration = .seconds(10)
         /// How long, after the bridge closed its side, it reads and discards.
         package var lingerTimeout: Duration = .seconds(1)
+        /// Hears of connections, error responses, upstream and store failures
+        /// (``BridgeEvent``); nil logs nothing. Called outside the bridge's locks, on the
+        /// thread that saw the change: keep it quick.
+        package var log: (@Sendable (BridgeEvent) -> Void)?
 
         /// A configuration with the defaults described on each property.
         package init(
@@ -63,6 +67,8 @@ extension Bridge {
         package var feedbackStored = 0
         /// Feedback tuples written to clients.
         package var feedbackServed = 0
+        /// Feedback tuples given up because the store kept failing.
+        package var feedbackLost = 0
         /// Gateway connections closed at once (no tenant, backoff, stopping).
         package var refusedConnections = 0
         /// Sessions kept when the summary was taken: live connections and closed ones

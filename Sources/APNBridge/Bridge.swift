@@ -40,16 +40,18 @@ package final class Bridge: Sendable {
             clientCertificateAuthorities: configuration.clientCertificateAuthorities, requiresClientCertificate: true)
         let server = try ServerState()
         self.server = server
-        let outbox = try FeedbackOutbox(path: configuration.storePath) { server.wakeWaiters() }
+        let log = configuration.log ?? { _ in }
+        let outbox = try FeedbackOutbox(path: configuration.storePath, log: log) { server.wakeWaiters() }
         let origin = ContinuousClock.now
         var tenants: [String: TenantBridge] = [:]
         for tenant in configuration.tenants.all {
             tenants[tenant.name] = TenantBridge(
                 tenant: tenant, provider: Provider(options: tenant.providerOptions(configuration.upstream)),
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
-                record: ResendRecord(retention: configuration.resendRetention, capacity: configuration.resendCapacity))
+                record: ResendRecord(retention: configuration.resendRetention, capacity: configuration.resendCapacity),
+                log: log)
         }
-        core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox)
+        core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log)
         self.configuration = configuration
     }
 
@@ -96,6 +98,7 @@ package final class Bridge: Sendable {
         }
         summary.feedbackStored = core.outbox.storedCount
         summary.feedbackServed = core.feedbackServed
+        summary.feedbackLost = core.outbox.lostCount
         summary.refusedConnections = core.refusedConnections
         summary.unfinishedSessions = core.tenants.values.reduce(0) { $0 + $1.sessionCount }
         return summary

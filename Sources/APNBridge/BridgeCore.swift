@@ -11,12 +11,17 @@ final class BridgeCore: Sendable {
     /// Every tenant's state, by tenant name.
     let tenants: [String: TenantBridge]
     let outbox: FeedbackOutbox
+    let log: @Sendable (BridgeEvent) -> Void
     private let accepting = Atomic<Bool>(true)
     private let refused = Atomic<Int>(0)
     private let served = Atomic<Int>(0)
 
     /// The shared state of the tenants in `directory`.
-    init(directory: BridgeTenants, tenants: [String: TenantBridge], outbox: FeedbackOutbox) {
+    init(
+        directory: BridgeTenants, tenants: [String: TenantBridge], outbox: FeedbackOutbox,
+        log: @escaping @Sendable (BridgeEvent) -> Void
+    ) {
+        self.log = log
         self.directory = directory
         self.tenants = tenants
         self.outbox = outbox
@@ -39,9 +44,10 @@ final class BridgeCore: Sendable {
     /// Gateway connections closed at once: unknown certificate, upstream backoff, stopping.
     var refusedConnections: Int { refused.load(ordering: .sequentiallyConsistent) }
 
-    /// Counts one gateway connection closed at once.
-    func countRefused() {
+    /// Counts one gateway connection closed at once, and logs why.
+    func countRefused(_ why: BridgeEvent.Refusal, tenant: String?) {
         refused.add(1, ordering: .sequentiallyConsistent)
+        log(.connectionRefused(tenant: tenant, why))
     }
 
     /// Feedback tuples written to clients.
@@ -61,10 +67,19 @@ struct BridgeGateway: BinaryGatewayPolicy {
 
     /// A handler for a client of a known tenant, or nil (closed at once, counted).
     func open(peer: TLSCertificate?) -> BridgeConnectionHandler? {
-        guard core.isAccepting, let tenant = core.tenant(for: peer), let waker = try? WakeSignal(),
-            let number = tenant.open(waker: waker)
-        else {
-            core.countRefused()
+        let tenant = core.tenant(for: peer)
+        guard core.isAccepting else {
+            core.countRefused(.stopping, tenant: tenant?.tenant.name)
+            return nil
+        }
+        guard let tenant else {
+            core.countRefused(.unknownClient, tenant: nil)
+            return nil
+        }
+        // A waker is a pipe: without one (descriptors exhausted) the connection cannot
+        // wait for answers, so it is closed as if the bridge were backing off.
+        guard let waker = try? WakeSignal(), let number = tenant.open(waker: waker) else {
+            core.countRefused(.upstreamBackoff, tenant: tenant.tenant.name)
             return nil
         }
         return BridgeConnectionHandler(tenant: tenant, number: number, waker: waker)

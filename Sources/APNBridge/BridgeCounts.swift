@@ -11,6 +11,9 @@ package struct BridgeCounts: Sendable, Hashable {
     /// Refused, by the binary status the client is told: Apple's refusals and the
     /// decoder's own.
     package var refused: [StatusCode: Int] = [:]
+    /// Refused upstream, by Apple's reason (`BadDeviceToken`, …): what ``refused`` counts
+    /// as statuses, before the mapping. The decoder's own refusals have no reason.
+    package var refusedByReason: [String: Int] = [:]
     /// Answered `bridgeFailure` upstream (the client is told status 10).
     package var bridgeFailures = 0
     /// Answered with an unknown fate upstream (the client sees them accepted).
@@ -30,16 +33,19 @@ package struct BridgeCounts: Sendable, Hashable {
         forwarded += other.forwarded
         delivered += other.delivered
         refused.merge(other.refused, uniquingKeysWith: +)
+        refusedByReason.merge(other.refusedByReason, uniquingKeysWith: +)
         bridgeFailures += other.bridgeFailures
         maybeDelivered += other.maybeDelivered
         connections += other.connections
     }
 
-    /// Counts one answer from upstream.
-    mutating func count(_ answer: BridgeAnswer) {
+    /// Counts one answer from upstream, refused for `reason`.
+    mutating func count(_ answer: BridgeAnswer, reason: String? = nil) {
         switch answer {
         case .accepted, .unregistered: delivered += 1
-        case .refused(let status): refused[status, default: 0] += 1
+        case .refused(let status):
+            refused[status, default: 0] += 1
+            if let reason { refusedByReason[reason, default: 0] += 1 }
         case .bridgeFailure: bridgeFailures += 1
         case .maybeDelivered: maybeDelivered += 1
         }

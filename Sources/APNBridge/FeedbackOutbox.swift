@@ -20,6 +20,7 @@ package final class FeedbackOutbox: Sendable {
     private let wake = NSCondition()
     private let stored = Lock<Int>(0)
     private let changed: @Sendable () -> Void
+    private let log: @Sendable (BridgeEvent) -> Void
 
     private struct Queue {
         var items: [TokenStore.QueuedFeedback] = []
@@ -38,11 +39,16 @@ package final class FeedbackOutbox: Sendable {
     }
 
     /// An outbox in the token store at `path`, or in memory when nil; `changed` is called
-    /// whenever tuples were stored (``storedCount`` grew).
+    /// whenever tuples were stored (``storedCount`` grew); `log` hears when the store
+    /// starts failing and when it recovers (once each, not per retry).
     ///
     /// - Throws: ``StoreError`` when the store cannot be opened.
-    package init(path: String?, changed: @escaping @Sendable () -> Void = {}) throws {
+    package init(
+        path: String?, log: @escaping @Sendable (BridgeEvent) -> Void = { _ in },
+        changed: @escaping @Sendable () -> Void = {}
+    ) throws {
         self.changed = changed
+        self.log = log
         if let path {
             backend = Lock(.store(try TokenStore(path: path)))
         } else {
@@ -143,6 +149,7 @@ package final class FeedbackOutbox: Sendable {
 
     /// The writer thread: takes what is queued, writes it in one transaction, until stopped.
     private func writeUntilStopped() {
+        var failing = false
         while true {
             wake.lock()
             var batch: [TokenStore.QueuedFeedback] = []
@@ -157,20 +164,19 @@ package final class FeedbackOutbox: Sendable {
             }
             wake.unlock()
             if !batch.isEmpty {
-                let written = backend.withLock { backend -> Bool in
-                    guard case .store(let store) = backend else { return false }
+                let failure = backend.withLock { backend -> String? in
+                    guard case .store(let store) = backend else { return "no store" }
                     do throws(StoreError) {
                         try store.queueFeedback(batch)
-                        return true
+                        return nil
                     } catch {
-                        return false
+                        return "\(error)"
                     }
                 }
-                if written {
-                    stored.withLock { $0 += batch.count }
-                    changed()
-                } else {
+                if let failure {
                     keepForRetry(batch, stopping: stopping)
+                    if !failing { log(.feedbackStoreFailed(error: failure, waiting: waitingCount)) }
+                    failing = true
                     if stopping { break }
                     // A pause, not a poll: a queue(_:) or stop() meanwhile ends it early.
                     wake.lock()
@@ -178,6 +184,10 @@ package final class FeedbackOutbox: Sendable {
                     wake.unlock()
                     continue
                 }
+                stored.withLock { $0 += batch.count }
+                changed()
+                if failing { log(.feedbackStoreRecovered) }
+                failing = false
             }
             if stopping && batch.isEmpty { break }
         }
@@ -186,6 +196,9 @@ package final class FeedbackOutbox: Sendable {
         wake.broadcast()
         wake.unlock()
     }
+
+    /// Tuples queued and not yet written.
+    private var waitingCount: Int { queued.withLock { $0.items.count } }
 
     /// A batch the store refused goes back in front of the queue, to be written on the
     /// next try: a 410 is not lost to a passing failure. Beyond ``retryLimit`` waiting, or

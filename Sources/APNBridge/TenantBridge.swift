@@ -23,6 +23,7 @@ final class TenantBridge: Sendable {
     private let server: ServerState
     private let origin: ContinuousClock.Instant
     private let window: Int
+    private let log: @Sendable (BridgeEvent) -> Void
     private let state: Lock<State>
 
     /// What a connection thread is to do next.
@@ -82,17 +83,21 @@ final class TenantBridge: Sendable {
         var forwards: [(connection: UInt64, ordinal: Int, notification: BridgedNotification)] = []
         var feedback: [TokenStore.QueuedFeedback] = []
         var wakers: [WakeSignal] = []
+        var events: [BridgeEvent] = []
         /// A connection closed, an end was decided or a session finished: the stop waits
         /// for these, so its waiters are woken even when it did not count itself.
         var changed = false
     }
 
     /// The state of `tenant`, forwarding through `provider`, its 410s to `outbox`; times
-    /// are counted from `origin`; `server` is woken when a stop may be waiting.
+    /// are counted from `origin`; `server` is woken when a stop may be waiting; `log`
+    /// hears of connections, error responses and upstream failures.
     init(
         tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
-        origin: ContinuousClock.Instant, window: Int, record: ResendRecord
+        origin: ContinuousClock.Instant, window: Int, record: ResendRecord,
+        log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }
     ) {
+        self.log = log
         self.tenant = tenant
         self.provider = provider
         self.outbox = outbox
@@ -122,7 +127,7 @@ final class TenantBridge: Sendable {
     /// A session for a new connection, or nil while the upstream backoff refuses them.
     func open(waker: WakeSignal?) -> UInt64? {
         let now = now
-        return state.withLock { state in
+        let number = state.withLock { state -> UInt64? in
             guard state.backoff.admits(at: now) else { return nil }
             let number = state.nextConnection
             state.nextConnection += 1
@@ -130,6 +135,8 @@ final class TenantBridge: Sendable {
             state.counts.connections += 1
             return number
         }
+        if let number { log(.connectionOpened(tenant: tenant.name, connection: number)) }
+        return number
     }
 
     /// What connection `number` is to do now.
@@ -184,21 +191,31 @@ final class TenantBridge: Sendable {
             feed(&state, number, &effects, now: now) { session, _, _ in session.clientClosed() }
         }
         effects.changed = true
+        effects.events.append(.connectionClosed(tenant: tenant.name, connection: number))
         perform(effects)
     }
 
     // MARK: answers
 
     /// The upstream answered connection `number`'s notification `ordinal` (on the
-    /// provider's I/O thread: quick, never blocking).
-    func answered(_ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer) {
+    /// provider's I/O thread: quick, never blocking); `reason` is Apple's reason, or the
+    /// provider's error code when Apple said nothing.
+    func answered(_ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil) {
         let now = now
         var effects = Effects()
         state.withLock { state in
-            state.counts.count(answer)
+            state.counts.count(answer, reason: reason)
             switch answer {
-            case .bridgeFailure: state.backoff.failed(at: now)
-            case .accepted, .unregistered: state.backoff.succeeded()
+            case .bridgeFailure:
+                let before = state.backoff.refusingUntil
+                state.backoff.failed(at: now)
+                if let until = state.backoff.refusingUntil, until != before {
+                    effects.events.append(
+                        .upstreamFailed(tenant: tenant.name, reason: reason ?? "unknown", backoff: until - now))
+                }
+            case .accepted, .unregistered:
+                if state.backoff.failures > 0 { effects.events.append(.upstreamRecovered(tenant: tenant.name)) }
+                state.backoff.succeeded()
             case .refused, .maybeDelivered: break
             }
             feed(&state, number, &effects, now: now) { session, _, _ in session.answered(ordinal, answer) }
@@ -272,6 +289,8 @@ final class TenantBridge: Sendable {
                 if let relay = state.record.settle(arrival, with: answer, now: now) { relays.append(relay) }
             case .writeErrorResponse(let status, let identifier):
                 entry.end = .errorResponse(ErrorReply(status: status, identifier: identifier))
+                effects.events.append(
+                    .errorResponse(tenant: tenant.name, connection: number, status: status, identifier: identifier))
                 visible = true
                 effects.changed = true
             case .close:
@@ -299,6 +318,7 @@ final class TenantBridge: Sendable {
     private func perform(_ effects: Effects) {
         if !effects.feedback.isEmpty { outbox.queue(effects.feedback) }
         for waker in effects.wakers { waker.signal() }
+        for event in effects.events { log(event) }
         // Cheap when nobody waits (an atomic load): ``Bridge/wait(until:_:)`` and the stop
         // watch the counts and the sessions.
         server.wakeWaiters(always: effects.changed)
@@ -307,7 +327,9 @@ final class TenantBridge: Sendable {
         provider.forward(forwards.map { $0.notification.forwarded(topic: tenant.topic, pushType: tenant.pushType) }) {
             [self] index, response in
             let target = forwards[index]
-            answered(target.connection, target.ordinal, BridgeAnswer(response, nowSeconds: unixNow()))
+            answered(
+                target.connection, target.ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
+                reason: response.reason?.rawValue ?? response.error?.code.description)
         }
     }
 }

@@ -10,6 +10,7 @@ let topUsage = """
       certs DIR          write a CA, a server and a push client certificate into DIR
       mock-gateway       run a mock binary gateway and feedback server until SIGINT/SIGTERM
       feedback           read the feedback service once or every interval, one JSON line per entry
+      bridge             a binary gateway and feedback service in front of Apple's HTTP/2 API
       feedback-service   poll the feedback service and apply it to a token store (SQLite)
       tokens             register, unregister, import, list and show the tokens of that store
     Run `apn <subcommand> --help` for its options.
@@ -28,6 +29,7 @@ func runMain() -> Int32 {
         case "send": return try SendCommand.run(rest)
         case "certs": return try CertsCommand.run(rest)
         case "mock-gateway": return try MockGatewayCommand.run(rest)
+        case "bridge": return try BridgeCommand.run(rest)
         case "feedback": return try FeedbackCommand.run(rest)
         case "feedback-service": return try FeedbackServiceCommand.run(rest)
         case "tokens": return try TokensCommand.run(rest)

@@ -19,7 +19,7 @@ struct ApnTokensTests {
 
         func file(_ name: String, _ text: String) throws -> String {
             let file = (path as NSString).appendingPathComponent(name)
-            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            try text.write(toFile: file, atomically: false, encoding: .utf8)
             return file
         }
     }

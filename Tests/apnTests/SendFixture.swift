@@ -22,10 +22,15 @@ final class SendFixture {
         http2Address = started["http2"] as? String
     }
 
+    /// `relative` inside the directory.
+    func path(_ relative: String) -> String {
+        (directory as NSString).appendingPathComponent(relative)
+    }
+
     /// Writes `text` into the directory and returns the path.
     func file(_ name: String, _ text: String) throws -> String {
         let path = (directory as NSString).appendingPathComponent(name)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
 

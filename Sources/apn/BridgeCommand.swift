@@ -1,0 +1,40 @@
+import APN
+import APNBridge
+import Foundation
+
+/// `apn bridge …`: runs a ``Bridge`` until SIGINT or SIGTERM.
+enum BridgeCommand {
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let flags = try Flags(arguments, valued: BridgeFlags.valued, switches: BridgeFlags.switches)
+        if flags.wantsHelp {
+            print(BridgeFlags.usage)
+            return 0
+        }
+        var options = try BridgeFlags.parse(flags)
+        options.configuration.log = { event in LineWriter.stderr(BridgeLog.line(event).text) }
+
+        // Signals first, so one that arrives while starting is not fatal.
+        let stopSignals = StopSignals()
+        let bridge = try Bridge(configuration: options.configuration)
+        try bridge.start()
+        let configuration = options.configuration
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        LineWriter.stdout(
+            .object([
+                ("gateway", .string("\(host):\(bridge.gatewayPort)")),
+                ("feedback", .string("\(host):\(bridge.feedbackPort)")),
+            ]))
+        let upstream = configuration.upstream
+        LineWriter.stderr(
+            BridgeLog.started(
+                upstream: "\(upstream.host):\(upstream.port)", tenants: configuration.tenants.all.map(\.name),
+                store: configuration.storePath
+            ).text)
+
+        stopSignals.wait()
+        LineWriter.stderr(BridgeLog.stopping(grace: options.grace).text)
+        let summary = bridge.stop(grace: options.grace)
+        LineWriter.stdout(BridgeLog.summary(summary))
+        return 0
+    }
+}

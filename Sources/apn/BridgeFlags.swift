@@ -1,0 +1,242 @@
+import APN
+import APNBridge
+import APNTLS
+import APNWire
+import Foundation
+
+/// The flags of `apn bridge`, read into a ``Bridge/Configuration``: where it listens and
+/// with which certificate, whom it serves (one tenant by flags, several by `--config`),
+/// and where its notifications go (`--upstream`, `--sandbox`, `--upstream-ca`).
+enum BridgeFlags {
+    static let usage = """
+        usage: apn bridge [options]
+        A binary gateway (Apple's port 2195 protocol) and feedback service (2196) in front of
+        Apple's HTTP/2 API: a legacy sender changes nothing but its host name.
+        Listening:
+          --host ADDR                 address both listeners bind (default 127.0.0.1)
+          --port N                    gateway port (default 2195; 0: the system chooses)
+          --feedback-port N           feedback port (default 2196; 0: the system chooses)
+          --certs DIR                 DIR/server.pem and DIR/server.key are the bridge's certificate,
+                                      DIR/ca.pem verifies clients (as written by `apn certs DIR`)
+          --server-cert FILE --server-key FILE
+                                      the bridge's certificate and key instead of --certs
+          --client-ca FILE            client certificates must chain to this CA (instead of DIR/ca.pem)
+        Upstream (Apple's HTTP/2 API):
+          --upstream HOST:PORT        default api.push.apple.com:443 (api.sandbox.push.apple.com:443
+                                      with --sandbox)
+          --sandbox                   Apple's sandbox environment
+          --upstream-ca FILE          trust this CA for the upstream (default: the system store)
+          --max-streams N             streams in flight per upstream connection (default 1000)
+        One tenant by flags:
+          --topic TOPIC               apns-topic of every notification (the bundle id)
+          --key-id ID --team-id ID --p8 FILE
+                                      authenticate with a provider token signed by the .p8 key
+          --upstream-cert FILE --upstream-key FILE
+                                      or with the push certificate and its key (PEM)
+          --push-type TYPE            apns-push-type for all (default: background for a payload whose
+                                      aps holds only content-available, else alert)
+          --client-uid UID            clients whose certificate's subject UID is UID (Apple push
+                                      certificates carry the bundle id there); repeatable.
+                                      Default: the topic
+          --client-fingerprint HEX    the client certificate with this SHA-256 fingerprint; repeatable
+          --tenant NAME               the tenant's name in logs and in the store (default: the topic)
+        Several tenants:
+          --config FILE               tenants from a JSON file (see README, "Bridge"); excludes the
+                                      one-tenant flags
+        State and limits:
+          --store FILE                keep 410s for the feedback port in this SQLite token store
+                                      (default: in memory, lost when the bridge stops)
+          --window N                  unanswered notifications per connection before reading pauses
+                                      (default 10000)
+          --max-connections N         client connections per listener (default 1000)
+          --idle-timeout SECONDS      close a client that sends nothing for SECONDS (default: never)
+          --grace SECONDS             at SIGINT/SIGTERM, wait this long for upstream answers (default 5)
+        Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT"} once listening, logs connections,
+        error responses and upstream events as JSON lines on standard error (never a token, key
+        or payload), and at SIGINT or SIGTERM stops reading, waits for the answers due, tells
+        every client status 10, prints a JSON summary and exits 0. Bad options exit with 2.
+        """
+
+    static let tenantValued: Set<String> = [
+        "--topic", "--key-id", "--team-id", "--p8", "--upstream-cert", "--upstream-key", "--push-type", "--client-uid",
+        "--client-fingerprint", "--tenant",
+    ]
+    static let valued: Set<String> = tenantValued.union([
+        "--host", "--port", "--feedback-port", "--certs", "--server-cert", "--server-key", "--client-ca", "--upstream",
+        "--upstream-ca", "--max-streams", "--config", "--store", "--window", "--max-connections", "--idle-timeout",
+        "--grace",
+    ])
+    static let switches: Set<String> = ["--sandbox"]
+
+    /// What the flags ask for: the bridge's configuration and how long a stop waits.
+    struct Options {
+        var configuration: Bridge.Configuration
+        var grace: Duration
+    }
+
+    /// Reads and checks the flags, and the files they name (certificates, keys, the
+    /// configuration), so a mistake is told at start, not at the first notification.
+    static func parse(_ flags: Flags) throws -> Options {
+        guard flags.positional.isEmpty else {
+            throw UsageError("bridge takes no arguments, got \"\(flags.positional[0])\"")
+        }
+        // The flags first, the files they name after: a mistyped number is told as such.
+        let host = flags.value("--host") ?? "127.0.0.1"
+        guard !host.isEmpty else { throw UsageError("--host must not be empty") }
+        let gatewayPort = try flags.integer("--port", in: 0...UInt16.max) ?? 2195
+        let feedbackPort = try flags.integer("--feedback-port", in: 0...UInt16.max) ?? 2196
+        let window = try flags.integer("--window", in: 1...1_000_000)
+        let maxConnections = try flags.integer("--max-connections", in: 1...100_000)
+        let idleTimeout = try flags.integer("--idle-timeout", in: 0...86_400)
+        let store = flags.value("--store")
+        if store?.isEmpty == true { throw UsageError("--store must not be empty") }
+        let grace = try flags.integer("--grace", in: 0...3_600) ?? 5
+
+        let tenants = try tenants(flags)
+        let (serverCredentials, clientAuthorities) = try server(flags)
+        var configuration = Bridge.Configuration(
+            serverCredentials: serverCredentials, clientCertificateAuthorities: clientAuthorities, tenants: tenants,
+            upstream: try upstream(flags))
+        configuration.host = host
+        configuration.gatewayPort = gatewayPort
+        configuration.feedbackPort = feedbackPort
+        configuration.storePath = store
+        if let window { configuration.window = window }
+        if let maxConnections { configuration.maxConnections = maxConnections }
+        if let idleTimeout { configuration.idleTimeout = idleTimeout == 0 ? nil : .seconds(idleTimeout) }
+        return Options(configuration: configuration, grace: .seconds(grace))
+    }
+
+    // MARK: the bridge's own certificate
+
+    private static func server(_ flags: Flags) throws -> (TLSCredentials, [TLSCertificate]) {
+        let directory = flags.value("--certs")
+        var certificate = directory.map { PathText.join($0, "server.pem") }
+        var key = directory.map { PathText.join($0, "server.key") }
+        var clientCA = directory.map { PathText.join($0, "ca.pem") }
+        if let given = flags.value("--server-cert") { certificate = given }
+        if let given = flags.value("--server-key") { key = given }
+        if let given = flags.value("--client-ca") { clientCA = given }
+        guard let certificate, let key else {
+            throw UsageError("the bridge needs its certificate: --certs DIR, or --server-cert FILE and --server-key FILE")
+        }
+        guard let clientCA else {
+            throw UsageError("the bridge verifies its clients: --client-ca FILE (or --certs DIR with ca.pem)")
+        }
+        let credentials: TLSCredentials
+        let authorities: [TLSCertificate]
+        do {
+            credentials = try TLSCredentials(certificateFile: certificate, keyFile: key)
+            authorities = try TLSCertificate.certificates(fromPEM: try FileBytes.read(clientCA))
+        } catch {
+            throw UsageError("the bridge's certificates: \(error)")
+        }
+        guard !authorities.isEmpty else { throw UsageError("--client-ca \(clientCA): no certificate in it") }
+        return (credentials, authorities)
+    }
+
+    // MARK: upstream
+
+    private static func upstream(_ flags: Flags) throws -> Provider.Options {
+        var options = Provider.Options()
+        options.production = !flags.switches.contains("--sandbox")
+        if let text = flags.value("--upstream") {
+            let (host, port) = Flags.splitSuffix(text)
+            guard let port, !host.isEmpty else { throw UsageError("--upstream needs HOST:PORT, got \"\(text)\"") }
+            options.address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            options.port = try Flags.integer(port, as: UInt16.self, in: 1...65535, what: "--upstream port")
+        }
+        if let ca = flags.value("--upstream-ca") {
+            do {
+                _ = try TLSCertificate.certificates(fromPEM: try FileBytes.read(ca))
+            } catch {
+                throw UsageError("--upstream-ca: \(error)")
+            }
+            options.ca = [.file(ca)]
+        }
+        if let streams = try flags.integer("--max-streams", as: Int.self, in: 1...100_000) {
+            options.maxConcurrentStreams = streams
+        }
+        return options
+    }
+
+    // MARK: tenants
+
+    private static func tenants(_ flags: Flags) throws -> BridgeTenants {
+        if let path = flags.value("--config") {
+            if let flag = tenantValued.sorted().first(where: { flags.value($0) != nil }) {
+                throw UsageError("--config excludes \(flag): the tenants come from the file")
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try FileBytes.read(path)
+            } catch {
+                throw UsageError("--config \(path): cannot read it (\(error))")
+            }
+            let tenants: BridgeTenants
+            do {
+                tenants = try BridgeTenants.parse(json: bytes)
+            } catch {
+                throw UsageError("--config \(path): \(error)")
+            }
+            for tenant in tenants.all { try checkCredentials(tenant.upstream, place: "--config \(path), \(tenant.name)") }
+            return tenants
+        }
+        guard let topic = flags.value("--topic"), !topic.isEmpty else {
+            throw UsageError("the bridge needs --topic (the bundle id, apns-topic) and credentials, or --config FILE")
+        }
+        var pushType: PushType?
+        if let text = flags.value("--push-type") {
+            guard let known = PushType.documented.first(where: { $0.rawValue == text }) else {
+                throw UsageError(
+                    "--push-type: \"\(text)\" is not one of \(PushType.documented.map(\.rawValue).joined(separator: ", "))")
+            }
+            pushType = known
+        }
+        let tokenFlags = ["--key-id", "--team-id", "--p8"].filter { flags.value($0) != nil }
+        let certificateFlags = ["--upstream-cert", "--upstream-key"].filter { flags.value($0) != nil }
+        let upstream: BridgeTenant.Upstream
+        switch (tokenFlags.count, certificateFlags.count) {
+        case (3, 0):
+            upstream = .token(keyID: flags.value("--key-id")!, teamID: flags.value("--team-id")!, p8: flags.value("--p8")!)
+        case (0, 2):
+            upstream = .certificate(cert: flags.value("--upstream-cert")!, key: flags.value("--upstream-key")!)
+        case (0, 0):
+            throw UsageError(
+                "the bridge needs upstream credentials: --key-id, --team-id and --p8, or --upstream-cert and --upstream-key")
+        default:
+            throw UsageError(
+                "upstream credentials are --key-id, --team-id and --p8, or --upstream-cert and --upstream-key, "
+                    + "not a mix (got \((tokenFlags + certificateFlags).joined(separator: ", ")))")
+        }
+        try checkCredentials(upstream, place: "upstream")
+        var matches: [BridgeTenant.Match] = flags.all("--client-uid").map { .userID($0) }
+        for text in flags.all("--client-fingerprint") {
+            guard let digest = bytes(fromHex: text.filter { $0 != ":" }), digest.count == 32 else {
+                throw UsageError("--client-fingerprint: \"\(text)\" is not a SHA-256 fingerprint (64 hex digits)")
+            }
+            matches.append(.fingerprint(digest))
+        }
+        if matches.isEmpty { matches = [.userID(topic)] }
+        let tenant = BridgeTenant(
+            name: flags.value("--tenant") ?? topic, matches: matches, topic: topic, upstream: upstream, pushType: pushType)
+        do {
+            return try BridgeTenants([tenant])
+        } catch {
+            throw UsageError("\(error)")
+        }
+    }
+
+    /// Reads the key (or certificate and key) once, so a missing or unreadable file fails
+    /// the start rather than the first notification; nothing of its content is kept.
+    private static func checkCredentials(_ upstream: BridgeTenant.Upstream, place: String) throws {
+        do {
+            switch upstream {
+            case .token(_, _, let p8): _ = try ES256SigningKey(p8File: p8)
+            case .certificate(let cert, let key): _ = try TLSCredentials(certificateFile: cert, keyFile: key)
+            }
+        } catch {
+            throw UsageError("\(place): \(error)")
+        }
+    }
+}
