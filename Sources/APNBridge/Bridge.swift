@@ -37,7 +37,8 @@ package final class Bridge: Sendable {
     package init(configuration: Configuration) throws {
         context = try TLSServerContext(
             credentials: configuration.serverCredentials,
-            clientCertificateAuthorities: configuration.clientCertificateAuthorities, requiresClientCertificate: true)
+            clientCertificateAuthorities: configuration.clientCertificateAuthorities, requiresClientCertificate: true,
+            maximumVersion: configuration.maximumTLSVersion, sessionTickets: configuration.sessionTickets)
         let server = try ServerState()
         self.server = server
         let log = configuration.log ?? { _ in }

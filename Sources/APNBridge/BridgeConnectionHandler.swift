@@ -19,6 +19,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         switch tenant.gate(number) {
         case .end(let end): return .end(end)
         case .waiting: return .pause(until: nil)
+        case .held(let until): return .pause(until: until)
         case .open: break
         }
         var decoded: [TenantBridge.Decoded] = []
@@ -47,6 +48,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         switch tenant.receive(number, decoded) {
         case .end(let end): return .end(end)
         case .waiting: return .pause(until: nil)
+        case .held(let until): return .pause(until: until)
         // More may be decodable already: asked again at once.
         case .open: return more ? .pause(until: now) : .read
         }
@@ -57,7 +59,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective {
         switch tenant.clientFinished(number) {
         case .end(let end): .end(end)
-        case .open, .waiting: .end(.abandon)
+        case .open, .waiting, .held: .end(.abandon)
         }
     }
 

@@ -41,7 +41,7 @@ final class BridgeCore: Sendable {
         accepting.store(false, ordering: .sequentiallyConsistent)
     }
 
-    /// Gateway connections closed at once: unknown certificate, upstream backoff, stopping.
+    /// Gateway connections closed at once: unknown certificate, stopping, no descriptors.
     var refusedConnections: Int { refused.load(ordering: .sequentiallyConsistent) }
 
     /// Counts one gateway connection closed at once, and logs why.
@@ -59,9 +59,9 @@ final class BridgeCore: Sendable {
     }
 }
 
-/// The bridge's gateway policy: a client whose certificate names a tenant, while that
-/// tenant's upstream is not backing off and the bridge is not stopping, gets a session;
-/// any other is closed at once.
+/// The bridge's gateway policy: a client whose certificate names a tenant gets a session
+/// (held while the tenant's upstream backs off) unless the bridge is stopping; any other
+/// is closed at once.
 struct BridgeGateway: BinaryGatewayPolicy {
     let core: BridgeCore
 
@@ -77,12 +77,12 @@ struct BridgeGateway: BinaryGatewayPolicy {
             return nil
         }
         // A waker is a pipe: without one (descriptors exhausted) the connection cannot
-        // wait for answers, so it is closed as if the bridge were backing off.
-        guard let waker = try? WakeSignal(), let number = tenant.open(waker: waker) else {
-            core.countRefused(.upstreamBackoff, tenant: tenant.tenant.name)
+        // wait for answers, so it is closed before anything is read.
+        guard let waker = try? WakeSignal() else {
+            core.countRefused(.noResources, tenant: tenant.tenant.name)
             return nil
         }
-        return BridgeConnectionHandler(tenant: tenant, number: number, waker: waker)
+        return BridgeConnectionHandler(tenant: tenant, number: tenant.open(waker: waker), waker: waker)
     }
 }
 

@@ -23,6 +23,8 @@ package struct BridgeCounts: Sendable, Hashable {
     package var resendsAnswered: Int { received - forwarded }
     /// Client connections opened.
     package var connections = 0
+    /// Of those, opened while the upstream backed off, so held before reading.
+    package var heldConnections = 0
 
     /// Nothing counted.
     package init() {}
@@ -37,6 +39,7 @@ package struct BridgeCounts: Sendable, Hashable {
         bridgeFailures += other.bridgeFailures
         maybeDelivered += other.maybeDelivered
         connections += other.connections
+        heldConnections += other.heldConnections
     }
 
     /// Counts one answer from upstream, refused for `reason`.

@@ -13,8 +13,8 @@ package enum BridgeEvent: Sendable, Hashable {
     package enum Refusal: String, Sendable, Hashable {
         /// No certificate of a tenant (verified against the client CAs, but named by none).
         case unknownClient = "unknown_client"
-        /// The tenant's upstream failed a moment ago (``UpstreamBackoff``).
-        case upstreamBackoff = "upstream_backoff"
+        /// The system gave no descriptor for the connection's wake-up pipe.
+        case noResources = "no_resources"
         /// The bridge is stopping.
         case stopping
     }
@@ -22,6 +22,9 @@ package enum BridgeEvent: Sendable, Hashable {
     /// A client of `tenant` connected to the gateway port; `connection` numbers its
     /// connections from 0.
     case connectionOpened(tenant: String, connection: UInt64)
+    /// A new connection of `tenant` is held, reading nothing, for `for`: its upstream is
+    /// backing off after a failure (``UpstreamBackoff``).
+    case connectionHeld(tenant: String, connection: UInt64, for: Duration)
     /// A gateway connection was closed at once; `tenant` when its certificate named one.
     case connectionRefused(tenant: String?, Refusal)
     /// A client connection's socket closed.

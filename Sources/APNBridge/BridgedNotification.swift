@@ -39,14 +39,17 @@ package struct BridgedNotification: Hashable, Sendable {
             payload: decoded.payload, expiry: decoded.expiry, priority: decoded.priority)
     }
 
-    /// What identifies a resend of this notification: everything but identifier and command.
+    /// What identifies a resend of this notification: what is delivered, so everything but
+    /// identifier and command, with the defaults filled in as forwarded (no expiry is 0, no
+    /// priority is 10): a client may resend a command-2 frame as command 1, which has no
+    /// priority (PyAPNs does), or a command-1 notification as a frame without the items.
     package var resendKey: ResendKey {
-        ResendKey(token: token, payload: payload, expiry: expiry, priority: priority)
+        ResendKey(token: token, payload: payload, expiry: expiry ?? 0, priority: priority ?? 10)
     }
 }
 
 /// The content of a notification, by which the ``ResendRecord`` recognises a resend:
-/// token, payload bytes, expiry and priority.
+/// token, payload bytes, expiry and priority, as delivered upstream.
 ///
 /// Not the identifier: a client may renumber what it resends after an error response, and
 /// identifiers repeat. Not the command either: it says how the
@@ -56,13 +59,13 @@ package struct ResendKey: Hashable, Sendable {
     package var token: [UInt8]
     /// The payload bytes.
     package var payload: [UInt8]
-    /// The expiry in UNIX seconds, `nil` when none was sent.
-    package var expiry: UInt32?
-    /// The priority, `nil` when none was sent.
-    package var priority: UInt8?
+    /// The expiry in UNIX seconds; 0 (deliver once or never) when none was sent.
+    package var expiry: UInt32
+    /// The priority; 10 when none was sent.
+    package var priority: UInt8
 
     /// A key from its parts.
-    package init(token: [UInt8], payload: [UInt8], expiry: UInt32?, priority: UInt8?) {
+    package init(token: [UInt8], payload: [UInt8], expiry: UInt32, priority: UInt8) {
         self.token = token
         self.payload = payload
         self.expiry = expiry

@@ -33,6 +33,10 @@ final class TenantBridge: Sendable {
         /// Read nothing until the waker rises (paused at the window, or stopped reading
         /// with the answer still to come).
         case waiting
+        /// Read nothing until this instant (or the waker): the tenant's upstream is backing
+        /// off after a failure, so nothing is forwarded meanwhile; the client's writes wait
+        /// in TCP, and nothing it wrote is lost to a close.
+        case held(until: ContinuousClock.Instant)
         /// End the connection so.
         case end(ConnectionEnd)
     }
@@ -124,24 +128,29 @@ final class TenantBridge: Sendable {
 
     // MARK: connections
 
-    /// A session for a new connection, or nil while the upstream backoff refuses them.
-    func open(waker: WakeSignal?) -> UInt64? {
+    /// A session for a new connection. While the upstream backs off, the connection is
+    /// held (``Gate/held(until:)``) rather than closed: a client writes as soon as its
+    /// handshake is done, and a close would leave what it wrote of unknown fate.
+    func open(waker: WakeSignal?) -> UInt64 {
         let now = now
-        let number = state.withLock { state -> UInt64? in
-            guard state.backoff.admits(at: now) else { return nil }
+        let (number, held) = state.withLock { state -> (UInt64, Duration?) in
             let number = state.nextConnection
             state.nextConnection += 1
             state.entries[number] = Entry(session: BridgeSession(connection: number, window: window), waker: waker)
             state.counts.connections += 1
-            return number
+            guard let until = state.backoff.refusingUntil, now < until else { return (number, nil) }
+            state.counts.heldConnections += 1
+            return (number, until - now)
         }
-        if let number { log(.connectionOpened(tenant: tenant.name, connection: number)) }
+        log(.connectionOpened(tenant: tenant.name, connection: number))
+        if let held { log(.connectionHeld(tenant: tenant.name, connection: number, for: held)) }
         return number
     }
 
     /// What connection `number` is to do now.
     func gate(_ number: UInt64) -> Gate {
-        state.withLock { Self.gate(of: $0.entries[number]) }
+        let now = now
+        return state.withLock { gate(of: $0.entries[number], $0.backoff, now: now) }
     }
 
     /// Feeds what connection `number` decoded to its session, forwards what it asks to,
@@ -149,7 +158,7 @@ final class TenantBridge: Sendable {
     func receive(_ number: UInt64, _ decoded: [Decoded]) -> Gate {
         let now = now
         var effects = Effects()
-        let gate = state.withLock { state in
+        let next = state.withLock { state in
             feed(&state, number, &effects, now: now) { session, record, counts in
                 for item in decoded {
                     switch item {
@@ -163,10 +172,10 @@ final class TenantBridge: Sendable {
                     }
                 }
             }
-            return Self.gate(of: state.entries[number])
+            return gate(of: state.entries[number], state.backoff, now: now)
         }
         perform(effects)
-        return gate
+        return next
     }
 
     /// The client finished sending: nothing more is written to it (rule 6). The end
@@ -247,10 +256,12 @@ final class TenantBridge: Sendable {
 
     // MARK: the contract
 
-    private static func gate(of entry: Entry?) -> Gate {
+    private func gate(of entry: Entry?, _ backoff: UpstreamBackoff, now: Duration) -> Gate {
         guard let entry, entry.live else { return .end(.abandon) }
         if let end = entry.end { return .end(end) }
-        return entry.reading == .open ? .open : .waiting
+        guard entry.reading == .open else { return .waiting }
+        if let until = backoff.refusingUntil, now < until { return .held(until: origin + until) }
+        return .open
     }
 
     /// Gives `number`'s session an input, then performs every action it asks for, in

@@ -1,10 +1,12 @@
-/// Whether the bridge takes new client connections for a tenant, after its upstream failed
-/// (its credentials or topic refused, or Apple unavailable after retries: status 10).
+/// Whether the bridge reads a tenant's client connections, after its upstream failed (its
+/// credentials or topic refused, or Apple unavailable after retries: status 10).
 ///
-/// A binary client answered status 10 reconnects and resends at once; letting it in while
+/// A binary client answered status 10 reconnects and resends at once; reading it while
 /// upstream still fails would only repeat the failure, a resend storm. So after a failure
-/// new connections are refused for a backoff that doubles with each failure in a row (1 s,
-/// 2 s, 4 s … up to ``maximum``), and the first success upstream ends it. Pure: time comes
+/// the tenant's connections — new ones included — are held, reading nothing, for a backoff
+/// that doubles with each failure in a row (1 s, 2 s, 4 s … up to ``maximum``), and the
+/// first success upstream ends it. Held, not closed: a client writes as soon as its
+/// handshake is done, and what it wrote before a close would be of unknown fate. Pure: time comes
 /// in as a value (the driver's clock), so the schedule is tested without waiting.
 package struct UpstreamBackoff: Sendable, Hashable {
     /// The first backoff.

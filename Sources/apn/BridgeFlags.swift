@@ -50,6 +50,12 @@ enum BridgeFlags {
                                       (default 10000)
           --max-connections N         client connections per listener (default 1000)
           --idle-timeout SECONDS      close a client that sends nothing for SECONDS (default: never)
+          --resend-retention SECONDS  how long what was forwarded after a refusal is remembered, to answer
+                                      the client's resends without forwarding them again (default 600)
+          --resend-capacity N         how many such notifications are remembered per tenant (default 100000)
+          --session-tickets           issue TLS session tickets (default off: some legacy clients trip on
+                                      TLS 1.3's post-handshake tickets)
+          --tls-max 1.2|1.3           the newest TLS version offered (default 1.3)
           --grace SECONDS             at SIGINT/SIGTERM, wait this long for upstream answers (default 5)
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT"} once listening, logs connections,
         error responses and upstream events as JSON lines on standard error (never a token, key
@@ -64,9 +70,9 @@ enum BridgeFlags {
     static let valued: Set<String> = tenantValued.union([
         "--host", "--port", "--feedback-port", "--certs", "--server-cert", "--server-key", "--client-ca", "--upstream",
         "--upstream-ca", "--max-streams", "--config", "--store", "--window", "--max-connections", "--idle-timeout",
-        "--grace",
+        "--grace", "--resend-retention", "--resend-capacity", "--tls-max",
     ])
-    static let switches: Set<String> = ["--sandbox"]
+    static let switches: Set<String> = ["--sandbox", "--session-tickets"]
 
     /// What the flags ask for: the bridge's configuration and how long a stop waits.
     struct Options {
@@ -91,6 +97,14 @@ enum BridgeFlags {
         let store = flags.value("--store")
         if store?.isEmpty == true { throw UsageError("--store must not be empty") }
         let grace = try flags.integer("--grace", in: 0...3_600) ?? 5
+        let retention = try flags.integer("--resend-retention", in: 0...86_400)
+        let capacity = try flags.integer("--resend-capacity", in: 0...10_000_000)
+        var maximumVersion: TLSVersion?
+        if let text = flags.value("--tls-max") {
+            let versions: [String: TLSVersion] = ["1.2": .tls1_2, "1.3": .tls1_3]
+            guard let version = versions[text] else { throw UsageError("--tls-max: \"\(text)\" is not 1.2 or 1.3") }
+            maximumVersion = version
+        }
 
         let tenants = try tenants(flags)
         let (serverCredentials, clientAuthorities) = try server(flags)
@@ -104,6 +118,10 @@ enum BridgeFlags {
         if let window { configuration.window = window }
         if let maxConnections { configuration.maxConnections = maxConnections }
         if let idleTimeout { configuration.idleTimeout = idleTimeout == 0 ? nil : .seconds(idleTimeout) }
+        if let retention { configuration.resendRetention = .seconds(retention) }
+        if let capacity { configuration.resendCapacity = capacity }
+        configuration.sessionTickets = flags.switches.contains("--session-tickets")
+        configuration.maximumTLSVersion = maximumVersion
         return Options(configuration: configuration, grace: .seconds(grace))
     }
 

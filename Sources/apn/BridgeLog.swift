@@ -12,6 +12,11 @@ enum BridgeLog {
         switch event {
         case .connectionOpened(let tenant, let connection):
             fields = [("event", .string("connection_opened")), ("tenant", .string(tenant)), ("connection", .integer(Int(connection)))]
+        case .connectionHeld(let tenant, let connection, let held):
+            fields = [
+                ("event", .string("connection_held")), ("tenant", .string(tenant)), ("connection", .integer(Int(connection))),
+                ("held_ms", .integer(milliseconds(held))),
+            ]
         case .connectionRefused(let tenant, let why):
             fields = [("event", .string("connection_refused")), ("reason", .string(why.rawValue))]
             if let tenant { fields.append(("tenant", .string(tenant))) }
@@ -76,6 +81,7 @@ enum BridgeLog {
             ("maybe_delivered", .integer(counts.maybeDelivered)),
             ("resends_answered", .integer(counts.resendsAnswered)),
             ("connections", .integer(counts.connections)),
+            ("held_connections", .integer(counts.heldConnections)),
         ]
     }
 

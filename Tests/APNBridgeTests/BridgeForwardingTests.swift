@@ -47,3 +47,30 @@ struct BridgeForwardingTests {
         #expect(forcedBackground.pushType == .background && forcedBackground.priority == 5)
     }
 }
+
+/// A resend is recognised by what is delivered, whatever format carries it.
+@Suite struct ResendKeyTests {
+    static let token = [UInt8](repeating: 0xAB, count: 32)
+    static let payload = Array(#"{"aps":{"alert":"x"}}"#.utf8)
+
+    static func notification(_ command: Command, expiry: UInt32?, priority: UInt8?) -> BridgedNotification {
+        BridgedNotification(command: command, identifier: 7, token: token, payload: payload, expiry: expiry, priority: priority)
+    }
+
+    @Test func aFrameWithPriority10AndTheSameNotificationAsCommand1HaveOneKey() {
+        let frame = Self.notification(.frame, expiry: 0, priority: 10)
+        let enhanced = Self.notification(.enhanced, expiry: 0, priority: nil)
+        let bareFrame = Self.notification(.frame, expiry: nil, priority: nil)
+        let simple = Self.notification(.simple, expiry: nil, priority: nil)
+        #expect(frame.resendKey == enhanced.resendKey)
+        #expect(frame.resendKey == bareFrame.resendKey)
+        #expect(frame.resendKey == simple.resendKey)
+        #expect(frame.resendKey == ResendKey(token: Self.token, payload: Self.payload, expiry: 0, priority: 10))
+    }
+
+    @Test func anotherPriorityOrExpiryIsAnotherNotification() {
+        let frame = Self.notification(.frame, expiry: 0, priority: 10)
+        #expect(frame.resendKey != Self.notification(.frame, expiry: 0, priority: 5).resendKey)
+        #expect(frame.resendKey != Self.notification(.enhanced, expiry: 1_700_000_000, priority: nil).resendKey)
+    }
+}

@@ -188,6 +188,8 @@ struct ApnBridgeTests {
         (["bridge", "--port", "70000"], "--port"),
         (["bridge", "--topic", "t", "--key-id", "K", "--team-id", "T", "--p8", "x.p8", "--push-type", "bogus"], "--push-type: \"bogus\""),
         (["bridge", "extra"], "takes no arguments"),
+        (["bridge", "--tls-max", "1.1"], "--tls-max: \"1.1\" is not 1.2 or 1.3"),
+        (["bridge", "--resend-retention", "-1"], "--resend-retention"),
     ])
     func badUsage(arguments: [String], message: String) throws {
         let apn = try ApnProcess(arguments)
@@ -206,7 +208,8 @@ struct ApnBridgeTests {
             "--host", "--port", "--feedback-port", "--certs", "--server-cert", "--server-key", "--client-ca", "--upstream",
             "--sandbox", "--upstream-ca", "--max-streams", "--topic", "--key-id", "--team-id", "--p8", "--upstream-cert",
             "--upstream-key", "--push-type", "--client-uid", "--client-fingerprint", "--tenant", "--config", "--store",
-            "--window", "--max-connections", "--idle-timeout", "--grace",
+            "--window", "--max-connections", "--idle-timeout", "--grace", "--resend-retention", "--resend-capacity",
+            "--session-tickets", "--tls-max",
         ] {
             #expect(text.contains(flag + " "), "\(flag) is not in --help")
         }

@@ -249,7 +249,13 @@ struct ProviderLoop: ~Copyable {
             guard let time else { return }
             earliest = min(earliest ?? time, time)
         }
-        if wantsConnection { consider(nextAttemptAt) }
+        if wantsConnection {
+            // Nothing holds the next connection back (a socket just ended after the last
+            // `maintainConnections()`): go round again at once rather than sleep until
+            // some unrelated deadline.
+            guard let nextAttemptAt else { return 0 }
+            consider(nextAttemptAt)
+        }
         if let interval = options.pingInterval {
             for socket in sockets {
                 consider(

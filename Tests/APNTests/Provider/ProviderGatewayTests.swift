@@ -170,6 +170,27 @@ struct ProviderGatewayTests {
         await provider.close()
     }
 
+    @Test("after a reset the requests still waiting go out on a new connection at once, with no timer to wake the provider (a clock that never moves)")
+    func reconnectAfterResetNeedsNoTimer() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.resetAfterRequests = 300
+        }
+        defer { _ = fixture.gateway.stop() }
+        var options = try fixture.tokenOptions()
+        // One stream at a time per write keeps requests waiting when the reset comes; on a
+        // manual clock no deadline ever passes, so only the reset itself can bring the
+        // next connection (it once waited for the next request timeout).
+        options.maxConcurrentStreams = 100
+        options.clock = .manual(ManualClock())
+        let provider = Provider(options: options)
+        let devices = (0..<2_000).map(ProviderFixture.device)
+        let responses = await provider.send(PushNotification().setAlertText("r"), to: devices)
+        #expect(responses.count == 2_000)
+        #expect(responses.filter(\.isSuccess).count > 1_000, "delivered past the first reset")
+        #expect(fixture.gateway.summary.connections >= 2)
+        await provider.close()
+    }
+
     @Test("a slow server: requestTimeout ends the wait with timedOut (the stream is reset; not observable at the mock)")
     func timeout() async throws {
         let fixture = try ProviderFixture { configuration in
