@@ -63,7 +63,7 @@ let package = Package(
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APN", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            dependencies: ["APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients.

@@ -192,10 +192,12 @@ enum SendBenchmark {
 
     }
 
-    static func runInChildProcess(_ scenario: String, count: Int) throws {
+    /// Runs `apn-bench BENCH --only MEASUREMENT` in a process of its own and prints its
+    /// last line: a memory figure free of the other measurements' heap.
+    static func runInChildProcess(_ scenario: String, count: Int, bench: String = "send") throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["send", "--only", scenario, "--operations", "\(count)", "--rounds", "1"]
+        child.arguments = [bench, "--only", scenario, "--operations", "\(count)", "--rounds", "1"]
         let output = Pipe()
         child.standardOutput = output
         try child.run()

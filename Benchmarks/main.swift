@@ -14,6 +14,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("feedback-store", "the SQLite token store: bulk registration, then feedback applied in batches (APNFeedbackStore)", FeedbackStoreBenchmark.run),
     ("h2session", "HTTP/2 request/response pairs/s through client and server nghttp2 sessions in memory, 1,000 streams in flight", H2SessionBenchmark.run),
     ("http2", "Provider → HTTP2MockGateway over TLS: notifications/s with 1,000 streams on one connection, memory per request", HTTP2Benchmark.run),
+    ("bridge", "Connection (fastMode) → Bridge → HTTP2MockGateway over TLS, beside Provider → HTTP2MockGateway directly; 1 refusal per 10,000; memory in flight", BridgeBenchmark.run),
     ("chaos", "1M through Connection into a remote-like MockGateway (latency, rejections, silent closes, resets), every outcome checked", ChaosBenchmark.run),
 ]
 

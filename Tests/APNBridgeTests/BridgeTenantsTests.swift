@@ -9,6 +9,19 @@ import Testing
 /// mapped to its tenant (never to another's).
 @Suite("Bridge: tenants")
 struct BridgeTenantsTests {
+    @Test func readmesConfigurationExampleParses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## The bridge"))
+        let start = try #require(readme.range(of: "```json\n", range: section.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        let tenants = try BridgeTenants.parse(json: Array(readme[start.upperBound..<end.lowerBound].utf8))
+        #expect(tenants.all.map(\.name) == ["acme", "mdm"])
+        #expect(tenants.all[1].pushType == .mdm)
+        #expect(tenants.all[0].upstream == .token(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", p8: "/etc/apn/AuthKey_ABC123DEFG.p8"))
+    }
+
     static func parse(_ text: String) throws(BridgeConfigurationError) -> BridgeTenants {
         try BridgeTenants.parse(json: Array(text.utf8))
     }
