@@ -93,6 +93,20 @@ struct BridgeFaultsTests {
         #expect(entries.allSatisfy { $0.unixTime == 1_700_000_000 })
     }
 
+    /// `count` notifications from a binary client through a bridge in front of an upstream
+    /// with `faults` (and the refused and unregistered tokens), every outcome awaited and
+    /// checked by ``checkExactlyOnce(_:_:count:report:)``; the fixture, for more checks.
+    static func sendThrough(count: Int, _ faults: HTTP2MockGateway.Faults) async throws -> BridgeFixture {
+        let fixture = try BridgeFixture(faults: faults)
+        let outcomes = Outcomes()
+        let connection = Connection(options: clientOptions(fixture))
+        for n in 0..<count { connection.push(note(n), to: device(n), outcome: outcomes.recorder(n)) }
+        _ = await connection.flush(confirm: true)
+        let report = await connection.shutdown()
+        try await checkExactlyOnce(fixture, outcomes, count: count, report: report)
+        return fixture
+    }
+
     @Test func refusalsThrottlingGoawaysAndAnOutage() async throws {
         let count = 100_000
         var faults = Self.faults(count)
@@ -103,13 +117,7 @@ struct BridgeFaultsTests {
         // Throttled: enough 429s that some notifications exhaust their retries (status 1).
         faults.throttle(afterAccepting: 30_000, refusing: 6_000)
         faults.goawayAfterRequests = 25_000
-        let fixture = try BridgeFixture(faults: faults)
-        let outcomes = Outcomes()
-        let connection = Connection(options: Self.clientOptions(fixture))
-        for n in 0..<count { connection.push(note(n), to: device(n), outcome: outcomes.recorder(n)) }
-        _ = await connection.flush(confirm: true)
-        let report = await connection.shutdown()
-        try await Self.checkExactlyOnce(fixture, outcomes, count: count, report: report)
+        let fixture = try await Self.sendThrough(count: count, faults)
         let summary = fixture.bridge.summary
         #expect(summary.counts.bridgeFailures >= 1, "the outage ended a connection with status 10")
         #expect((summary.counts.refused[.processingError] ?? 0) >= 1, "throttled past the retries: status 1")
@@ -122,13 +130,7 @@ struct BridgeFaultsTests {
         let count = 30_000
         var faults = Self.faults(count)
         faults.resetAfterRequests = 6_000
-        let fixture = try BridgeFixture(faults: faults)
-        let outcomes = Outcomes()
-        let connection = Connection(options: Self.clientOptions(fixture))
-        for n in 0..<count { connection.push(note(n), to: device(n), outcome: outcomes.recorder(n)) }
-        _ = await connection.flush(confirm: true)
-        let report = await connection.shutdown()
-        try await Self.checkExactlyOnce(fixture, outcomes, count: count, report: report)
+        let fixture = try await Self.sendThrough(count: count, faults)
         #expect(fixture.upstream.summary.connections >= 5, "each reset made the provider reconnect")
     }
 }

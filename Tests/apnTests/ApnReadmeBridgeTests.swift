@@ -17,18 +17,7 @@ struct ApnReadmeBridgeTests {
         let block = readme[marker.upperBound...]
         let end = try #require(block.range(of: "\n```\n", range: block.index(block.startIndex, offsetBy: 10)..<block.endIndex))
         let text = block[..<end.lowerBound]
-        let start = try #require(text.range(of: ".build/debug/apn \(subcommand) "), "no apn \(subcommand) in the block")
-        var command = ""
-        for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasSuffix("\\") {
-                command += trimmed.dropLast() + " "
-            } else {
-                command += trimmed
-                break
-            }
-        }
-        var words = ApnReadmeSendTests.words(command)
+        var words = try ApnReadmeSendTests.command(in: text, startingWith: ".build/debug/apn \(subcommand) ")
         if words.last == "&" { words.removeLast() }
         return words
     }

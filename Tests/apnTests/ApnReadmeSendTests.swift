@@ -15,10 +15,15 @@ struct ApnReadmeSendTests {
     /// joined, split into words as the shell would (single and double quotes).
     static func sendArguments(_ readme: String) throws -> [String] {
         let marker = try #require(readme.range(of: "<!-- apn-send-example"))
-        let block = readme[marker.upperBound...]
-        let start = try #require(block.range(of: ".build/debug/apn send "))
+        return try command(in: readme[marker.upperBound...], startingWith: ".build/debug/apn send ")
+    }
+
+    /// The words after the first `prefix` in `text`, up to the end of its command: lines
+    /// ending in a backslash continue it.
+    static func command(in text: Substring, startingWith prefix: String) throws -> [String] {
+        let start = try #require(text.range(of: prefix), "no \(prefix) in the block")
         var command = ""
-        for line in block[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasSuffix("\\") {
                 command += trimmed.dropLast() + " "
