@@ -92,6 +92,39 @@ struct BridgeEndToEndTests {
         #expect(entries == [Feedback.Entry(unixTime: 1_700_000_123, device: device(3))])
     }
 
+    @Test func aRawClientReadsTheErrorResponseBytesAsApplesGatewayWroteThem() async throws {
+        var faults = HTTP2MockGateway.Faults()
+        faults.rejectToken(device(20).hexString, reason: .badDeviceToken)
+        faults.rejectToken(device(30).hexString, reason: .payloadTooLarge)
+        let fixture = try BridgeFixture(faults: faults)
+        let client = try fixture.authority.issueClientCertificate(topic: BridgeFixture.topic)
+        let context = try TLSClientContext(trustedCertificates: [fixture.authority.certificate], credentials: client.credentials())
+        let connection = try TLSConnection.connect(
+            host: "127.0.0.1", port: fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
+        try connection.handshake(deadline: .now + .seconds(30))
+        var frames = WireBuffer()
+        for n in 0..<50 {
+            frames.writeFrameNotification(
+                identifier: UInt32(1_000 + n), expiry: 0, priority: 10, token: device(n).token,
+                payload: Array(#"{"aps":{"alert":"raw \#(n)"}}"#.utf8))
+        }
+        let raw = TestClient(connection)
+        try raw.send(frames.readableBytesArray)
+        let transcript = try raw.readToEnd(timeout: .seconds(30))
+        // Command 8, status 8, the earliest refused one's identifier; then the close. The
+        // later refusal (30, status 7) is never written: the client resends from 21.
+        #expect(transcript.bytes == [8, 8, 0x00, 0x00, 0x03, 0xFC], "\(transcript.bytes)")
+        #expect(transcript.end != .timedOut)
+        var decoder = ErrorResponseDecoder()
+        decoder.feed(transcript.bytes)
+        #expect(try decoder.next() == ErrorResponse(status: .invalidToken, identifier: 1_020))
+        let upstream = fixture.upstream
+        #expect(await onThread { upstream.waitForRecords(count: 20, timeout: .seconds(30)) })
+        let deliveries = fixture.deliveries()
+        #expect((0..<20).allSatisfy { deliveries[device($0).hexString] == 1 })
+        #expect(deliveries[device(20).hexString] == nil)
+    }
+
     @Test func anUnknownClientCertificateIsRefused() async throws {
         let fixture = try BridgeFixture()
         let stranger = try fixture.authority.issueClientCertificate(topic: "com.example.stranger")

@@ -177,16 +177,16 @@ struct ProviderGatewayTests {
         }
         defer { _ = fixture.gateway.stop() }
         var options = try fixture.tokenOptions()
-        // One stream at a time per write keeps requests waiting when the reset comes; on a
-        // manual clock no deadline ever passes, so only the reset itself can bring the
-        // next connection (it once waited for the next request timeout).
-        options.maxConcurrentStreams = 100
+        // Large requests, so the provider is usually writing when the reset comes and finds
+        // it on a write. On a manual clock no deadline ever passes, so only the reset itself
+        // can bring the next connection (it once waited for the next request timeout).
         options.clock = .manual(ManualClock())
         let provider = Provider(options: options)
-        let devices = (0..<2_000).map(ProviderFixture.device)
-        let responses = await provider.send(PushNotification().setAlertText("r"), to: devices)
-        #expect(responses.count == 2_000)
-        #expect(responses.filter(\.isSuccess).count > 1_000, "delivered past the first reset")
+        let devices = (0..<5_000).map(ProviderFixture.device)
+        let note = PushNotification().setAlertText(String(repeating: "x", count: 3_000))
+        let responses = await provider.send(note, to: devices)
+        #expect(responses.count == 5_000)
+        #expect(responses.filter(\.isSuccess).count > 300, "delivered past the first reset (at the 300th request)")
         #expect(fixture.gateway.summary.connections >= 2)
         await provider.close()
     }
