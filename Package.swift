@@ -53,7 +53,7 @@ let package = Package(
         // state (refusal order, the read window, the resend record) and its I/O driver,
         // `Bridge`, on the gateway server core.
         .target(name: "APNBridge", dependencies: ["APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"]),
-        .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APN", "APNTLS", "APNWire"]),
+        .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite"]),
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",

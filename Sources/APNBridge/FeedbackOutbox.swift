@@ -38,19 +38,20 @@ package final class FeedbackOutbox: Sendable {
         case memory([String: [[UInt8]: UInt32]])
     }
 
-    /// An outbox in the token store at `path`, or in memory when nil; `changed` is called
-    /// whenever tuples were stored (``storedCount`` grew); `log` hears when the store
-    /// starts failing and when it recovers (once each, not per retry).
+    /// An outbox in the token store at `path` (opened with `storeOptions`), or in memory
+    /// when nil; `changed` is called whenever tuples were stored (``storedCount`` grew);
+    /// `log` hears when the store starts failing and when it recovers (once each, not per
+    /// retry).
     ///
     /// - Throws: ``StoreError`` when the store cannot be opened.
     package init(
-        path: String?, log: @escaping @Sendable (BridgeEvent) -> Void = { _ in },
-        changed: @escaping @Sendable () -> Void = {}
+        path: String?, storeOptions: TokenStore.Options = TokenStore.Options(),
+        log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }, changed: @escaping @Sendable () -> Void = {}
     ) throws {
         self.changed = changed
         self.log = log
         if let path {
-            backend = Lock(.store(try TokenStore(path: path)))
+            backend = Lock(.store(try TokenStore(path: path, options: storeOptions)))
         } else {
             backend = Lock(.memory([:]))
         }

@@ -138,7 +138,7 @@ final class TenantBridge: Sendable {
             state.nextConnection += 1
             state.entries[number] = Entry(session: BridgeSession(connection: number, window: window), waker: waker)
             state.counts.connections += 1
-            guard let until = state.backoff.refusingUntil, now < until else { return (number, nil) }
+            guard let until = state.backoff.holding(at: now) else { return (number, nil) }
             state.counts.heldConnections += 1
             return (number, until - now)
         }
@@ -260,7 +260,7 @@ final class TenantBridge: Sendable {
         guard let entry, entry.live else { return .end(.abandon) }
         if let end = entry.end { return .end(end) }
         guard entry.reading == .open else { return .waiting }
-        if let until = backoff.refusingUntil, now < until { return .held(until: origin + until) }
+        if let until = backoff.holding(at: now) { return .held(until: origin + until) }
         return .open
     }
 

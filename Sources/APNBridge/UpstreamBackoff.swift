@@ -41,9 +41,14 @@ package struct UpstreamBackoff: Sendable, Hashable {
         refusingUntil = nil
     }
 
-    /// Whether a connection arriving at `now` is taken.
+    /// Until when connections are held at `now`; nil when they are served.
+    package func holding(at now: Duration) -> Duration? {
+        guard let until = refusingUntil, now < until else { return nil }
+        return until
+    }
+
+    /// Whether a connection arriving at `now` is served.
     package func admits(at now: Duration) -> Bool {
-        guard let until = refusingUntil else { return true }
-        return now >= until
+        holding(at: now) == nil
     }
 }

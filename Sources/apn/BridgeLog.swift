@@ -1,4 +1,5 @@
 import APNBridge
+import APNTLS
 import APNWire
 import Foundation
 
@@ -86,7 +87,7 @@ enum BridgeLog {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+        duration.wholeNanoseconds / 1_000_000
     }
 
     /// Now, as the other commands write times (`FeedbackCommand/isoDate(_:)`).

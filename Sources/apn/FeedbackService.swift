@@ -1,5 +1,6 @@
 import APN
 import APNFeedbackStore
+import APNTLS
 import Foundation
 
 /// The loop of `apn feedback-service`: a visit to the feedback service, each batch applied
@@ -126,7 +127,7 @@ final class FeedbackService {
     }
 
     private static func counts(_ applied: FeedbackApplication, time: Date, seconds: Duration) -> [(String, JSONValue)] {
-        let milliseconds = Int(seconds.components.seconds) * 1000 + Int(seconds.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = seconds.wholeNanoseconds / 1_000_000
         return [
             ("time", .integer(Int(time.timeIntervalSince1970.rounded(.down)))),
             ("date", .string(FeedbackCommand.isoDate(time))),
