@@ -42,7 +42,6 @@ extension TLSConnection {
             case .failed(let error):
                 throw error
             }
-            if readiness == .readable && hasBufferedData { continue }
             guard try Poller.wait(socket.descriptor, events: readiness.pollEvents, orSignal: signal, plan: plan) else {
                 throw TLSError(.timeout, "TLS handshake with \(peerDescription): gave up waiting")
             }

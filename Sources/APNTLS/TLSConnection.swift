@@ -38,14 +38,23 @@ public final class TLSConnection {
     /// `-1` after ``close()``.
     public var fileDescriptor: Int32 { socket.descriptor }
 
-    /// Whether OpenSSL holds decrypted bytes not yet returned by ``read(into:)``: read them
-    /// before waiting for the socket to become readable.
-    public var hasBufferedData: Bool { SSL_has_pending(ssl) == 1 }
+    /// Whether the last handshake or read step stopped because OpenSSL needs more bytes
+    /// from the socket. OpenSSL has then used everything it buffers, so a wait must `poll()`
+    /// even though ``hasBufferedData``'s `SSL_has_pending` may still be true: the first bytes
+    /// of a record whose rest has not arrived count as pending. Skipping the poll for them
+    /// spun a core for as long as a peer dribbled a record (issue #25).
+    private var needsSocketInput = false
+
+    /// Whether OpenSSL holds bytes (decrypted, or whole records not yet decrypted) that the
+    /// next ``read(into:)`` or ``handshake()`` can use without the socket: read them before
+    /// waiting for the socket to become readable. False when the last such step asked for
+    /// more from the socket, whatever part of a record OpenSSL already holds.
+    public var hasBufferedData: Bool { !needsSocketInput && SSL_has_pending(ssl) == 1 }
 
     /// Whether a whole record's decrypted bytes wait to be returned by ``read(into:)``
-    /// (`SSL_pending`). Unlike ``hasBufferedData`` it is false for the first bytes of a
-    /// record whose rest has not arrived, so a loop that reads until `wantRead` without
-    /// read-ahead may then wait on the socket rather than spin.
+    /// (`SSL_pending`). Unlike ``hasBufferedData`` it is false for whole records read
+    /// ahead but not yet decrypted, so only a loop that reads without read-ahead may use it
+    /// to decide whether to poll.
     public var hasDecryptedData: Bool { SSL_pending(ssl) > 0 }
 
     /// The negotiated protocol version, e.g. "TLSv1.3".
@@ -61,8 +70,13 @@ public final class TLSConnection {
         OpenSSLErrorQueue.clear()
         let result = SSL_do_handshake(ssl)
         let savedErrno = currentErrno
-        if result == 1 { return .done(0) }
-        return classify(result, errno: savedErrno, kind: .handshake, "TLS handshake with \(peerDescription)")
+        if result == 1 {
+            needsSocketInput = false
+            return .done(0)
+        }
+        let step = classify(result, errno: savedErrno, kind: .handshake, "TLS handshake with \(peerDescription)")
+        needsSocketInput = step.asksForSocketInput
+        return step
     }
 
     /// Reads decrypted bytes into `buffer`: `.done(n)` with n > 0, or why not.
@@ -71,8 +85,13 @@ public final class TLSConnection {
         OpenSSLErrorQueue.clear()
         let result = SSL_read(ssl, base, Int32(clamping: buffer.count))
         let savedErrno = currentErrno
-        if result > 0 { return .done(Int(result)) }
-        return classify(result, errno: savedErrno, kind: .read, "reading from \(peerDescription)")
+        if result > 0 {
+            needsSocketInput = false
+            return .done(Int(result))
+        }
+        let step = classify(result, errno: savedErrno, kind: .read, "reading from \(peerDescription)")
+        needsSocketInput = step.asksForSocketInput
+        return step
     }
 
     /// Encrypts and writes bytes: `.done(n)` with 0 < n ≤ count (partial writes are
@@ -84,7 +103,10 @@ public final class TLSConnection {
         let result = SSL_write(ssl, base, Int32(clamping: bytes.count))
         let savedErrno = currentErrno
         if result > 0 { return .done(Int(result)) }
-        return classify(result, errno: savedErrno, kind: .write, "writing to \(peerDescription)")
+        let step = classify(result, errno: savedErrno, kind: .write, "writing to \(peerDescription)")
+        // A write that must read first (a TLS 1.2 renegotiation) has used what was buffered too.
+        if step.asksForSocketInput { needsSocketInput = true }
+        return step
     }
 
     /// Sends close_notify: `.done(0)` once sent (the peer's close_notify is not awaited).

@@ -14,3 +14,11 @@ public enum TLSStep: Sendable {
     /// The connection failed; it cannot be used any more.
     case failed(TLSError)
 }
+
+extension TLSStep {
+    /// Whether the step stopped for bytes only the socket can bring (``wantRead``).
+    var asksForSocketInput: Bool {
+        if case .wantRead = self { return true }
+        return false
+    }
+}
