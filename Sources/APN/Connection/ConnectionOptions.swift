@@ -101,6 +101,13 @@ extension Connection {
         /// connection; node-apn waited 100 ms for the same reason (a refused or
         /// wrong-environment certificate). Zero turns it off.
         public var settleWindow: Duration = .milliseconds(100)
+        /// Give a connection up as failed when bytes wait to be written or acknowledged and
+        /// the gateway has taken or acknowledged none of them for this long: a gateway that
+        /// stopped reading. What was written then follows ``silentClosePolicy``, and the
+        /// attempt counts against ``connectionRetryLimit``, so a send always finishes. 30 s by
+        /// default (node-apn had no such bound: a stalled socket waited for
+        /// ``connectionTimeout``); `nil` or zero: only ``connectionTimeout`` bounds it.
+        public var writeStallTimeout: Duration? = .seconds(30)
 
         // MARK: Sending
 

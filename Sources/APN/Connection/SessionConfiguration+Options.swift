@@ -17,6 +17,7 @@ extension SessionConfiguration {
         maxBackoff = options.maxBackoff
         connectTimeout = options.connectTimeout.turnedOffIfZero
         idleTimeout = options.connectionTimeout.turnedOffIfZero
+        writeStallTimeout = options.writeStallTimeout.turnedOffIfZero
         graceWindow = options.shutdownGraceWindow
         buffersNotifications = options.buffersNotifications
         silentClosePolicy = options.silentClosePolicy

@@ -163,10 +163,12 @@ extension GatewaySession {
 
     /// Accepts every written entry whose grace window has passed on a healthy connection,
     /// as far as the peer has acknowledged its bytes — and none while an error response
-    /// is arriving: it may name any of them.
+    /// is arriving: it may name any of them. While the peer acknowledges nothing more with
+    /// bytes waiting, only entries whose window had passed before it stopped; after a
+    /// stall, none (see ``StreamPosition/stalled``).
     mutating func resolveByGraceWindow(_ now: Timestamp) {
-        guard errorDecoder.bufferedByteCount == 0 else { return }
-        while takenCount > 0, let due = frontGraceDeadline, due <= now {
+        guard errorDecoder.bufferedByteCount == 0, let limit = graceAcceptanceLimit(now) else { return }
+        while takenCount > 0, let due = frontGraceDeadline, due <= limit {
             if sent[0].isFlushMarker {
                 // The gateway took (or ignored) the marker frame: nothing confirmed it.
                 let automatic = sent[0].isAutomaticMarker
@@ -179,6 +181,41 @@ extension GatewaySession {
                 accept(removeFirstWritten(), .graceWindow)
             }
         }
+    }
+
+    /// The latest grace deadline the grace window may honour now: `now` while the peer's
+    /// acknowledgements keep up; when it stopped acknowledging with bytes waiting, the
+    /// moment it stopped — a peer that no longer reads keeps acknowledging only until its
+    /// kernel's buffer is full, so what it took shortly before may never be read; nil
+    /// (nothing) after a stall.
+    func graceAcceptanceLimit(_ now: Timestamp) -> Timestamp? {
+        if stream.stalled { return nil }
+        return stream.unacknowledgedSince.map { min($0, now) } ?? now
+    }
+
+    /// A fifth of the grace window, and at least 500 ms: how long a peer may acknowledge
+    /// nothing, with bytes waiting, before it counts as stalled (a delayed ACK costs 40 ms, a
+    /// lost segment a retransmission timeout of 200 ms and up; a gateway that stopped
+    /// reading never acknowledges again).
+    var stallDetectionNanos: Int64 { max(graceNanos / 5, 500_000_000) }
+
+    /// The peer stalled: from now on only a confirmation marker's answer accepts what was
+    /// written on this connection, so one is queued (Command 0 has none: its entries wait
+    /// for the peer to read again, or for the write-stall timeout).
+    mutating func noteStall(_ now: Timestamp) {
+        guard configuration.command != .simple else { return }
+        stream.stalled = true
+        if !awaitingMarker { encode(.flushMarker(automatic: true)) }
+        updateTimer(now)
+    }
+
+    /// After a stall, the marker was taken and acknowledged but not answered: its grace
+    /// window from the acknowledgement, when the connection is given up as lost.
+    var stalledMarkerDeadline: Timestamp? {
+        guard stream.stalled, awaitingMarker, inFlightCount == 0, takenCount > 0, sent[takenCount - 1].isFlushMarker,
+            stream.acknowledgedBytes >= stream.takenBytes, let acknowledged = stream.acknowledgedAt(stream.takenBytes)
+        else { return nil }
+        return max(acknowledged, sent[takenCount - 1].writtenAt).adding(nanoseconds: graceNanos)
     }
 
     /// When the oldest written entry's grace window ends: `graceWindow` after it was
@@ -217,11 +254,13 @@ extension GatewaySession {
     }
 
     /// How long a connection may go without progress while bytes wait to be written or
-    /// acknowledged: `idleTimeout` (node-apn's socket timeout counted a stalled write as
-    /// inactivity) — and, without one, still a bound while shutting down, so a peer that
-    /// stopped reading cannot hold `shutdown` forever.
+    /// acknowledged: `writeStallTimeout` or `idleTimeout` (node-apn's socket timeout counted
+    /// a stalled write as inactivity), whichever is shorter — and, without either, still a
+    /// bound while shutting down, so a peer that stopped reading cannot hold `shutdown`
+    /// forever.
     var stallNanos: Int64? {
-        idleNanos ?? (shutdownRequested ? max(graceNanos, 10_000_000_000) : nil)
+        let configured = [idleNanos, writeStallNanos].compactMap { $0 }.min()
+        return configured ?? (shutdownRequested ? max(graceNanos, 10_000_000_000) : nil)
     }
 
     /// The stall deadline: `stallNanos` after the last write progress while frames wait to
@@ -232,15 +271,26 @@ extension GatewaySession {
         return earliest(writes, stream.unacknowledgedSince?.adding(nanoseconds: stall))
     }
 
-    /// A peer that stopped reading: give up on the connection as lost, so what waits is
-    /// sent on a new one, and flush and shutdown cannot wait forever.
+    /// A peer that stopped reading, or that answered no marker after a stall: give up on
+    /// the connection as a failed attempt (backoff, retry limit), so what waits is sent on
+    /// a new one, and a send, flush or shutdown cannot wait forever.
     mutating func closeIfStalled(_ now: Timestamp) {
-        guard case .connected = phase, let deadline = stallDeadline, deadline <= now else { return }
+        guard case .connected = phase else { return }
+        let failure: APNError
+        if let deadline = stallDeadline, deadline <= now {
+            failure = APNError(
+                code: .connectionFailed,
+                message: "the gateway took or acknowledged no bytes for \(Duration.nanoseconds(stallNanos ?? 0)) with bytes waiting")
+        } else if let deadline = stalledMarkerDeadline, deadline <= now {
+            failure = APNError(
+                code: .connectionFailed,
+                message: "the gateway stopped reading, then left a confirmation marker unanswered for \(Duration.nanoseconds(graceNanos))")
+        } else {
+            return
+        }
         emit(.event(.timeout))
-        abandon(APNError(
-            code: .connectionFailed,
-            message: "the gateway took or acknowledged no bytes for \(Duration.nanoseconds(stallNanos ?? 0)) with bytes waiting"),
-            now: now)
+        abandon(failure, now: now)
+        phase = .closing(failure: failure)
     }
 
     /// Gives the connection up as lost: `socketError`, the silent-close policy for what was
@@ -307,6 +357,7 @@ extension GatewaySession {
             deadline = until
         case .connected:
             deadline = earliest(earliest(earliest(graceDeadline, idleDeadline), shutdownDeadline), stallDeadline)
+            deadline = earliest(deadline, stalledMarkerDeadline)
             deadline = earliest(deadline, pacingDeadline(now))
         default:
             deadline = nil
@@ -317,13 +368,16 @@ extension GatewaySession {
     }
 
     /// When to look at the oldest written entry again: at the end of its grace window (none
-    /// while it is unacknowledged: the driver reports acknowledgements as they come); while
-    /// an error response is arriving, when it would time out.
+    /// while it is unacknowledged, or while the peer acknowledges nothing more and its
+    /// window ends after that began: the driver reports acknowledgements as they come; none
+    /// after a stall); while an error response is arriving, when it would time out.
     var graceDeadline: Timestamp? {
         if errorDecoder.bufferedByteCount > 0, case .connected(let link) = phase {
             return link.lastReceivedAt.adding(nanoseconds: graceNanos)
         }
-        return takenCount > 0 ? frontGraceDeadline : nil
+        guard takenCount > 0, !stream.stalled, let due = frontGraceDeadline else { return nil }
+        if let since = stream.unacknowledgedSince, due > since { return nil }
+        return due
     }
 
     func earliest(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {

@@ -46,7 +46,9 @@ package import APNWire
 /// | connected | the same, within `settleWindow`, after writing | as any silent close, then counted as a failed attempt | backingOff, or terminated (514) |
 /// | connected | tick | entries past the grace window and acknowledged accepted (none while part of an error response has arrived); idle past `idleTimeout`: `timeout`, `close`; shutdown grace over: `close` (both once nothing written is unsettled) | connected / closing |
 /// | connected | tick, part of an error response arrived and nothing more for a grace window | `socketError`; handled as a lost connection (nothing accepted by time); `close` | closing |
-/// | connected | tick, bytes unwritten or unacknowledged and no progress for `idleTimeout` (a peer that stopped reading) | `timeout`, `socketError`; handled as a lost connection (in-flight requeued, written ones per the silent-close policy); `close` | closing |
+/// | connected | acknowledgement report with no progress since the last while bytes wait | nothing is accepted by the grace window until the peer acknowledges more (it may have stopped reading: what its TCP took may sit unread) | connected |
+/// | connected | the same for a fifth of the grace window, 500 ms at least (`stallDetectionNanos`): the peer stalled | for the rest of the connection nothing is accepted by time; an automatic marker is queued, whose answer accepts everything before it; unanswered a grace window after the peer acknowledged it: handled as a lost connection | connected |
+/// | connected | tick, bytes unwritten or unacknowledged and no progress for `writeStallTimeout` (30 s) or `idleTimeout`, whichever is shorter (a peer that stopped reading) | `timeout`, `socketError`; handled as a lost connection (in-flight requeued, written ones per the silent-close policy — none accepted by time); `close`; counted as a failed attempt | closing |
 /// | closing | closed | `disconnected`; reconnect if work remains; `shutdownComplete` if asked | idle / connecting |
 /// | terminated | push | failed 515 | terminated |
 /// | any | flush | a marker frame (empty token, next identifier) is queued and nothing is written after it; its error response settles everything before it (`flushed(confirmed: true)`), then a fresh connection; unanswered within the grace window, lost with its connection, or met by an answer that names nothing usable: `flushed(confirmed: false)`, never resent. Automatic markers work the same way without the events, and are dropped rather than resent | — |
@@ -147,6 +149,7 @@ package struct GatewaySession: ~Copyable {
     /// `graceWindow` and `idleTimeout` in nanoseconds, for the per-write arithmetic.
     let graceNanos: Int64
     let idleNanos: Int64?
+    let writeStallNanos: Int64?
     let settleNanos: Int64
 
     package init(configuration: SessionConfiguration = SessionConfiguration()) {
@@ -160,6 +163,7 @@ package struct GatewaySession: ~Copyable {
         self.outboundBytes = WireBuffer(capacity: 4 * configuration.writeBatchBytes)
         self.graceNanos = configuration.graceWindow.nanosecondsSaturated
         self.idleNanos = configuration.idleTimeout?.nanosecondsSaturated
+        self.writeStallNanos = configuration.writeStallTimeout?.nanosecondsSaturated
         self.cacheLength = configuration.cacheLength
         self.cacheMemoryLimit = configuration.cacheLength == nil ? max(1, configuration.cacheMemoryLimit) : .max
         self.nextIdentifier = configuration.firstIdentifier
@@ -363,6 +367,9 @@ package struct GatewaySession: ~Copyable {
             if stream.acknowledgedBytes < stream.takenBytes, stream.unacknowledgedSince == nil {
                 stream.unacknowledgedSince = now
                 updateTimer(now)
+            } else if let since = stream.unacknowledgedSince, !stream.stalled,
+                now.nanoseconds &- since.nanoseconds >= stallDetectionNanos {
+                noteStall(now)
             }
             return
         }
@@ -504,6 +511,11 @@ struct StreamPosition: ~Copyable {
     var answeredPrefix = 0
     /// When a report first found bytes unacknowledged with no progress since the one before.
     var unacknowledgedSince: Timestamp?
+    /// The peer acknowledged nothing for ``GatewaySession/stallDetectionNanos`` while bytes
+    /// waited: it stopped reading at some point, so what its TCP acknowledged may sit
+    /// unread in its kernel's buffer, lost if it closes. For the rest of the connection the
+    /// grace window accepts nothing; only the answer to a confirmation marker does.
+    var stalled = false
     /// When each reported acknowledgement came, oldest first; those that only cover
     /// settled entries are dropped.
     var acknowledgementTimes = RingBuffer<AcknowledgementTime>(minimumCapacity: 16)

@@ -33,6 +33,10 @@ package struct SessionConfiguration: Sendable {
     package var connectTimeout: Duration? = .seconds(10)
     /// Close a connection idle this long (node-apn's `connectionTimeout`); nil = never.
     package var idleTimeout: Duration? = .seconds(3600)
+    /// Give a connection up as failed (a failed attempt: backoff, retry limit) when bytes
+    /// wait to be written or acknowledged and none was taken or acknowledged for this long;
+    /// nil = only `idleTimeout` bounds such a stall.
+    package var writeStallTimeout: Duration? = .seconds(30)
     /// How long after a write an error response can still arrive: written notifications are
     /// accepted once it passes, and `shutdown` waits this long before closing.
     package var graceWindow: Duration = .milliseconds(2500)

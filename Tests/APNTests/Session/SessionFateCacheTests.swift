@@ -203,6 +203,7 @@ struct SessionFateCacheTests {
         #expect(h.milestones.contains("timeout") && h.milestones.contains { $0.hasPrefix("socketError") })
         #expect(h.closeRequests == 1)
         h.closed()
+        h.advance(1) // a stall counts as a failed attempt: the backoff first
         h.connected()
         #expect(h.write().map(\.tag) == [1, 2, 3, -1], "resent, with a marker to settle them soon")
         h.acknowledge()

@@ -160,7 +160,10 @@ struct SessionSettleWindowTests {
     }
 
     @Test func aPeerThatStopsReadingIsGivenUpAfterTheIdleTimeoutAndWhatWaitedIsResent() {
-        var h = SessionHarness { $0.idleTimeout = .seconds(60) }
+        var h = SessionHarness {
+            $0.idleTimeout = .seconds(60)
+            $0.writeStallTimeout = nil
+        }
         h.push(1...2)
         h.connected()
         _ = h.write(10)  // the socket takes 10 bytes, then nothing more
@@ -171,9 +174,35 @@ struct SessionSettleWindowTests {
         #expect(h.milestones.contains("timeout"))
         #expect(h.milestones.contains { $0.hasPrefix("socketError(connectionFailed") })
         h.closed()
+        #expect(h.connectRequests == 1, "a stalled connection is a failed attempt: it backs off first")
+        h.advance(1)
         #expect(h.connectRequests == 2, "reconnects: the notifications still wait")
         h.connected()
         #expect(h.write().map(\.tag) == [1, 2])
+    }
+
+    @Test func theWriteStallTimeoutEndsAStalledConnectionAsAFailedAttempt() {
+        var h = SessionHarness {
+            $0.writeStallTimeout = .seconds(30)
+            $0.connectionRetryLimit = 1
+            $0.settleWindow = .milliseconds(100)
+        }
+        h.push(1...2)
+        h.connected()
+        _ = h.write(10)
+        h.advance(29.9)
+        #expect(h.closeRequests == 0)
+        h.advance(0.1)
+        #expect(h.closeRequests == 1, "30 s without the socket taking a byte")
+        h.closed()
+        h.advance(1)
+        h.connected()
+        _ = h.write(10)
+        h.advance(30)
+        h.closed()
+        // The second stall in a row is past the retry limit of 1: the send ends, failed.
+        #expect(h.failureCode(1) == .connectionRetryLimitExceeded && h.failureCode(2) == .connectionRetryLimitExceeded)
+        #expect(h.duplicateOutcomes.isEmpty)
     }
 
     @Test func aSettleWindowCloseCountsNoRetryAndNeverResendsAnEvictedEntry() {

@@ -282,7 +282,10 @@ struct SessionSimulation: ~Copyable {
     mutating func networkDelivers() {
         guard case .open(var connection) = socket else { return advanceTime() }
         if setup.tracksAcknowledgements, chance(40) {
-            connection.networkHeldUntil = now + .milliseconds(Int.random(in: 1_000...6_000, using: &random))
+            // Mostly a hiccup shorter than the session's stall detection (500 ms), now and
+            // then a hold past the grace window, which the session must take for a stall.
+            let hold = chance(4) ? Int.random(in: 1_000...6_000, using: &random) : Int.random(in: 20...400, using: &random)
+            connection.networkHeldUntil = now + .milliseconds(hold)
             note("the network holds everything until \(connection.networkHeldUntil)")
         }
         if !connection.network.isEmpty, connection.networkHeldUntil <= now {

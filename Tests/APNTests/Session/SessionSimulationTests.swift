@@ -53,8 +53,12 @@ struct SessionSimulationTests {
                 outcomes.insert(name)
             }
         }
+        // Not "accepted grace window, possibly duplicated": resent copies are always followed
+        // by a marker, and the model leaves one unanswered past the grace window only when
+        // the network holds its bytes, which the session takes for a stall (issue #25):
+        // nothing is accepted by time after one, so the marker's answer accepts them.
         for wanted in ["accepted grace window", "accepted later identifier", "accepted shutdown identifier",
-                       "accepted flush", "accepted grace window, possibly duplicated", "rejected",
+                       "accepted flush", "accepted flush, possibly duplicated", "rejected",
                        "failed notResent", "unknown evicted from the resend cache", "unknown unconfirmed at a silent close"] {
             #expect(outcomes.contains(wanted), "no \(wanted) in 200 seeds: \(outcomes.sorted())")
         }
