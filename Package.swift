@@ -106,7 +106,9 @@ let package = Package(
         // Depends on `apn` and the example so that `swift test` alone builds the executables its tests run.
         .testTarget(
             name: "apnTests",
-            dependencies: ["apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "TestSupport"]),
+            dependencies: [
+                "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "CSQLite", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

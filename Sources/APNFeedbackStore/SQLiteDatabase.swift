@@ -5,6 +5,9 @@ import CSQLite
 /// time, as ``TokenStore`` is.
 final class SQLiteDatabase {
     let handle: OpaquePointer
+    /// Tests only (``TokenStore/failCommits(after:)``): how many more `COMMIT`s succeed
+    /// before each one fails as on a full disk; nil (always) for every real store.
+    var commitsBeforeFailure: Int?
 
     /// Opens (creating when `create`) the database at `path`.
     init(path: String, create: Bool, busyTimeout: Duration) throws(StoreError) {
@@ -56,6 +59,7 @@ final class SQLiteDatabase {
             throw error
         }
         do {
+            try injectedCommitFailure()
             try execute("COMMIT")
         } catch {
             // A failed COMMIT leaves the transaction open: every later BEGIN would fail.
@@ -63,6 +67,18 @@ final class SQLiteDatabase {
             throw error
         }
         return value
+    }
+
+    /// The failure ``commitsBeforeFailure`` asks for, thrown where a real full disk makes
+    /// SQLite fail: at `COMMIT`, when the WAL is written, after the batch was applied.
+    private func injectedCommitFailure() throws(StoreError) {
+        guard let left = commitsBeforeFailure else { return }
+        guard left > 0 else {
+            throw StoreError(
+                .full, "the disk holding the token store is full; COMMIT failed: database or disk is full (injected for a test)",
+                resultCode: SQLITE_FULL)
+        }
+        commitsBeforeFailure = left - 1
     }
 
     /// Rows the last statement changed.
@@ -79,6 +95,8 @@ final class SQLiteDatabase {
             return StoreError(.corrupt, "the token store is not a usable SQLite database; \(message)", resultCode: result)
         case SQLITE_CANTOPEN:
             return StoreError(.cannotOpen, message, resultCode: result)
+        case SQLITE_FULL:
+            return StoreError(.full, "the disk holding the token store is full; \(message)", resultCode: result)
         default:
             return StoreError(.sqlite, message, resultCode: result)
         }

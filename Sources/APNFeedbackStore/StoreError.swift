@@ -12,6 +12,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case schemaTooNew(found: Int, supported: Int)
         /// The file could not be opened or created (missing folder, permissions).
         case cannotOpen
+        /// The disk (or a quota) has no room for the write: SQLite's `SQLITE_FULL`, or
+        /// ``TokenStore/checkWritable(freeBytes:)`` finding less free space than it asked for.
+        case full
         /// A value given to the store is not usable (an empty token, say).
         case invalidValue
         /// Any other SQLite failure.

@@ -55,7 +55,10 @@ public final class TokenStore {
         }
     }
 
-    private let database: SQLiteDatabase
+    /// The file, as given; internal for TokenStore+WriteCheck.swift.
+    let path: String
+    /// Internal for TokenStore+WriteCheck.swift.
+    let database: SQLiteDatabase
     private let upsert: SQLiteStatement
     private let unregistration: SQLiteStatement
     private let select: SQLiteStatement
@@ -70,6 +73,7 @@ public final class TokenStore {
     /// - Throws: ``StoreError`` — `cannotOpen`, `corrupt` (not a SQLite file), `locked`, or
     ///   `schemaTooNew` for a file a newer swift-apn wrote (left untouched).
     public init(path: String, options: Options = Options()) throws(StoreError) {
+        self.path = path
         database = try SQLiteDatabase(path: path, create: options.create, busyTimeout: options.busyTimeout)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
         try Schema.migrate(database)
@@ -239,6 +243,27 @@ public final class TokenStore {
             var summary = FeedbackApplication()
             for entry in entries { try apply(entry, readAt: readAt, into: &summary) }
             return summary
+        }
+    }
+
+    /// An import: registrations, then feedback tuples (a feedback service's recovery file,
+    /// say), in one transaction, so a failure imports nothing. Each is applied as
+    /// ``register(_:)`` and ``apply(_:readAt:)`` do, so a tuple replayed here ends as it
+    /// would have at the visit: a registration later than its time keeps the token.
+    /// Registrations go first so that a tuple for a token of the same import is recorded
+    /// against it (`deactivated` or `kept`, not `unknown`); the tokens end the same either way.
+    public func importRecords(
+        _ registrations: some Sequence<Registration>, feedback: [Feedback.Entry], readAt: Int64
+    ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) {
+        try database.transaction { () throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) in
+            var registered = 0
+            for registration in registrations {
+                try upsert(registration.device.token, registration.topic, registration.at)
+                registered += 1
+            }
+            var summary = FeedbackApplication()
+            for entry in feedback { try apply(entry, readAt: readAt, into: &summary) }
+            return (registered, summary)
         }
     }
 

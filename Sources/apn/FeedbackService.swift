@@ -12,23 +12,30 @@ import Foundation
 /// socket meanwhile. A slow commit would let read-but-unstored batches pile up in the queue,
 /// all lost if the process is killed, and the service would see no backpressure. `visit`
 /// calls us on the reading thread and reads nothing more until we return, so when a tuple is
-/// read from the socket every tuple read before it is already committed. The interval and
-/// the backoff are therefore scheduled here, on the same thread, with the poller's own
-/// interval off.
+/// read from the socket every tuple read before it is already committed (or, after a failed
+/// commit, written out). The interval and the backoff are therefore scheduled here, on the
+/// same thread, with the poller's own interval off.
+///
+/// Before each visit the store must prove it can take a commit (``StoreCheck``); if it cannot,
+/// there is no visit. If a commit fails anyway (the disk filled up meanwhile), the rest of the
+/// visit is still read — what the service already sent is gone from it — and every tuple from
+/// the failed batch on goes to ``FeedbackRecovery``; then the service exits 1, naming the file
+/// and the command that applies it. Every tuple read is committed or in that output.
 final class FeedbackService {
     private let settings: FeedbackServiceCommand.Settings
     private let store: TokenStore
     private let stop: StopRequest
     private let feedback: Feedback
-    /// A batch read but not committed (the store failed): committed before anything more is
-    /// read, at the next visit.
-    private var pending: [Feedback.Entry] = []
+    private var check: StoreCheck
+    private let recovery: FeedbackRecovery
 
     init(settings: FeedbackServiceCommand.Settings, store: TokenStore, stop: StopRequest) {
         self.settings = settings
         self.store = store
         self.stop = stop
         self.feedback = Feedback(options: settings.feedback)
+        self.check = StoreCheck(store: store, freeBytes: settings.minimumFreeBytes)
+        self.recovery = FeedbackRecovery(store: settings.store)
     }
 
     /// Visits until stopped (or once); returns the exit status.
@@ -37,9 +44,31 @@ final class FeedbackService {
         while true {
             let started = ContinuousClock.now
             let time = Date()
+            if let error = check.run(retrying: settings.interval != nil) {
+                failures += 1
+                let retry = backoff(after: failures)
+                var fields = Self.counts(FeedbackApplication(), time: time, seconds: ContinuousClock.now - started)
+                fields.insert(("event", .string("visit_skipped")), at: 0)
+                fields.append(("error", .string(error.description)))
+                if let retry { fields.append(("retry_in", .integer(Int(retry.components.seconds)))) }
+                LineWriter.stdout(.object(fields))
+                guard let retry else { return 1 }
+                if stop.wait(retry) { return 0 }
+                continue
+            }
             var visit = VisitTally()
-            let failure = visitOnce(&visit)
+            let failure = visitOnce(&visit, at: time)
             var fields = Self.counts(visit.applied, time: time, seconds: (ContinuousClock.now - started))
+            if recovery.isActive {
+                recovery.finish()
+                fields.insert(("event", .string("visit_failed")), at: 0)
+                fields.append(("error", .string(failure?.message ?? "the store failed")))
+                fields.append(("not_committed", .integer(recovery.count)))
+                fields.append(("recovery_file", recovery.file.map { .string($0) } ?? .null))
+                LineWriter.stdout(.object(fields))
+                recovery.announce()
+                return 1
+            }
             if let failure {
                 failures += 1
                 let retry = backoff(after: failures)
@@ -72,26 +101,25 @@ final class FeedbackService {
         var isFinal = false
     }
 
-    /// One visit: the batch left over from a failed commit first, then the service's tuples.
-    private func visitOnce(_ visit: inout VisitTally) -> Failure? {
-        if !pending.isEmpty {
-            if let error = commit(pending, into: &visit) { return Failure(message: "\(error)") }
-            pending = []
-        }
+    /// One visit. After a failed commit the visit goes on to its end, every batch going to
+    /// the recovery output: stopping would not leave the rest with the service, which
+    /// forgets what it sent, but in the socket's buffers, lost when it is closed.
+    private func visitOnce(_ visit: inout VisitTally, at time: Date) -> Failure? {
         var storeError: StoreError?
         do throws(APNError) {
             let end = try feedback.visit(batchSize: settings.batchSize, cancellation: stop.cancellation) {
                 entries in
                 // Runs on this thread; the socket is not read again until it returns.
-                if let error = commit(entries, into: &visit) {
+                if !recovery.isActive, let error = commit(entries, into: &visit) {
                     storeError = error
-                    pending = entries
-                    return false
+                    recovery.begin(after: error, at: time)
                 }
+                if recovery.isActive { recovery.keep(entries) }
                 return true
             }
-            visit.stopped = end == .stopped && storeError == nil
+            visit.stopped = end == .stopped
         } catch {
+            if let storeError { return Failure(message: "\(storeError); then \(error.message)") }
             return Failure(message: error.message, isFinal: error.code == .credentials)
         }
         return storeError.map { Failure(message: "\($0)") }

@@ -14,6 +14,8 @@ enum FeedbackServiceCommand {
           --batch-size N            commit at most N tuples per transaction (default 1000); a batch
                                     also ends with each read from the socket
           --log-batches             also print a line after each batch is committed
+          --min-free BYTES          room the store's disk must have before each visit (default 8 KiB
+                                    per --batch-size tuple, from 1 MiB to 64 MiB; 0: the write transaction only)
         Each batch read is applied to the store in one transaction before the next read from the
         socket: a token is deactivated when the feedback time is at or after its last registration,
         kept when it was registered again later. One line per visit:
@@ -21,13 +23,22 @@ enum FeedbackServiceCommand {
            "unknown":N,"duplicates":N,"seconds":"S.sss","stopped":false}
         A failed visit prints {"event":"visit_failed",…,"error":"…","retry_in":SECONDS} (what it read
         before failing is committed), waits (1 s, doubling up to the interval) and goes on.
+        The feedback service serves each tuple once, so before each visit the store must take a
+        write transaction and have --min-free bytes of room; if not, there is no visit: it prints
+        {"event":"visit_skipped",…,"error":"…","retry_in":SECONDS}, says so on standard error (once,
+        and again when the store recovers) and checks again after the same waits.
+        If a commit fails all the same, the visit is read to its end and every tuple from the failed
+        batch on is written to standard error and to STORE.feedback-recovery-TIME.jsonl as JSON lines
+        {"event":"feedback","time":UNIX,"date":"ISO-8601","token":"<hex>"}; it prints
+        {"event":"visit_failed",…,"not_committed":N,"recovery_file":"…"|null}, names the command
+        that applies them (apn tokens import FILE --store STORE) and exits 1.
         With --log-batches, after each commit: {"event":"batch","read":N,"committed":TOTAL_THIS_VISIT}.
         SIGINT/SIGTERM stops reading, commits what was read, prints the visit's line and exits 0.
-        Exits 1 when the store cannot be opened, the credentials are unusable, or the --once visit
-        failed; 2 on bad options.
+        Exits 1 when the store cannot be opened, the credentials are unusable, the --once visit
+        failed or was skipped, or a commit failed; 2 on bad options.
         """
 
-    private static let valued = CredentialFlags.valued.union(["--store", "--interval", "--batch-size"])
+    private static let valued = CredentialFlags.valued.union(["--store", "--interval", "--batch-size", "--min-free"])
     private static let switches = CredentialFlags.switches.union(["--once", "--log-batches"])
 
     /// What the flags asked for, checked.
@@ -37,7 +48,14 @@ enum FeedbackServiceCommand {
         var interval: Duration?
         var batchSize: Int
         var logsBatches: Bool
+        /// The room ``StoreCheck`` proves before each visit.
+        var minimumFreeBytes: Int
     }
+
+    /// A test-only environment variable: after this many commits, every commit of the
+    /// service's store fails as on a full disk (``TokenStore/failCommits(after:)``), for the
+    /// tests of the recovery output on machines where they cannot fill a disk. Not for use.
+    static let commitFailureVariable = "APN_TEST_STORE_FAILS_AFTER_COMMITS"
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let flags = try Flags(arguments, valued: valued, switches: switches)
@@ -66,6 +84,9 @@ enum FeedbackServiceCommand {
             LineWriter.stderr("apn feedback-service: \(error)")
             return 1
         }
+        if let text = ProcessInfo.processInfo.environment[commitFailureVariable], let count = Int(text) {
+            store.failCommits(after: count)
+        }
         return FeedbackService(settings: settings, store: store, stop: stop).run()
     }
 
@@ -85,9 +106,13 @@ enum FeedbackServiceCommand {
             interval = .seconds(seconds)
         }
         if once { interval = nil }
+        let batchSize = try flags.integer("--batch-size", in: 1...1_000_000) ?? 1000
+        // A commit's WAL frames are whole 4 KiB pages, and a tuple can touch two (its
+        // feedback row and its token): 8 KiB a tuple is a batch of scattered tokens. The
+        // floor covers a checkpoint growing the file; the cap keeps a huge batch's check cheap.
+        let room = try flags.integer("--min-free", in: 0...(1 << 40)) ?? min(max(batchSize * 8192, 1 << 20), 64 << 20)
         return Settings(
-            store: store, feedback: options, interval: interval,
-            batchSize: try flags.integer("--batch-size", in: 1...1_000_000) ?? 1000,
-            logsBatches: flags.switches.contains("--log-batches"))
+            store: store, feedback: options, interval: interval, batchSize: batchSize,
+            logsBatches: flags.switches.contains("--log-batches"), minimumFreeBytes: room)
     }
 }

@@ -10,9 +10,17 @@ enum TokensImport {
             TOKEN [TIME [TOPIC]]
         fields separated by spaces or tabs; TOKEN in hex; TIME in UNIX seconds or ISO-8601, or `-`
         (or absent) for now; TOPIC optional. Blank lines and lines starting with # are skipped.
+        A feedback tuple is a JSON line, as `apn feedback-service` writes those it could not commit
+        (its recovery file):
+            {"event":"feedback","time":UNIX,"date":"ISO-8601","token":"<hex>"}
+        ("date" optional, not read). It is applied as the service would have: the token is
+        deactivated when TIME is at or after its last registration, kept when it was registered
+        later; a tuple already in the store changes nothing, so a file can be imported twice.
         A bad line is reported on standard error with its line number and skipped; the others are
-        imported. Prints {"imported":N,"bad_lines":M}. Exits 0 when every line was imported, 1 when
-        some line was bad or the store failed (then nothing is imported), 2 on bad usage.
+        imported. Prints {"imported":N,"bad_lines":M}, with feedback lines
+        {"imported":N,"feedback":F,"deactivated":D,"kept":K,"unknown":U,"duplicates":X,"bad_lines":M}.
+        Exits 0 when every line was imported, 1 when some line was bad or the store failed (then
+        nothing is imported), 2 on bad usage.
         """
 
     /// A line that could not be imported.
@@ -27,12 +35,17 @@ enum TokensImport {
         let text = try read(file)
         let now = TokenTime.now
         var registrations: [TokenStore.Registration] = []
+        var feedback: [Feedback.Entry] = []
         var bad = 0
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
             do throws(BadLine) {
-                if let registration = try parse(line, number: number, now: now) { registrations.append(registration) }
+                switch try parse(line, number: number, now: now) {
+                case .registration(let registration)?: registrations.append(registration)
+                case .feedback(let entry)?: feedback.append(entry)
+                case nil: break
+                }
             } catch {
                 bad += 1
                 LineWriter.stderr("apn tokens import: \(file == "-" ? "stdin" : file):\(error.line): \(error.message)")
@@ -40,8 +53,17 @@ enum TokensImport {
         }
         guard let store = TokensCommand.open(path) else { return 1 }
         do throws(StoreError) {
-            let imported = try store.register(registrations)
-            LineWriter.stdout(.object([("imported", .integer(imported)), ("bad_lines", .integer(bad))]))
+            let (imported, applied) = try store.importRecords(registrations, feedback: feedback, readAt: now)
+            var fields: [(String, JSONValue)] = [("imported", .integer(imported))]
+            if !feedback.isEmpty {
+                fields += [
+                    ("feedback", .integer(applied.read)), ("deactivated", .integer(applied.deactivated)),
+                    ("kept", .integer(applied.kept)), ("unknown", .integer(applied.unknown)),
+                    ("duplicates", .integer(applied.duplicates)),
+                ]
+            }
+            fields.append(("bad_lines", .integer(bad)))
+            LineWriter.stdout(.object(fields))
             return bad == 0 ? 0 : 1
         } catch {
             TokensCommand.fail(error)
@@ -49,10 +71,23 @@ enum TokensImport {
         }
     }
 
+    /// What one line holds.
+    enum Record {
+        case registration(TokenStore.Registration)
+        case feedback(Feedback.Entry)
+    }
+
     /// One line: nil for a blank line or a comment.
-    static func parse(_ line: Substring, number: Int, now: Int64) throws(BadLine) -> TokenStore.Registration? {
+    static func parse(_ line: Substring, number: Int, now: Int64) throws(BadLine) -> Record? {
         let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
         guard let first = fields.first, !first.hasPrefix("#") else { return nil }
+        if first.hasPrefix("{") {
+            do throws(UsageError) {
+                return .feedback(try FeedbackLine.entry(line))
+            } catch {
+                throw BadLine(line: number, message: error.message)
+            }
+        }
         guard fields.count <= 3 else {
             throw BadLine(line: number, message: "expected TOKEN [TIME [TOPIC]], got \(fields.count) fields")
         }
@@ -71,7 +106,7 @@ enum TokensImport {
             }
         }
         let topic = fields.count > 2 ? String(fields[2]) : nil
-        return TokenStore.Registration(device: device, topic: topic, at: time)
+        return .registration(TokenStore.Registration(device: device, topic: topic, at: time))
     }
 
     /// The whole file, or standard input for `-`.

@@ -88,6 +88,33 @@ struct ApnTokensTests {
         #expect(try jsonObject(listed.lines[0])["topic"] as? String == "com.example")
     }
 
+    @Test("import applies feedback JSON lines (a feedback-service recovery file) by Apple's rule, beside registrations; bad ones are reported")
+    func importFeedbackLines() throws {
+        let folder = try Folder()
+        #expect(try Self.tokens(["register", "0011", "--at", "1700000000"], store: folder.store).status == 0)
+        let file = try folder.file("recovery.jsonl", """
+            {"event":"feedback","time":1700000100,"date":"2023-11-14T22:15:00Z","token":"0011"}
+            {"event":"feedback","time":1700000100,"token":"0022"}
+            0022 1700000500
+            {"event":"feedback","time":1700000100,"token":"0033"}
+            {"event":"feedback","time":1.5,"token":"0044"}
+            {"event":"visit","time":1,"token":"0044"}
+            {"event":"feedback","time":1,"token":"0044","topic":"x"}
+            {"event":"feedback","time":1,"token":"zz"}
+            {"event":
+            """)
+        let result = try Self.tokens(["import", file], store: folder.store)
+        #expect(result.status == 1, "some lines were bad")
+        #expect(result.lines == [
+            #"{"imported":1,"feedback":3,"deactivated":1,"kept":1,"unknown":1,"duplicates":0,"bad_lines":5}"#,
+        ])
+        for line in 5...9 { #expect(result.error.contains("recovery.jsonl:\(line): "), "\(result.error)") }
+        let inactive = try Self.tokens(["list", "--inactive"], store: folder.store)
+        #expect(try inactive.lines.map { try jsonObject($0)["token"] as? String } == ["0011"])
+        let kept = try jsonObject(try #require(try Self.tokens(["show", "0022"], store: folder.store).lines.first))
+        #expect(kept["active"] as? Bool == true && kept["last_feedback_at"] as? Int == 1_700_000_100)
+    }
+
     @Test("bad usage exits 2; a file that is not a store exits 1 with the store's message")
     func usageAndStoreErrors() throws {
         let folder = try Folder()
