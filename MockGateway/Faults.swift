@@ -48,13 +48,16 @@ extension MockGateway {
         /// After every N-th accepted notification overall, close with a TCP reset.
         public var resetEvery: Int?
         /// After the N-th accepted notification overall, stop reading that connection's
-        /// socket for ``stallDuration``, then go on reading, decoding and recording as
-        /// before. Meanwhile nothing more is decoded or recorded on that connection and,
-        /// once the kernel's buffers fill, the client's writes block (`.wantWrite`). The
-        /// stall waits on a deadline, not a sleep: ``MockGateway/stop(timeout:)`` ends it.
+        /// socket for ``stallDuration``, then end the stall as ``stallEnd`` says: by
+        /// default go on reading, decoding and recording as before. Meanwhile nothing more
+        /// is decoded or recorded on that connection and, once the kernel's buffers fill,
+        /// the client's writes block (`.wantWrite`). The stall waits on a deadline, not a
+        /// sleep, and costs no CPU: ``MockGateway/stop(timeout:)`` ends it at once.
         public var stallReadsAfter: Int?
         /// How long a ``stallReadsAfter`` stall lasts; 1 second by default.
         public var stallDuration: Duration
+        /// How a ``stallReadsAfter`` stall ends: ``StallEnd/resume`` by default.
+        public var stallEnd: StallEnd
         /// Send this identifier in every error response instead of the refused
         /// notification's (e.g. `0xDEADBEEF`, one the client never wrote); `nil` (the
         /// default) sends the real one. ``RejectionRecord/identifier`` keeps the real one.
@@ -114,6 +117,7 @@ extension MockGateway {
             resetEvery = nil
             stallReadsAfter = nil
             stallDuration = .seconds(1)
+            stallEnd = .resume
             errorIdentifierOverride = nil
             errorResponseDelay = .zero
             splitsErrorResponse = false
@@ -151,11 +155,15 @@ extension MockGateway {
         }
 
         /// Stops reading the connection that brings the `count`-th accepted notification
-        /// overall for `duration`, then resumes: sets ``stallReadsAfter`` and
-        /// ``stallDuration``.
-        public mutating func stallReads(afterAccepting count: Int, for duration: Duration = .seconds(1)) {
+        /// overall for `duration`, then ends the stall as `end` says (by default it
+        /// resumes; ``StallEnd/never`` ignores `duration`): sets ``stallReadsAfter``,
+        /// ``stallDuration`` and ``stallEnd``.
+        public mutating func stallReads(
+            afterAccepting count: Int, for duration: Duration = .seconds(1), then end: StallEnd = .resume
+        ) {
             stallReadsAfter = count
             stallDuration = duration
+            stallEnd = end
         }
 
         /// Refuses notifications for `token` with `status`.

@@ -133,10 +133,10 @@ struct Ledger: GatewayLedger, ~Copyable {
     }
 
     /// The one-shot read stall, checked after a notification was recorded and kept going.
-    private mutating func stallAfterAccepting() -> Duration? {
+    private mutating func stallAfterAccepting() -> Stall? {
         guard faults.stallReadsAfter == records.count else { return nil }
         faults.stallReadsAfter = nil
-        return faults.stallDuration
+        return Stall(duration: faults.stallDuration, end: faults.stallEnd)
     }
 
     /// Records an error and builds the response the faults shape; command 0 has no error
@@ -178,8 +178,9 @@ enum Verdict: Sendable {
     /// As many notifications as allowed were judged; more may be decodable, judged when
     /// allowed again (``MockGateway/Faults/readRate``).
     case limitReached
-    /// Stop reading for this long, then go on with what is left in the decoder.
-    case stall(Duration)
+    /// Stop reading for a while, then end as the stall says (by default go on with what
+    /// is left in the decoder). Indirect, as rare: the verdict made per read stays small.
+    indirect case stall(Stall)
     /// The records are full (``RecordRetention/Overflow/pauseConnections``): read and
     /// judge nothing until a consumer releases some, then go on with the decoder.
     case recordsFull

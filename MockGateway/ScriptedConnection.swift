@@ -16,6 +16,8 @@ struct ScriptedConnection: BinaryConnectionHandler {
     private var pacer = Pacer()
     /// The rejection whose error response ends the connection, once decided.
     private var rejection: Int?
+    /// The read stall in force, once one struck: every look before its deadline finds it.
+    private var stall: ReadStall?
 
     /// Numbers the connection in the ledger (``MockGateway/connectionCount``,
     /// ``MockGateway/openConnectionCount``).
@@ -30,6 +32,15 @@ struct ScriptedConnection: BinaryConnectionHandler {
     }
 
     mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
+        if let stall {
+            // Asked again while stalled (the pause ended, or something woke it early):
+            // neither judge nor read before the deadline, then end as the stall says.
+            switch stall.step(at: now) {
+            case .wait(let deadline): return .pause(until: deadline)
+            case .end(let end): return .end(end)
+            case .resume: self.stall = nil
+            }
+        }
         // Faults changed during a long read apply to what it brought.
         pacer.refresh(from: shared)
         var limit = Int.max
@@ -61,9 +72,13 @@ struct ScriptedConnection: BinaryConnectionHandler {
             // ledger, which the stop ends; the core's loop finds the stop next.
             guard shared.waitForRecordRoom() else { return .end(.abandon) }
             return .pause(until: now)
-        case .stall(let duration):
-            // Stalled reads: neither the socket nor the decoder is read meanwhile.
-            return .pause(until: .now + duration)
+        case .stall(let fault):
+            // Stalled reads: neither the socket nor the decoder is read meanwhile. The
+            // pause ends at the deadline (at once for a zero duration, `nil` for `never`:
+            // only the stop), and the next call finds the stall above.
+            let stall = ReadStall(fault, now: now)
+            self.stall = stall
+            return .pause(until: stall.deadline)
         case .end(let end):
             self.rejection = rejection
             return .end(end)

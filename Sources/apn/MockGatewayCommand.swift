@@ -29,6 +29,10 @@ enum MockGatewayCommand {
           --reset-every N             close with a TCP reset after every N-th accepted notification
           --stall-after N[:MS]        stop reading for MS milliseconds (default 1000) after the N-th
                                       accepted notification, so the client's writes block
+          --stall-then resume|close|reset|never
+                                      how that stall ends: read on (default); close without an error
+                                      response or reset, throwing away what was not read; or never
+                                      (stalled until SIGINT or SIGTERM, MS ignored)
           --error-delay-ms MS         wait MS milliseconds before each error response, reading and
                                       discarding what arrives meanwhile
           --error-lag N               read and discard N more notifications before an error response
@@ -62,7 +66,7 @@ enum MockGatewayCommand {
     private static let valued: Set<String> = Set<String>([
         "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
         "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
-        "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
+        "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--stall-then", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
         "--read-rate", "--feedback-write-size", "--feedback-pause-ms", "--max-connections", "--idle-timeout",
     ]).union(HTTP2MockFlags.valued)
     private static let switches = Set<String>(["--no-session-tickets", "--no-client-cert"]).union(HTTP2MockFlags.switches)
@@ -242,7 +246,7 @@ enum MockGatewayCommand {
     }
 
     /// The faults of a remote gateway and the other "after N" ends: `--reset-after`,
-    /// `--drop-every`, `--reset-every`, `--stall-after`, `--error-lag`, `--error-trickle-ms`,
+    /// `--drop-every`, `--reset-every`, `--stall-after`, `--stall-then`, `--error-lag`, `--error-trickle-ms`,
     /// `--error-id`, `--latency-ms`, `--read-rate`, `--feedback-write-size`, `--feedback-pause-ms`.
     private static func parseRemoteFaults(_ flags: Flags, into faults: inout MockGateway.Faults) throws(UsageError) {
         faults.resetAfter = try flags.integer("--reset-after", in: 1...Int.max)
@@ -254,7 +258,9 @@ enum MockGatewayCommand {
             if let suffix { milliseconds = try Flags.integer(suffix, in: 0...3_600_000, what: "--stall-after milliseconds") }
             faults.stallReads(
                 afterAccepting: try Flags.integer(count, in: 1...Int.max, what: "--stall-after"),
-                for: .milliseconds(milliseconds))
+                for: .milliseconds(milliseconds), then: try stallEnd(flags))
+        } else if flags.value("--stall-then") != nil {
+            throw UsageError("--stall-then needs --stall-after")
         }
         faults.errorResponseLag = try flags.integer("--error-lag", in: 0...Int.max) ?? 0
         faults.errorResponseByteInterval = try flags.integer("--error-trickle-ms", in: 0...3_600_000).map {
@@ -269,6 +275,16 @@ enum MockGatewayCommand {
         if let pause = try flags.integer("--feedback-pause-ms", in: 0...60_000) {
             faults.feedbackWritePause = .milliseconds(pause)
         }
+    }
+
+    /// `--stall-then`'s ending; resume when not given.
+    private static func stallEnd(_ flags: Flags) throws(UsageError) -> MockGateway.Faults.StallEnd {
+        guard let text = flags.value("--stall-then") else { return .resume }
+        let ends: [String: MockGateway.Faults.StallEnd] = ["resume": .resume, "close": .close, "reset": .reset, "never": .never]
+        guard let end = ends[text] else {
+            throw UsageError("--stall-then: \"\(text)\" is not one of resume, close, reset, never")
+        }
+        return end
     }
 
     /// Splits `VALUE[:STATUS]`; STATUS defaults to 8 (invalid token).

@@ -180,6 +180,40 @@ struct ApnMockGatewayFlagTests {
         #expect(try gateway.waitForExit().status == 0)
     }
 
+    @Test("--stall-after N:MS --stall-then close drops the connection once the stall is over; only the first N count")
+    func stallThenClose() throws {
+        let certificates = try Certificates()
+        let gateway = try ApnProcess([
+            "mock-gateway", "--certs", certificates.directory, "--stall-after", "1000:100", "--stall-then", "close",
+        ])
+        let client = try certificates.connect(port: try Self.port(of: gateway))
+        defer { client.connection.close() }
+        // 5,000 notifications in one go (identifiers 1...250, 20 times): everything after
+        // the 1,000th is thrown away.
+        let frames = Array([[UInt8]](repeating: Self.frames(1...250), count: 20).joined())
+        try client.send(frames, timeout: .seconds(60))
+
+        let transcript = try client.readToEnd(timeout: .seconds(60))
+        #expect(transcript.bytes.isEmpty, "no error response")
+        #expect(transcript.end == .closed(clean: false))
+        gateway.send(SIGTERM)
+        let summary = try jsonObject(try gateway.nextLine())
+        #expect(summary["accepted"] as? Int == 1_000)
+        #expect((summary["rejected"] as? [String: Any])?.isEmpty == true)
+        #expect(try gateway.waitForExit().status == 0)
+    }
+
+    @Test("a bad --stall-then, or one without --stall-after, is a one-line usage error", arguments: [
+        (["--stall-after", "3", "--stall-then", "later"], "--stall-then: \"later\" is not one of resume, close, reset, never"),
+        (["--stall-then", "close"], "--stall-then needs --stall-after"),
+    ])
+    func badStallThen(arguments: [String], message: String) throws {
+        let apn = try ApnProcess(["mock-gateway"] + arguments)
+        let (status, standardError) = try apn.waitForExit()
+        #expect(status == 2)
+        #expect(standardError.split(separator: "\n").first.map(String.init) == "apn mock-gateway: \(message)")
+    }
+
     @Test("a bad value for a remote-gateway flag exits with status 2 and names the flag", arguments: [
         ["--error-id", "0xZZ"], ["--stall-after", "3:soon"], ["--read-rate", "0"], ["--latency-ms", "-5"],
         ["--error-lag", "many"], ["--error-trickle-ms", "1.5"], ["--reset-after", "0"], ["--drop-every", "0"],
