@@ -57,7 +57,15 @@ public struct TLSError: Error, Sendable, CustomStringConvertible {
 
     /// One line a person can act on: the kind, the context, then each piece of evidence.
     public var description: String {
-        var parts = ["TLS \(kind) failed: \(context)"]
+        // `connect` is the TCP connection (or resolving and making its socket), before any
+        // TLS: "TLS connect failed" misled people reading a refused port. A timeout's
+        // context says what timed out ("TLS handshake with …", "connecting to …").
+        let headline = switch kind {
+        case .connect: "TCP connect failed: \(context)"
+        case .timeout: "timed out: \(context)"
+        default: "TLS \(kind) failed: \(context)"
+        }
+        var parts = [headline]
         if let verifyResult {
             parts.append("certificate verification: \(verifyResult)")
         }

@@ -9,8 +9,12 @@ struct ProviderSendRun: Sendable {
     let devices: [Device]
     let badLines: [TokenList.BadLine]
     let all: Bool
+    let interrupt: SendInterrupt
 
-    init(options: Provider.Options, notification: APN.Notification, tokens: TokenList, all: Bool) {
+    init(
+        options: Provider.Options, notification: APN.Notification, tokens: TokenList, all: Bool, interrupt: SendInterrupt
+    ) {
+        self.interrupt = interrupt
         self.options = options
         self.notification = notification
         self.devices = tokens.devices
@@ -18,19 +22,47 @@ struct ProviderSendRun: Sendable {
         self.all = all
     }
 
-    /// The exit status: 0 when every notification was delivered, 1 otherwise.
+    /// The exit status: 0 when every notification was delivered, 1 otherwise, 130 when
+    /// interrupted (SIGINT, SIGTERM: ``SendInterrupt``).
     func run() async -> Int32 {
         for bad in badLines { LineWriter.stdout(bad.report) }
         let started = ContinuousClock.now
         let provider = Provider(options: options)
-        let responses = await provider.send(notification, to: devices)
-        await provider.close()
+        let host = options.host
+        let port = options.port
+        provider.on { event in
+            if case .connectAttemptFailed(let error, let next) = event {
+                LineWriter.stderr(ConnectFlags.attemptLine(host: host, port: port, reason: error.message, nextAttemptIn: next))
+            }
+        }
+        let feed = ProviderFeed(
+            provider: provider, notification: notification, devices: devices,
+            chunkSize: max(1, options.maxConcurrentStreams) * max(1, options.maxConnections), interrupt: interrupt)
+        let feeding = Task { await feed.run() }
+        // Stopped: what is in flight gets the drain window to be answered, then is withdrawn.
+        let stopper = interrupt.cancel(feeding, afterStopAnd: SendInterrupt.drainWindow)
+        let responses = await feeding.value
+        stopper.cancel()
+        // Interrupted, nothing waits to be answered worth a close (it would wait for it).
+        if !interrupt.isRequested { await provider.close() }
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
         var delivered = 0
         var rejected = 0
         var failed = 0
         var retried = 0
-        for response in responses {
+        var notSent = 0
+        for (index, response) in responses.enumerated() {
+            guard let response else {
+                notSent += 1
+                LineWriter.stdout(SendRun.notSentLine(devices[index]))
+                continue
+            }
+            if response.error?.code == .cancelled && response.attempts == 0 {
+                // Withdrawn by the stop before it was written: never sent.
+                notSent += 1
+                LineWriter.stdout(SendRun.notSentLine(response.device))
+                continue
+            }
             switch Self.outcome(of: response) {
             case .delivered: delivered += 1
             case .rejected: rejected += 1
@@ -39,16 +71,18 @@ struct ProviderSendRun: Sendable {
             if response.attempts > 1 { retried += 1 }
             if all || !response.isSuccess { LineWriter.stdout(line(response)) }
         }
-        if let failure = responses.lazy.compactMap(\.error).first(where: { [.authentication, .connectionFailed].contains($0.code) }) {
+        if let failure = responses.lazy.compactMap({ $0?.error }).first(where: { [.authentication, .connectionFailed].contains($0.code) }) {
             LineWriter.stderr("apn send: \(failure)")
         }
         LineWriter.stdout(
             .object([
                 ("sent", .integer(devices.count)), ("delivered", .integer(delivered)), ("rejected", .integer(rejected)),
-                ("failed", .integer(failed)), ("retried", .integer(retried)), ("invalid_tokens", .integer(badLines.count)),
+                ("failed", .integer(failed)), ("retried", .integer(retried)), ("not_sent", .integer(notSent)),
+                ("invalid_tokens", .integer(badLines.count)), ("interrupted", .bool(interrupt.isRequested)),
                 ("seconds", .string(String(format: "%.3f", seconds))),
                 ("per_second", .integer(seconds > 0 ? Int(Double(devices.count) / seconds) : 0)),
             ]))
+        if interrupt.isRequested { return 130 }
         return delivered == devices.count && badLines.isEmpty ? 0 : 1
     }
 

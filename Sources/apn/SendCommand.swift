@@ -26,11 +26,20 @@ enum SendCommand {
           one JSON line per notification not accepted ({"token":…,"outcome":…}; --all: every one),
           then one summary line; a progress line on standard error when it is a terminal.
           --no-confirm              end by waiting the grace window instead of a confirmed flush
+        \(ConnectFlags.usage)
+          e.g. apn send: connecting to 127.0.0.1:2195 failed: connection refused (errno 111); next try in 1 s
+          (the last: "...; giving up")
+        Interrupting (SIGINT, Ctrl-C, or SIGTERM): hands nothing more over, waits up to 2.5 s for the
+          outcomes of what is in flight, prints a line for each notification not accepted
+          ({"outcome":"not_sent"} for those never sent, "unknown fate" for those still unanswered)
+          and the summary ("interrupted":true), and exits 130. A second signal exits 130 at once.
         \(ProviderFlags.usage)
-        Exits 0 when every notification was accepted, 1 when some were not, 2 on bad usage.
+        Exits 0 when every notification was accepted, 1 when some were not, 2 on bad usage,
+        130 when interrupted.
         """
 
-    private static let valued = CredentialFlags.valued.union(PayloadFlags.valued).union(ProviderFlags.valued).union([
+    private static let valued = CredentialFlags.valued.union(PayloadFlags.valued).union(ProviderFlags.valued)
+        .union(ConnectFlags.valued).union([
         "--format", "--max-connections", "--token", "--tokens-file",
     ])
     private static let switches = CredentialFlags.switches.union(PayloadFlags.switches).union(ProviderFlags.switches).union([
@@ -46,12 +55,16 @@ enum SendCommand {
         guard flags.positional.isEmpty else {
             throw UsageError("send takes no arguments, got \"\(flags.positional[0])\" (tokens go in --token)")
         }
-        if flags.switches.contains("--http2") { return try runHTTP2(flags) }
+        // Before the tokens are read (standard input may be slow): a signal from now on
+        // stops the send instead of killing it.
+        let interrupt = SendInterrupt()
+        if flags.switches.contains("--http2") { return try runHTTP2(flags, interrupt: interrupt) }
         if let flag = ProviderFlags.http2Only(flags).first {
             throw UsageError("\(flag) is for the HTTP/2 provider API: add --http2")
         }
         var options = Connection.Options()
         try CredentialFlags(flags).apply(to: &options.access)
+        ConnectFlags.apply(try ConnectFlags.settings(flags), to: &options)
         if let format = flags.value("--format") {
             let formats: [String: Command] = ["simple": .simple, "enhanced": .enhanced, "frame": .frame]
             guard let chosen = formats[format] else {
@@ -83,16 +96,17 @@ enum SendCommand {
         }
         let sending = SendRun(
             options: options, notification: note, tokens: list, all: flags.switches.contains("--all"),
-            confirm: !flags.switches.contains("--no-confirm"))
+            confirm: !flags.switches.contains("--no-confirm"), interrupt: interrupt)
         return runBlocking { await sending.run() }
     }
 
     /// `apn send --http2`: the same recipients and payload through the provider API.
-    private static func runHTTP2(_ flags: Flags) throws -> Int32 {
+    private static func runHTTP2(_ flags: Flags, interrupt: SendInterrupt) throws -> Int32 {
         for binaryOnly in ["--format", "--fast", "--no-confirm"] where flags.values[binaryOnly] != nil || flags.switches.contains(binaryOnly) {
             throw UsageError("\(binaryOnly) is for the binary gateway, not --http2")
         }
-        let options = try ProviderFlags.options(flags)
+        var options = try ProviderFlags.options(flags)
+        ConnectFlags.apply(try ConnectFlags.settings(flags), to: &options)
         let note = try PayloadFlags.notification(flags)
         try ProviderFlags.applyHeaders(flags, to: note)
         guard [10, 5, 1].contains(note.priority) else {
@@ -100,7 +114,8 @@ enum SendCommand {
         }
         let list = try TokenList(recipientsOf: flags)
         let sending = ProviderSendRun(
-            options: options, notification: note, tokens: list, all: flags.switches.contains("--all"))
+            options: options, notification: note, tokens: list, all: flags.switches.contains("--all"),
+            interrupt: interrupt)
         return runBlocking { await sending.run() }
     }
 }

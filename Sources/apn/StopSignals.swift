@@ -17,15 +17,21 @@ final class StopSignals: @unchecked Sendable {
         let requested = requested
         sources = [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { requested.signal() }
+            // `data`: the signals since the handler last ran, so two in quick succession
+            // are two requests (`apn send` exits at the second).
+            source.setEventHandler { for _ in 0..<max(1, source.data) { requested.signal() } }
             source.resume()
             return source
         }
     }
 
-    /// Blocks until SIGINT or SIGTERM, then stops listening for them.
-    func wait() {
+    /// Blocks until SIGINT or SIGTERM, then stops listening for them — unless
+    /// `keepListening`: then the next call returns at the next signal (`apn send` stops at
+    /// the first and exits at once at the second).
+    func wait(keepListening: Bool = false) {
         requested.wait()
-        for source in sources { source.cancel() }
+        if !keepListening {
+            for source in sources { source.cancel() }
+        }
     }
 }

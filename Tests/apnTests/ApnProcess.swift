@@ -26,6 +26,9 @@ final class ApnProcess: Sendable {
     private let errorDrained = DispatchSemaphore(value: 0)
     private let outputDrained = DispatchSemaphore(value: 0)
     private var exited: DispatchSemaphore { child.exited }
+    /// Signalled once `input` was written whole and closed: a child reads its standard
+    /// input, so with more input than a pipe holds (64 KiB) it had read most of it then.
+    let inputWritten = DispatchSemaphore(value: 0)
 
     /// A started process as its owner sees it: its pid and whether it has exited. The
     /// reader threads hold neither this nor the ``ApnProcess``, so dropping the process
@@ -122,9 +125,11 @@ final class ApnProcess: Sendable {
         if let inputPipe, let input {
             // Written from a thread of its own: a child that stops reading must not block the test.
             let writer = inputPipe.fileHandleForWriting
+            let written = inputWritten
             Thread.detachNewThread {
                 try? writer.write(contentsOf: input)
                 try? writer.close()
+                written.signal()
             }
         }
         let outputDescriptor = output.fileHandleForReading.fileDescriptor

@@ -10,6 +10,8 @@ final class SendFixture {
     let address: String
     /// The HTTP/2 gateway's address, when started with `--http2`.
     let http2Address: String?
+    /// The feedback service's address.
+    let feedbackAddress: String?
 
     init(gatewayArguments: [String] = []) throws {
         directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("apnTests-\(UUID().uuidString)")
@@ -20,6 +22,7 @@ final class SendFixture {
         let started = try jsonObject(try gateway.nextLine())
         address = try #require(started["gateway"] as? String)
         http2Address = started["http2"] as? String
+        feedbackAddress = started["feedback"] as? String
     }
 
     /// `relative` inside the directory.

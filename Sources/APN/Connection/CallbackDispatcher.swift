@@ -25,8 +25,8 @@ struct CallbackDispatcher {
         self.errorCallback = errorCallback
     }
 
-    /// Whether events are wanted at all (someone listens).
-    var wantsEvents: Bool { hub.hasListeners }
+    /// Whether `transmitted` events are wanted (a listener added without sparing them).
+    var wantsTransmitted: Bool { hub.hasListenersToAll }
 
     mutating func event(_ event: ConnectionEvent) {
         if hub.hasListeners { batch.append(.event(event)) }

@@ -186,6 +186,23 @@ public final class Connection: Sendable {
         return ListenerID(value: id ?? 0)
     }
 
+    /// ``on(_:)``, optionally without ``ConnectionEvent/transmitted(_:_:)``: with
+    /// `includingTransmitted` false the listener hears about sockets, connection attempts,
+    /// `completed` and errors at no cost per notification (`transmitted` events are made
+    /// only while a listener wants them).
+    @discardableResult
+    public func on(
+        includingTransmitted: Bool, _ listener: @escaping @Sendable (ConnectionEvent) -> Void
+    ) -> ListenerID {
+        guard !includingTransmitted else { return on(listener) }
+        let id = hub.add({ event in
+            if case .transmitted = event { return }
+            listener(event)
+        }, sparing: true)
+        inbox.post(.listenersChanged)
+        return ListenerID(value: id ?? 0)
+    }
+
     /// Stops calling a listener added with ``on(_:)``.
     public func removeListener(_ id: ListenerID) {
         hub.remove(id.value)

@@ -35,6 +35,12 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
     case cacheFull(limit: Int)
     /// A connection attempt failed or an established socket broke. Sending continues.
     case socketError(APNError)
+    /// A failed connection attempt (or a socket closed within
+    /// ``Connection/Options/settleWindow``) was counted against
+    /// ``Connection/Options/connectionRetryLimit``; follows its ``socketError(_:)``. The
+    /// socket tries again after `nextAttemptIn` (the backoff); `nil`: it gives up, and
+    /// ``error(_:)`` (514) follows.
+    case connectAttemptFailed(APNError, nextAttemptIn: Duration?)
     /// The connection gave up: unusable credentials (513) or the connection retry limit
     /// (514). Later pushes fail with 515.
     case error(APNError)
@@ -53,6 +59,8 @@ public enum ConnectionEvent: Sendable, CustomStringConvertible {
         case .cacheFull(let limit): "cacheFull(limit: \(limit))"
         case .graceWindowTooShort(let count): "graceWindowTooShort(\(count))"
         case .socketError(let error): "socketError(\(error))"
+        case .connectAttemptFailed(let error, let next):
+            "connectAttemptFailed(\(error), nextAttemptIn: \(next.map { "\($0)" } ?? "nil"))"
         case .error(let error): "error(\(error))"
         }
     }

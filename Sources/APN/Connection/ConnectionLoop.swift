@@ -185,7 +185,7 @@ struct ConnectionLoop: ~Copyable {
         case .release:
             pool.release(now: now)
         case .listenersChanged:
-            pool.wantsTransmitted(dispatcher.wantsEvents)
+            pool.wantsTransmitted(dispatcher.wantsTransmitted)
         case .barrier(let reply):
             dispatcher.call(reply)
         case .acknowledgementBarrier(let id, let reply):
@@ -312,6 +312,8 @@ struct ConnectionLoop: ~Copyable {
             dispatcher.event(.cacheFull(limit: limit))
         case .socketError(let error):
             dispatcher.event(.socketError(error))
+        case .connectAttemptFailed(let error, let next):
+            dispatcher.event(.connectAttemptFailed(error, nextAttemptIn: next))
         case .error(let error):
             dispatcher.event(.error(error))
         case .connected, .disconnected, .flushed, .shutdownComplete:

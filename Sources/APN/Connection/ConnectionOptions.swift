@@ -90,8 +90,12 @@ extension Connection {
         /// (node-apn's 0): never.
         public var connectionTimeout: Duration? = .seconds(3600)
         /// Consecutive failed connection attempts tolerated after the first before the
-        /// connection terminates with 514; 0 = unlimited.
+        /// connection terminates with 514; 0 = unlimited (node-apn's meaning, so "no retry"
+        /// is said with ``retriesConnections``).
         public var connectionRetryLimit = 10
+        /// `false`: the first failed connection attempt terminates the connection with 514
+        /// (no retry at all, which a ``connectionRetryLimit`` of 0 cannot say). On by default.
+        public var retriesConnections = true
         /// The first reconnect delay; it doubles after each further failure (1 s, 2 s, 4 s …).
         public var initialBackoff: Duration = .seconds(1)
         /// The longest reconnect delay.

@@ -13,6 +13,7 @@ extension SessionConfiguration {
         // close, so the grace window never accepts what is still in the send queue.
         tracksAcknowledgements = true
         connectionRetryLimit = max(0, options.connectionRetryLimit)
+        retriesConnections = options.retriesConnections
         initialBackoff = options.initialBackoff
         maxBackoff = options.maxBackoff
         connectTimeout = options.connectTimeout.turnedOffIfZero

@@ -7,6 +7,11 @@ public enum ProviderEvent: Sendable, CustomStringConvertible {
     case disconnected(String, ProviderError?)
     /// A connection could not be made.
     case connectionFailed(ProviderError)
+    /// Follows ``connectionFailed(_:)``: the next attempt is made after `nextAttemptIn` (the
+    /// backoff) while notifications wait; `nil`: this was the last of
+    /// ``Provider/Options/connectionRetryLimit`` attempts (or the credentials are
+    /// unusable), so the notifications waiting failed — a later send tries again.
+    case connectAttemptFailed(ProviderError, nextAttemptIn: Duration?)
     /// The server sent GOAWAY: no new streams on that connection; the ones it did not
     /// process are sent again on another.
     case goaway(String, errorCode: UInt32, debugData: String)
@@ -25,6 +30,8 @@ public enum ProviderEvent: Sendable, CustomStringConvertible {
         case .connected(let peer): "connected to \(peer)"
         case .disconnected(let peer, let error): "disconnected from \(peer)" + (error.map { ": \($0)" } ?? "")
         case .connectionFailed(let error): "connection failed: \(error)"
+        case .connectAttemptFailed(let error, let next):
+            "connection attempt failed: \(error); " + (next.map { "next attempt in \($0)" } ?? "no more attempts")
         case .goaway(let peer, let code, let debug): "GOAWAY from \(peer) (error code \(code))" + (debug.isEmpty ? "" : ": \(debug)")
         case .pingAnswered(let peer): "PING answered by \(peer)"
         case .tokenRenewed(let issuedAt): "provider token renewed (iat \(issuedAt))"

@@ -331,11 +331,14 @@ struct ProviderLoop: ~Copyable {
         failedAttempts += 1
         event(.connectionFailed(error))
         let hopeless = error.code == .authentication || failedAttempts >= max(1, options.connectionRetryLimit)
-        if hopeless && !sockets.contains(where: \.isUsable) {
+        let givesUp = hopeless && !sockets.contains(where: \.isUsable)
+        if givesUp {
             for completion in scheduler.failWaiting(error) { complete(completion) }
             failedAttempts = 0
         }
-        nextAttemptAt = now + scheduler.backoff(afterRetry: max(1, failedAttempts))
+        let delay = scheduler.backoff(afterRetry: max(1, failedAttempts))
+        event(.connectAttemptFailed(error, nextAttemptIn: givesUp ? nil : delay))
+        nextAttemptAt = now + delay
     }
 
     /// Whether another connection would take ready requests: none is being opened, every

@@ -101,7 +101,8 @@ extension ConnectionPool {
             flushAnswered(slot, confirmed: confirmed)
         case .shutdownComplete:
             slots[slot].shutDown = true
-        case .timeout, .transmitted, .transmissionError, .cacheTooSmall, .graceWindowTooShort, .socketError:
+        case .timeout, .transmitted, .transmissionError, .cacheTooSmall, .graceWindowTooShort, .socketError,
+             .connectAttemptFailed:
             emit(.event(event))
         }
     }

@@ -33,7 +33,7 @@ package import APNWire
 /// |---|---|---|---|
 /// | idle | push | queue it; lazy connect: `connect` | connecting |
 /// | connecting | connected | identifiers restart at 1; `connected` event; encode and `write` | connected |
-/// | connecting | connectFailed | `socketError`; 513 if credentials | backingOff (1 s, 2 s, 4 s …) or terminated (514 after `connectionRetryLimit` retries; errorCallback(514, n) once per waiting n) |
+/// | connecting | connectFailed | `socketError`; 513 if credentials; else `connectAttemptFailed` with the delay (nil when terminating) | backingOff (1 s, 2 s, 4 s …) or terminated (514 after `connectionRetryLimit` retries, or the first failure without `retriesConnections`; errorCallback(514, n) once per waiting n) |
 /// | connecting | tick past connectTimeout | `abortConnect`, then the driver's connectFailed counts as a timeout | backingOff / terminated |
 /// | backingOff | tick past the delay | `connect` | connecting |
 /// | connected | push (nothing pending) | encoded at once, next identifier (1, 2 … 0xFFFFFFFF, 1 …); `write` when the buffer was empty | connected |
@@ -323,11 +323,14 @@ package struct GatewaySession: ~Copyable {
     mutating func countFailure(_ reason: APNError, now: Timestamp) {
         failureCount += 1
         let limit = configuration.connectionRetryLimit
-        if limit > 0, failureCount > limit {
+        if !configuration.retriesConnections || (limit > 0 && failureCount > limit) {
+            emit(.event(.connectAttemptFailed(reason, nextAttemptIn: nil)))
             terminate(status: .connectionRetryLimitExceeded, APNError.connectionRetryLimitExceeded(attempts: failureCount, last: reason))
             return
         }
-        phase = .backingOff(until: now + backoff(afterFailures: failureCount))
+        let delay = backoff(afterFailures: failureCount)
+        emit(.event(.connectAttemptFailed(reason, nextAttemptIn: delay)))
+        phase = .backingOff(until: now + delay)
         pump(now)
     }
 

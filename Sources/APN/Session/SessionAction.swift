@@ -48,6 +48,9 @@ package enum SessionEvent {
     case cacheFull(limit: Int)
     /// A connection attempt failed or an established connection broke.
     indirect case socketError(APNError)
+    /// A failed attempt was counted against the retry limit (after its `socketError`): the
+    /// next attempt starts after `nextAttemptIn`; `nil`: none will (the `error` 514 follows).
+    indirect case connectAttemptFailed(APNError, nextAttemptIn: Duration?)
     /// An unrecoverable error: credentials, or the connection retry limit.
     indirect case error(APNError)
     /// A requested flush ended; `confirmed` when the gateway answered its marker frame.

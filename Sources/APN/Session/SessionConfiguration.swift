@@ -25,6 +25,8 @@ package struct SessionConfiguration: Sendable {
     package var maxCacheLength = 100_000
     /// Consecutive failed connection attempts tolerated after the first; 0 = unlimited.
     package var connectionRetryLimit = 10
+    /// `false`: the first failed attempt terminates (514), whatever `connectionRetryLimit`.
+    package var retriesConnections = true
     /// The first reconnect delay; each further failure doubles it.
     package var initialBackoff: Duration = .seconds(1)
     /// The longest reconnect delay (node-apn reached 512 s with its default retry limit).

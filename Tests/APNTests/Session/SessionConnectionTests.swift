@@ -62,7 +62,9 @@ struct SessionConnectionTests {
         h.push(1...2)
         h.connectFailed(Self.refused)
         #expect(h.callbacks.isEmpty, "1 and 2 will be sent on a later attempt")
-        #expect(h.milestones == ["socketError(connectionFailed)"], "the error itself is reported once")
+        #expect(
+            h.milestones == ["socketError(connectionFailed)", "connectAttemptFailed(connectionFailed, 1s)"],
+            "the error itself is reported once, then the backoff")
         h.advance(1)
         h.connected()
         h.write()
@@ -111,6 +113,32 @@ struct SessionConnectionTests {
         #expect(h.connectRequests == 4)
     }
 
+    @Test func eachCountedFailureReportsItsBackoffAndTheLastNone() {
+        var h = SessionHarness { $0.connectionRetryLimit = 2; $0.maxBackoff = .seconds(2) }
+        h.push(1...1)
+        for _ in 0..<3 {
+            h.connectFailed(Self.refused)
+            if let at = h.timer { h.advance(Double((at - h.now).components.seconds)) }
+        }
+        #expect(h.milestones.filter { $0.hasPrefix("connectAttemptFailed") } == [
+            "connectAttemptFailed(connectionFailed, 1s)", "connectAttemptFailed(connectionFailed, 2s)",
+            "connectAttemptFailed(connectionFailed, nil)",
+        ])
+        #expect(h.milestones.last == "error(connectionRetryLimitExceeded)", "514 follows the last")
+    }
+
+    @Test func withoutRetriesTheFirstFailedConnectTerminates() {
+        var h = SessionHarness { $0.retriesConnections = false }
+        h.push(1...1)
+        h.connectFailed(Self.refused)
+        #expect(h.milestones == [
+            "socketError(connectionFailed)", "connectAttemptFailed(connectionFailed, nil)", "transmissionError(514,1)",
+            "error(connectionRetryLimitExceeded)",
+        ])
+        #expect(h.failureCode(1) == .connectionRetryLimitExceeded)
+        #expect(h.connectRequests == 1)
+    }
+
     @Test func backoffIsCapped() {
         var h = SessionHarness { $0.connectionRetryLimit = 0; $0.maxBackoff = .seconds(8) }
         h.push(1...1)
@@ -142,7 +170,7 @@ struct SessionConnectionTests {
         h.advance(10)
         #expect(h.abortRequests == 1)
         h.connectFailed(APNError(code: .connectionFailed, message: "aborted"))
-        #expect(h.milestones == ["socketError(connectTimeout)"])
+        #expect(h.milestones == ["socketError(connectTimeout)", "connectAttemptFailed(connectTimeout, 1s)"])
         #expect(h.timer == .seconds(11), "backs off 1 s")
     }
 

@@ -191,6 +191,8 @@ struct SessionHarness: ~Copyable {
         case .cacheFull(let limit): "cacheFull(\(limit))"
         case .graceWindowTooShort(let count): "graceWindowTooShort(\(count))"
         case .socketError(let error): "socketError(\(error.code))"
+        case .connectAttemptFailed(let error, let next):
+            "connectAttemptFailed(\(error.code), \(next.map { "\($0.components.seconds)s" } ?? "nil"))"
         case .error(let error): "error(\(error.code))"
         case .flushed(let confirmed): "flushed(\(confirmed))"
         case .shutdownComplete: "shutdownComplete"
