@@ -16,14 +16,21 @@ enum ConnectFlags {
                                     (default 8; 0.1 to 600)
           --retry-limit N           failed connection attempts retried before giving up (default 2;
                                     0: none); the binary gateway waits 1 s, 2 s, 4 s, 4 s … between them
+          --write-stall-timeout SECONDS  give a binary connection up as failed (a failed attempt) when
+                                    the gateway takes or acknowledges no byte for SECONDS with bytes
+                                    waiting: a gateway that stopped reading (default 10; 1 to 3600)
         """
 
-    static let valued: Set<String> = ["--connect-timeout", "--retry-limit"]
+    static let valued: Set<String> = ["--connect-timeout", "--retry-limit", "--write-stall-timeout"]
 
     /// The connect timeout without `--connect-timeout`.
     static let defaultConnectTimeout: Duration = .seconds(8)
     /// The retries without `--retry-limit`.
     static let defaultRetryLimit = 2
+    /// The write stall timeout without `--write-stall-timeout`: shorter than the library's
+    /// 30 s, so a gateway that stops reading on every connection fails a send within about
+    /// 40 s with the default retries.
+    static let defaultWriteStallTimeout: Duration = .seconds(10)
     /// The longest wait between attempts to the binary gateway.
     static let maxBackoff: Duration = .seconds(4)
 
@@ -31,6 +38,7 @@ enum ConnectFlags {
     struct Settings: Sendable {
         var connectTimeout = ConnectFlags.defaultConnectTimeout
         var retryLimit = ConnectFlags.defaultRetryLimit
+        var writeStallTimeout = ConnectFlags.defaultWriteStallTimeout
     }
 
     static func settings(_ flags: Flags) throws(UsageError) -> Settings {
@@ -44,6 +52,9 @@ enum ConnectFlags {
         if let limit = try flags.integer("--retry-limit", as: Int.self, in: 0...1000) {
             settings.retryLimit = limit
         }
+        if let seconds = try flags.integer("--write-stall-timeout", as: Int.self, in: 1...3600) {
+            settings.writeStallTimeout = .seconds(seconds)
+        }
         return settings
     }
 
@@ -54,6 +65,7 @@ enum ConnectFlags {
         options.connectionRetryLimit = settings.retryLimit
         options.retriesConnections = settings.retryLimit > 0
         options.maxBackoff = maxBackoff
+        options.writeStallTimeout = settings.writeStallTimeout
     }
 
     /// The provider's options: its `connectionRetryLimit` counts attempts, the first included.
