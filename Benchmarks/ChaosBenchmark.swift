@@ -47,7 +47,8 @@ enum ChaosBenchmark {
             let rate = Double(count) / result.seconds
             let sendRate = Double(count) / baseline.seconds
             print("round \(round): \(format(rate)) notifications/s under chaos, send \(format(sendRate))/s on the same "
-                + "round (\(String(format: "%.0f", 100 * rate / sendRate)) %); \(result.summary)")
+                + "round (\(String(format: "%.0f", 100 * rate / sendRate)) %); \(result.summary); peak resident "
+                + "\(result.peakResidentBytes.map { "\($0 >> 20) MB" } ?? "unknown") during the chaos")
             failed = failed || !result.problems.isEmpty
             for problem in result.problems.prefix(10) { print("  PROBLEM: \(problem)") }
         }
@@ -57,6 +58,9 @@ enum ChaosBenchmark {
     /// What one chaos round measured and found.
     struct RoundResult {
         var seconds: Double
+        /// The process's peak resident memory during the chaos part (the devices made
+        /// before it included), when Linux could reset and report it.
+        var peakResidentBytes: Int?
         var summary: String
         var problems: [String]
     }
@@ -92,11 +96,15 @@ enum ChaosBenchmark {
         settings.silentClosePolicy = policy
         if let settle { settings.settleWindow = .milliseconds(settle) }
         let connection = Connection(options: settings)
-        let outcomes = OutcomeTable(count: count)
+        let outcomes = OutcomeTable(count: count, batchSize: batches.first?.count ?? 1)
+        let peakReset = PeakResident.reset()
 
         let clock = ContinuousClock()
         let start = clock.now
         for batch in batches {
+            // At most `batchesInFlight` batches without every outcome, as an app server
+            // feeds a connection: a million queued at once would hold ~170 MB for the queue.
+            outcomes.waitForRoom()
             let first = batch.lowerBound
             connection.push(note, to: Array(devices[batch])) { index, outcome in outcomes.record(first + index, outcome) }
         }
@@ -114,8 +122,26 @@ enum ChaosBenchmark {
             + "lost \(check.lost), unmarked duplicates \(check.unmarkedDuplicates); resent \(flushed.resent), "
             + "gateway connections \(gateway.connectionCount)"
         return RoundResult(
-            seconds: elapsed.inSeconds,
+            seconds: elapsed.inSeconds, peakResidentBytes: peakReset ? PeakResident.bytes() : nil,
             summary: summary, problems: check.problems)
+    }
+
+    /// The process's peak resident memory (`VmHWM`), which Linux resets on request (writing
+    /// 5 to /proc/self/clear_refs), so one part of a run can be measured on its own.
+    enum PeakResident {
+        /// Resets the peak to the current resident memory; false where Linux refuses.
+        static func reset() -> Bool {
+            (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+        }
+
+        /// `VmHWM` in bytes, or nil.
+        static func bytes() -> Int? {
+            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+            else { return nil }
+            return kilobytes << 10
+        }
     }
 
     /// How often the gateway recorded each notification, counted on a thread of its own as
@@ -166,10 +192,25 @@ enum ChaosBenchmark {
             case none, accepted, acceptedPossiblyDuplicated, rejected, failed, unknown
         }
 
-        private let state: Lock<(kinds: [Kind], repeated: Int, unknownReasons: [UnknownFateReason: Int])>
+        private let state: Lock<(kinds: [Kind], repeated: Int, unknownReasons: [UnknownFateReason: Int], waiting: [Int])>
+        private let batchSize: Int
+        /// One permit per batch that may be pushed before earlier ones have all their outcomes.
+        private let room: DispatchSemaphore
+        /// Batches pushed and not settled at most: 100 of 1,000, a window of 100,000.
+        static let batchesInFlight = 100
 
-        init(count: Int) {
-            state = Lock((kinds: [Kind](repeating: .none, count: count), repeated: 0, unknownReasons: [:]))
+        init(count: Int, batchSize: Int) {
+            self.batchSize = max(1, batchSize)
+            let batches = (count + self.batchSize - 1) / self.batchSize
+            var waiting = [Int](repeating: self.batchSize, count: batches)
+            if count % self.batchSize != 0 { waiting[batches - 1] = count % self.batchSize }
+            state = Lock((kinds: [Kind](repeating: .none, count: count), repeated: 0, unknownReasons: [:], waiting: waiting))
+            room = DispatchSemaphore(value: Self.batchesInFlight)
+        }
+
+        /// Waits until fewer than ``batchesInFlight`` batches wait for outcomes.
+        func waitForRoom() {
+            room.wait()
         }
 
         func record(_ n: Int, _ outcome: NotificationOutcome) {
@@ -179,11 +220,19 @@ enum ChaosBenchmark {
             case .failed: .failed
             case .unknownFate: .unknown
             }
-            state.withLock { state in
-                if state.kinds[n] != .none { state.repeated += 1 }
+            let settledBatch = state.withLock { state in
+                var settled = false
+                if state.kinds[n] != .none {
+                    state.repeated += 1
+                } else {
+                    state.waiting[n / batchSize] -= 1
+                    settled = state.waiting[n / batchSize] == 0
+                }
                 state.kinds[n] = kind
                 if case .unknownFate(let reason) = outcome { state.unknownReasons[reason, default: 0] += 1 }
+                return settled
             }
+            if settledBatch { room.signal() }
         }
 
         struct Check {
