@@ -15,7 +15,7 @@ struct HTTP2GatewayConnection {
         guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
         let connection = driver.connection
         guard connection.applicationProtocol == "h2" else {
-            shared.update { $0.summary.refusedConnections += 1 }
+            shared.update { $0.summary.alpnRefusals += 1 }
             connection.close()
             return
         }

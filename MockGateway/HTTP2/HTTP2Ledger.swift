@@ -66,12 +66,13 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
 
     /// The summary so far: the counters, with the accepted (each answered 200, counted
     /// here rather than in a table on the way) and the server's `counters` (failed
-    /// handshakes, connections closed by the limits) folded in.
+    /// handshakes, connections closed by the limits) folded in, each kind on its own.
     func currentSummary(counters: ServerCounters) -> HTTP2MockGateway.Summary {
         var current = summary
         current.accepted = records.count
         if records.count > 0 { current.statuses[200, default: 0] += records.count }
-        current.refusedConnections += counters.handshakeFailures
+        current.handshakeFailures = counters.handshakeFailures
+        current.refusedConnections = current.alpnRefusals + counters.handshakeFailures
         current.connectionsOverLimit = counters.overLimit
         current.threadStartFailures = counters.threadStartFailures
         current.idleTimeouts = counters.idleTimeouts

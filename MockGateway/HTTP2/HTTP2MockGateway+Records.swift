@@ -71,8 +71,16 @@ extension HTTP2MockGateway {
         /// Connections served: TLS handshake done and `h2` agreed.
         public var connections = 0
         /// Connections refused: the TLS handshake failed or timed out (an untrusted
-        /// certificate, say), or the client did not agree on `h2` through ALPN.
+        /// certificate, say), or the client did not agree on `h2` through ALPN — the sum of
+        /// ``handshakeFailures`` and ``alpnRefusals``.
         public var refusedConnections = 0
+        /// Connections whose TLS handshake failed or timed out — a client offering ALPN
+        /// without `h2` among its protocols included: the handshake refuses it with the
+        /// no_application_protocol alert.
+        public var handshakeFailures = 0
+        /// Connections closed right after the handshake because the client offered no ALPN,
+        /// so did not agree on `h2`.
+        public var alpnRefusals = 0
         /// Connections ended because the client broke HTTP/2 (a bad preface, a flood, a
         /// connection error): a GOAWAY saying so was sent.
         public var protocolErrors = 0

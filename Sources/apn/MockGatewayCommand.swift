@@ -60,7 +60,13 @@ enum MockGatewayCommand {
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
         SIGINT or SIGTERM, then stops reading, writes the rest of the record file, prints a JSON
         summary (its "accepted" is the record file's line count) and exits 0. Bad options exit with
-        status 2.
+        status 2. The summary counts the connections refused over --max-connections
+        ("refused_connections"), closed by --idle-timeout ("idle_timeouts"), whose TLS handshake
+        failed ("handshake_failures") or that got no thread ("thread_start_failures"); its "http2"
+        object counts the HTTP/2 gateway's under the same keys, and "alpn_refusals" (no h2).
+        Meanwhile standard error gets at most one line a second per kind of refusal, counting those
+        since the kind's previous line: {"time":…,"event":"connections_refused","kind":K,"count":N},
+        K one of over_cap, idle_timeout, handshake_failure, thread_start_failure, alpn_refused.
         """
 
     private static let valued: Set<String> = Set<String>([
@@ -115,6 +121,14 @@ enum MockGatewayCommand {
             return http2
         }
 
+        // Summed over both gateways: one line per kind, whichever listener refused.
+        let refusalLog = RefusalLog { [gateway, http2] in
+            var totals = gateway.refusals
+            if let http2 { totals.merge(http2.summary.refusals, uniquingKeysWith: +) }
+            return totals
+        }
+        refusalLog.start()
+
         let recorder = recordDescriptor.map { RecordWriter(gateway, descriptor: $0) }
         let http2Recorder = recordDescriptor.flatMap { descriptor in http2.map { RecordWriter($0, descriptor: descriptor) } }
         let recorders = [recorder, http2Recorder].compactMap { $0 }
@@ -140,6 +154,7 @@ enum MockGatewayCommand {
         recorder?.finish(upTo: accepted)
         if let http2Summary { http2Recorder?.finish(upTo: http2Summary.accepted) }
         if let recordDescriptor { close(recordDescriptor) }
+        refusalLog.finish()
 
         var byStatus: [UInt16: Int] = [:]
         for rejection in gateway.rejections {
@@ -359,6 +374,18 @@ extension HTTP2MockFlags {
             ("reasons", .object(summary.reasons.keys.map(\.rawValue).sorted().map { name in
                 (name, .integer(summary.reasons[ProviderReason(rawValue: name)]!))
             })),
+            // The binary gateway's keys, with its meanings: "refused_connections" is over the cap.
+            ("handshake_failures", .integer(summary.handshakeFailures)),
+            ("alpn_refusals", .integer(summary.alpnRefusals)),
+            ("refused_connections", .integer(summary.connectionsOverLimit)),
+            ("thread_start_failures", .integer(summary.threadStartFailures)),
+            ("idle_timeouts", .integer(summary.idleTimeouts)),
+            ("protocol_errors", .integer(summary.protocolErrors)),
+            ("rejected_streams", .integer(summary.rejectedStreams)),
+            ("goaways", .integer(summary.goaways)),
+            ("resets", .integer(summary.resets)),
+            ("stalls", .integer(summary.stalls)),
+            ("discarded_records", .integer(summary.discardedRecords)),
         ])
     }
 }

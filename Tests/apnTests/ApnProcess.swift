@@ -62,6 +62,8 @@ final class ApnProcess: Sendable {
     /// Standard error's bytes, filled by the reader thread.
     private final class ErrorBytes: Sendable {
         let bytes = Lock<[UInt8]>([])
+        /// Signalled after each chunk read, for ``waitForStandardError(timeout:until:)``.
+        let arrived = DispatchSemaphore(value: 0)
     }
 
     /// Standard output's lines, filled by the reader thread.
@@ -201,8 +203,22 @@ final class ApnProcess: Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             standardError.bytes.withLock { $0 += buffer[..<count] }
+            standardError.arrived.signal()
         }
         drained.signal()
+        standardError.arrived.signal()
+    }
+
+    /// Waits up to `timeout` until what the process wrote to standard error so far
+    /// satisfies `condition` (while it runs: a log); returns whether it did.
+    func waitForStandardError(timeout: Double = 60, until condition: (String) -> Bool) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while true {
+            if condition(String(decoding: standardError.bytes.withLock { $0 }, as: UTF8.self)) { return true }
+            guard standardError.arrived.wait(timeout: deadline) == .success else {
+                return condition(String(decoding: standardError.bytes.withLock { $0 }, as: UTF8.self))
+            }
+        }
     }
 }
 
