@@ -126,12 +126,19 @@ enum ChaosBenchmark {
             summary: summary, problems: check.problems)
     }
 
+    /// glibc's `malloc_trim`, which the Glibc module does not import (it is in malloc.h).
+    @_silgen_name("malloc_trim")
+    static func glibcMallocTrim(_ pad: Int) -> Int32
+
     /// The process's peak resident memory (`VmHWM`), which Linux resets on request (writing
     /// 5 to /proc/self/clear_refs), so one part of a run can be measured on its own.
     enum PeakResident {
-        /// Resets the peak to the current resident memory; false where Linux refuses.
+        /// Returns freed memory to the system (`malloc_trim`: what earlier rounds left in
+        /// glibc's free lists is not this part's), then resets the peak to the current
+        /// resident memory; false where Linux refuses.
         static func reset() -> Bool {
-            (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+            _ = glibcMallocTrim(0)
+            return (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
         }
 
         /// `VmHWM` in bytes, or nil.
