@@ -27,6 +27,21 @@ struct SessionStallTests {
         h.advance(0)
     }
 
+    /// Pushes `tags`, writes them, and has the peer acknowledge only the first frame, then
+    /// nothing for 600 ms: a stall, whose marker has been written.
+    static func stalledAfterTheFirstFrame(_ tags: ClosedRange<Int>) -> SessionHarness {
+        var h = tracking()
+        h.push(tags)
+        h.connected()
+        h.write()
+        let first = frameLength(1)
+        h.acknowledge(first)
+        step(&h, 0.1, acknowledged: first)
+        step(&h, 0.5, acknowledged: first)  // a stall: a marker is queued
+        #expect(h.write().map(\.tag) == [-1])
+        return h
+    }
+
     @Test func nothingIsAcceptedByTimeWhileThePeerAcknowledgesNothingMore() {
         var h = Self.tracking()
         h.push(1...3)
@@ -88,15 +103,7 @@ struct SessionStallTests {
     }
 
     @Test func afterAStallTheMarkersAnswerAcceptsWhatCameBefore() {
-        var h = Self.tracking()
-        h.push(1...3)
-        h.connected()
-        h.write()
-        let first = Self.frameLength(1)
-        h.acknowledge(first)
-        Self.step(&h, 0.1, acknowledged: first)
-        Self.step(&h, 0.5, acknowledged: first)  // a stall: a marker is queued
-        #expect(h.write().map(\.tag) == [-1])
+        var h = Self.stalledAfterTheFirstFrame(1...3)
         // The gateway reads again: everything, the marker too, is acknowledged.
         Self.step(&h, 3, acknowledged: h.takenBytes)
         #expect(h.outcomes.isEmpty, "after a stall, the grace window accepts nothing on this connection")
@@ -105,15 +112,7 @@ struct SessionStallTests {
     }
 
     @Test func anUnansweredMarkerAfterAStallEndsTheConnectionAndResendsWhatWasWritten() {
-        var h = Self.tracking()
-        h.push(1...2)
-        h.connected()
-        h.write()
-        let first = Self.frameLength(1)
-        h.acknowledge(first)
-        Self.step(&h, 0.1, acknowledged: first)
-        Self.step(&h, 0.5, acknowledged: first)
-        #expect(h.write().map(\.tag) == [-1])
+        var h = Self.stalledAfterTheFirstFrame(1...2)
         Self.step(&h, 0.1, acknowledged: h.takenBytes)
         Self.step(&h, 2.4, acknowledged: h.takenBytes)
         #expect(h.closeRequests == 0, "the marker's grace window runs from its acknowledgement")
