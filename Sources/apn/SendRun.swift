@@ -35,8 +35,12 @@ struct SendRun: Sendable {
         let connection = Connection(options: options)
         let progress = ProgressLine(total: devices.count)
         let book = OutcomeBook(count: devices.count, keepsAll: all)
+        // The progress line's counts only when it is drawn (a terminal): a second lock per
+        // notification otherwise, for nothing.
+        let drawsProgress = progress.isActive
         let feed = SendFeed(connection: connection, notification: notification, devices: devices) { index, outcome in
             book.record(index, outcome)
+            guard drawsProgress else { return }
             progress.update {
                 $0.sent += 1
                 outcome.isAccepted ? ($0.accepted += 1) : ($0.notAccepted += 1)
