@@ -79,9 +79,10 @@ enum ConnectFlags {
     static func attemptLine(host: String, port: UInt16, reason: String, nextAttemptIn next: Duration?) -> String {
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let after = next.map { "next try in \(seconds($0)) s" } ?? "giving up"
-        // A connection that was up and then given up (the gateway stopped reading) is not
-        // a failure to connect: the session's messages for those start "the gateway".
-        if reason.hasPrefix("the gateway ") {
+        // A connection that was up and then given up (the gateway stopped reading, the
+        // server answered nothing) is not a failure to connect: the session's messages for
+        // those start "the gateway", the provider's "the server" or "the connection".
+        if reason.hasPrefix("the gateway ") || reason.hasPrefix("the server ") || reason.hasPrefix("the connection ") {
             return "apn send: the connection to \(address) was given up: \(reason); \(after)"
         }
         return "apn send: connecting to \(address) failed: \(Self.reason(reason)); \(after)"

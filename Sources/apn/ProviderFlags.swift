@@ -17,10 +17,14 @@ enum ProviderFlags {
           --push-type TYPE          apns-push-type: \(PushType.documented.map(\.rawValue).joined(separator: ", "))
           --collapse-id ID          apns-collapse-id (at most 64 bytes)
           --max-streams N           streams in flight per connection (default 1000)
+          --request-timeout SECONDS how long Apple may take to answer a notification once it is written
+                                    (default 30; time queued for a stream does not count); unanswered,
+                                    it may have been delivered and is not sent again
         """
 
     static let valued: Set<String> = [
         "--key-id", "--team-id", "--p8", "--provider-token", "--topic", "--push-type", "--collapse-id", "--max-streams",
+        "--request-timeout",
     ]
     static let switches: Set<String> = ["--http2"]
 
@@ -49,6 +53,12 @@ enum ProviderFlags {
         }
         if let connections = try flags.integer("--max-connections", as: Int.self, in: 1...64) {
             options.maxConnections = connections
+        }
+        if let text = flags.value("--request-timeout") {
+            guard let seconds = Double(text), seconds >= 0.1, seconds <= 3_600 else {
+                throw UsageError("--request-timeout: \"\(text)\" is not a number of seconds in 0.1...3600")
+            }
+            options.requestTimeout = .milliseconds(Int((seconds * 1_000).rounded()))
         }
         return options
     }

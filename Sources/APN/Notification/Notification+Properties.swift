@@ -81,7 +81,8 @@ extension Notification {
     }
 
     /// The priority: `10` (the default) delivers immediately; `5` lets the device save
-    /// power. Only command 2 carries it.
+    /// power. Only command 2 carries it in the binary protocol. Through the HTTP/2 provider
+    /// API a ``PushType/background`` push goes with 5 when this says 10, as Apple requires.
     public var priority: UInt8 {
         get { withState { $0.priority } }
         set { withState { $0.priority = newValue } }

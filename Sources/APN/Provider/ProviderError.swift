@@ -41,7 +41,7 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The task awaiting the result was cancelled; the request, if already written, is
         /// not recalled.
         public static let cancelled = Code(.cancelled)
-        /// Apple kept answering a status worth retrying (429, 500, 503) or kept refusing
+        /// Apple kept answering a status worth retrying (429, 5xx) or kept refusing
         /// the stream; the last answer is in ``ProviderError/status`` and
         /// ``ProviderError/reason``.
         public static let retriesExhausted = Code(.retriesExhausted)
@@ -79,12 +79,18 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
     public let apnsID: String?
     /// For ``Code/invalidNotification``: what is wrong with the notification.
     public let notificationError: APNError?
+    /// Whether Apple may have received the notification all the same: it was written and no
+    /// answer came (``Code/timedOut``, or ``Code/connectionFailed`` for a connection lost with
+    /// its stream open). Such a notification is not sent again by the provider; sending it
+    /// again yourself may deliver it twice.
+    public let mayHaveBeenDelivered: Bool
 
     /// Creates an error; the library makes them, tests may too.
     public init(
         code: Code, message: String, status: Int? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil,
-        apnsID: String? = nil, notificationError: APNError? = nil
+        apnsID: String? = nil, notificationError: APNError? = nil, mayHaveBeenDelivered: Bool = false
     ) {
+        self.mayHaveBeenDelivered = mayHaveBeenDelivered
         self.code = code
         self.message = message
         self.status = status

@@ -45,17 +45,24 @@ extension Provider {
         /// the server's `SETTINGS_MAX_CONCURRENT_STREAMS` lowers it (Apple's starts at 1
         /// and rises to about 1,000 once the connection is authenticated).
         public var maxConcurrentStreams = 1_000
-        /// How long a notification may take from ``Provider/send(_:to:)-(_,Device)`` to its
-        /// answer, retries included; past it the result is ``ProviderError/Code/timedOut``.
+        /// How long Apple may take to answer a notification once it is written to a
+        /// connection; past it the result is ``ProviderError/Code/timedOut`` (may have been
+        /// delivered: it is not sent again). Time waiting in the provider's own queue for a
+        /// stream does not count: a large send to a slow server is not failed unsent. A
+        /// connection that answers nothing for this long while streams wait is given up as
+        /// hung, and counts as a failed attempt (``connectionRetryLimit``).
         public var requestTimeout: Duration = .seconds(30)
-        /// How many times a notification is sent again after 429, 500 or 503, with a
+        /// How many times a notification is sent again after 429 or a 5xx answer, with a
         /// backoff. A stream the server refused unprocessed (REFUSED_STREAM, or above a
         /// GOAWAY's last stream id) is sent again at once, on any connection with room, and
-        /// does not count: nothing was answered (at most 100 refusals, within
-        /// ``requestTimeout``).
+        /// does not count: nothing was answered (at most 100 refusals).
         public var retryLimit = 3
-        /// The wait before the first retry after 429, 500 or 503; it doubles each retry.
+        /// The wait before the first retry after a 429; it doubles each retry.
         public var initialBackoff: Duration = .milliseconds(250)
+        /// The wait before the first retry after a 5xx answer (500 InternalServerError, 503
+        /// ServiceUnavailable or Shutdown): longer than after a 429, since Apple asks providers
+        /// to back off when its servers fail; it doubles each retry, up to ``maxBackoff``.
+        public var serverErrorBackoff: Duration = .seconds(1)
         /// The longest wait between retries, and between connection attempts.
         public var maxBackoff: Duration = .seconds(8)
 

@@ -125,6 +125,10 @@ struct ProviderRequest: Sendable {
             guard [10, 5, 1].contains(priority) else {
                 throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(priority) (BadPriority)"))
             }
+            // Apple: a background push must have priority 5 (or 1). Binary-era senders and
+            // the default say 10, which meant "at once" there; a background push cannot be
+            // sent at once, so 10 becomes 5 rather than a push Apple may drop.
+            let priority = pushType == .background && priority == 10 ? 5 : priority
             if let collapseId, collapseId.utf8.count > ProviderRequest.collapseIdLimit {
                 throw .invalid(
                     .invalidValue(

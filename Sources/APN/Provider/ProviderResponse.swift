@@ -15,7 +15,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     /// The `apns-unique-id` Apple answers in the development environment, to look the
     /// notification up in its delivery log.
     public let uniqueID: String?
-    /// How many times the request was sent (retries after 429, 500, 503, a refused stream or
+    /// How many times the request was sent (retries after 429 or 5xx, a refused stream or
     /// an expired provider token count).
     public let attempts: Int
 
@@ -37,6 +37,9 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     public var reason: ProviderReason? { error?.reason }
     /// For 410 answers: when Apple last knew the token to be valid.
     public var timestamp: Date? { error?.timestamp }
+    /// Whether Apple may have received it although no answer says so
+    /// (``ProviderError/mayHaveBeenDelivered``).
+    public var mayHaveBeenDelivered: Bool { error?.mayHaveBeenDelivered ?? false }
 
     /// `device: 200 apns-id` or `device: error`.
     public var description: String {

@@ -16,7 +16,8 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// Shows an alert, plays a sound or badges the app icon. Topic: the bundle id.
     public static let alert = PushType(rawValue: "alert")
     /// Delivers content in the background, with no user interaction. Apple requires
-    /// priority 5. Topic: the bundle id.
+    /// priority 5: a request of this type whose priority is 10 (the default) is sent with 5.
+    /// Topic: the bundle id.
     public static let background = PushType(rawValue: "background")
     /// Asks for the device's location. Topic: the bundle id + `.location-query`.
     public static let location = PushType(rawValue: "location")

@@ -51,6 +51,18 @@ struct ProviderRequestTests {
         #expect(Self.fields(request).contains("apns-push-type: background"))
     }
 
+    @Test("a background push goes with priority 5 when the notification says 10 (the default); 1 and 5 stay; alerts keep 10")
+    func backgroundPriority() throws {
+        #expect(Self.fields(try Self.request(PushNotification().setContentAvailable(true))).contains("apns-priority: 5"))
+        let explicit = PushNotification().setBadge(1).setPushType(.background).setPriority(10)
+        #expect(Self.fields(try Self.request(explicit)).contains("apns-priority: 5"))
+        let low = PushNotification().setContentAvailable(true).setPriority(1)
+        #expect(Self.fields(try Self.request(low)).contains("apns-priority: 1"))
+        #expect(Self.fields(try Self.request(PushNotification().setBadge(1))).contains("apns-priority: 10"))
+        let alertAndContent = PushNotification().setAlert("hi").setContentAvailable(true)
+        #expect(Self.fields(try Self.request(alertAndContent)).contains("apns-priority: 10"), "an alert push, not background")
+    }
+
     @Test("Notification.silent(): content-available only, background, priority 5")
     func silentConvenience() throws {
         let note = try PushNotification.silent(["sync": "inbox"])

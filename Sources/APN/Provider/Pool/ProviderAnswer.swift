@@ -59,7 +59,7 @@ struct ProviderAnswer: Sendable, Equatable {
         case 200: .delivered
         case 403 where reason == .expiredProviderToken: .renewTokenAndRetry
         case 429 where reason == .tooManyProviderTokenUpdates: .fail
-        case 429, 500, 503: .retryAfterBackoff
+        case 429, 500...599: .retryAfterBackoff
         default: .fail
         }
     }
@@ -71,7 +71,7 @@ enum ProviderDisposition: Equatable, Sendable {
     case delivered
     /// Report the failure; sending it again cannot succeed.
     case fail
-    /// Send it again after a backoff, within the retry limit (429, 500, 503).
+    /// Send it again after a backoff, within the retry limit (429, 5xx).
     case retryAfterBackoff
     /// Send it again at once (on a new connection after a GOAWAY): the server never processed it
     /// (REFUSED_STREAM, or above a GOAWAY's last stream id).

@@ -3,15 +3,16 @@
 ///
 /// | input | what happens |
 /// |---|---|
-/// | enqueue | the request waits in `ready` (FIFO) with its deadline (`requestTimeout` from now) |
-/// | take | the oldest ready request is handed to a connection; `attempts` + 1 |
+/// | enqueue | the request waits in `ready` (FIFO); waiting has no deadline (time in our own queue is not the server's fault) |
+/// | take | the oldest ready request is handed to a connection; `attempts` + 1; its deadline is `requestTimeout` from now, the write |
 /// | answered 200 | complete: delivered |
-/// | answered 429, 500, 503 | within `retryLimit` attempts: waits `backoff(attempts)` (doubling, capped), then ready again at the front; past it: complete `retriesExhausted` with the last status and reason |
+/// | answered 429 | within `retryLimit` retries: waits `backoff(retries)` (from `initialBackoff`, doubling, capped), then ready again at the front; past it: complete `retriesExhausted` with the last status and reason |
+/// | answered 5xx | the same, the wait starting from `serverErrorBackoff` (Apple asks for back-off when its servers fail) |
 /// | answered 403 ExpiredProviderToken | once per request, when the loop could renew the token: ready again at the front; otherwise complete `rejected` |
 /// | answered anything else | complete `rejected` (4xx reasons cannot succeed when sent again) |
 /// | refused (REFUSED_STREAM, above a GOAWAY's last stream id) | never processed by the server: ready again at the front (not counted against `retryLimit`: nothing was answered), at most `refusalLimit` times; past it: `retriesExhausted` |
-/// | lost (the connection ended with the stream open, no answer) | complete `connectionFailed`: the server may have processed it, so it is not sent again |
-/// | tick past a deadline | a waiting request completes `timedOut`; an in-flight one too, and its stream is reset |
+/// | lost (the connection ended with the stream open, no answer) | complete `connectionFailed`, marked may-have-been-delivered: the server may have processed it, so it is not sent again |
+/// | tick past an in-flight request's deadline | complete `timedOut`, marked may-have-been-delivered; the loop resets its stream |
 /// | failAll | every request not in flight completes with the error (no connection could be made; shutdown) |
 struct ProviderScheduler: ~Copyable {
     /// A request's identity inside one provider.
@@ -21,6 +22,8 @@ struct ProviderScheduler: ~Copyable {
         var requestTimeout: Duration
         var retryLimit: Int
         var initialBackoff: Duration
+        /// The first wait after a 5xx answer.
+        var serverErrorBackoff: Duration
         var maxBackoff: Duration
         /// How often one request may be refused unprocessed before it fails (a server that
         /// refuses everything must not keep a request circling until its deadline).
@@ -38,7 +41,6 @@ struct ProviderScheduler: ~Copyable {
         let request: ProviderRequest
         /// Called once with the response (on the I/O thread).
         let completion: @Sendable (ProviderResponse) -> Void
-        let deadline: Timestamp
         /// The connection and stream carrying it while in flight.
         var stream: (socket: Int, stream: Int32)?
         /// The cancellation it shares with the other requests of one `send`.
@@ -65,8 +67,12 @@ struct ProviderScheduler: ~Copyable {
     let configuration: Configuration
     private var entries = ProviderEntryTable<Entry>()
     private var ready = RingBuffer<ID>()
-    /// Requests waiting out a backoff, soonest first (few: only 429, 500 and 503 answers).
+    /// Requests waiting out a backoff, soonest first (few: only 429 and 5xx answers).
     private var backingOff: [(until: Timestamp, id: ID)] = []
+    /// Each write's deadline in write order, which is deadline order (every one is
+    /// `requestTimeout` after its write). An element is stale once its request was answered
+    /// or written again (`attempt` no longer its count); stale ones leave from the front.
+    private var deadlines = RingBuffer<(deadline: Timestamp, id: ID, attempt: Int)>()
 
     init(configuration: Configuration) {
         self.configuration = configuration
@@ -81,13 +87,11 @@ struct ProviderScheduler: ~Copyable {
     /// Adds a request, which may be sent at once; returns its id.
     @discardableResult
     mutating func enqueue(
-        _ request: ProviderRequest, now: Timestamp, cancellation: ProviderCancellation? = nil,
+        _ request: ProviderRequest, cancellation: ProviderCancellation? = nil,
         completion: @escaping @Sendable (ProviderResponse) -> Void = { _ in }
     ) -> ID {
         let id = entries.append(
-            Entry(
-                request: request, completion: completion, deadline: now + configuration.requestTimeout,
-                cancellation: cancellation, place: .ready))
+            Entry(request: request, completion: completion, cancellation: cancellation, place: .ready))
         ready.append(id)
         readyCount += 1
         return id
@@ -99,22 +103,35 @@ struct ProviderScheduler: ~Copyable {
         entries.reserve(count)
     }
 
-    /// The next request to send, now in flight; nil when none is ready.
-    mutating func take() -> (id: ID, request: ProviderRequest)? {
+    /// The next request to send, now in flight with its deadline; nil when none is ready.
+    mutating func take(now: Timestamp) -> (id: ID, request: ProviderRequest)? {
         while let id = ready.popFirst() {
-            // A request that completed while queued (timed out, cancelled) leaves its id behind.
-            let request: ProviderRequest? = withEntry(id) { entry in
+            // A request that completed while queued (cancelled, failed) leaves its id behind.
+            let taken: (request: ProviderRequest, attempt: Int)? = withEntry(id) { entry in
                 guard entry.place == .ready else { return nil }
                 entry.place = .inFlight
                 entry.attempts += 1
-                return entry.request
+                return (entry.request, entry.attempts)
             }
-            if let request {
+            if let taken {
                 readyCount -= 1
-                return (id, request)
+                deadlines.append((now + configuration.requestTimeout, id, taken.attempt))
+                return (id, taken.request)
             }
         }
         return nil
+    }
+
+    /// Whether `element` still stands for a request in flight on that write.
+    private func isLive(_ element: (deadline: Timestamp, id: ID, attempt: Int)) -> Bool {
+        guard let entry = entries[element.id] else { return false }
+        return entry.place == .inFlight && entry.attempts == element.attempt
+    }
+
+    /// Drops stale deadlines from the front, so that the ring holds about the requests in
+    /// flight, not every write of the last `requestTimeout`.
+    private mutating func dropStaleDeadlines() {
+        while let first = deadlines.first, !isLive(first) { _ = deadlines.popFirst() }
     }
 
     /// Notes where request `id` is in flight.
@@ -147,7 +164,7 @@ struct ProviderScheduler: ~Copyable {
             }
             entry.retries += 1
             entry.stream = nil
-            let wait = backoff(afterRetry: entry.retries)
+            let wait = backoff(afterRetry: entry.retries, serverError: answer.status >= 500)
             let until = now + wait
             entry.place = .backingOff(until: until)
             _ = entries.modify(id) { $0 = entry }
@@ -199,19 +216,20 @@ struct ProviderScheduler: ~Copyable {
         code: .cancelled, message: "the task awaiting it was cancelled; a request already written is not recalled")
 
     /// Moves requests whose backoff is over back to `ready` (at the front, soonest first),
-    /// and completes those past their deadline (the loop resets the streams of those in
-    /// flight: ``Completion/stream``).
+    /// and completes those in flight past their deadline (the loop resets their streams:
+    /// ``Completion/stream``).
     mutating func tick(now: Timestamp) -> [Completion] {
         var completions: [Completion] = []
-        while let (id, entry) = entries.oldest, entry.deadline <= now {
-            let wasInFlight = entry.place == .inFlight
+        while let first = deadlines.first, first.deadline <= now {
+            _ = deadlines.popFirst()
+            guard isLive(first) else { continue }
             completions.append(
                 complete(
-                    id,
+                    first.id,
                     error: ProviderError(
                         code: .timedOut,
-                        message: "no answer within \(configuration.requestTimeout) after \(entry.attempts) attempt(s)"
-                            + (wasInFlight ? "; it may have been delivered" : "")),
+                        message: "no answer within \(configuration.requestTimeout) of its write (attempt \(first.attempt)); it may have been delivered",
+                        mayHaveBeenDelivered: true),
                     answer: nil))
         }
         let due = backingOff.prefix { $0.until <= now }
@@ -225,7 +243,8 @@ struct ProviderScheduler: ~Copyable {
 
     /// The earliest time ``tick(now:)`` has something to do.
     mutating func nextDeadline() -> Timestamp? {
-        let oldest = entries.oldest?.entry.deadline
+        dropStaleDeadlines()
+        let oldest = deadlines.first?.deadline
         switch (oldest, backingOff.first?.until) {
         case (let a?, let b?): return min(a, b)
         case (let a, let b): return a ?? b
@@ -241,10 +260,10 @@ struct ProviderScheduler: ~Copyable {
         return ids.map { complete($0, error: error, answer: nil) }
     }
 
-    /// The wait before retry number `retry` (1 = the first): `initialBackoff` doubling,
-    /// at most `maxBackoff`.
-    func backoff(afterRetry retry: Int) -> Duration {
-        var wait = configuration.initialBackoff
+    /// The wait before retry number `retry` (1 = the first): `initialBackoff` (after a 5xx
+    /// answer `serverErrorBackoff`) doubling, at most `maxBackoff`.
+    func backoff(afterRetry retry: Int, serverError: Bool = false) -> Duration {
+        var wait = serverError ? configuration.serverErrorBackoff : configuration.initialBackoff
         for _ in 1..<max(1, retry) where wait < configuration.maxBackoff { wait *= 2 }
         return min(wait, configuration.maxBackoff)
     }
@@ -262,6 +281,7 @@ struct ProviderScheduler: ~Copyable {
 
     private mutating func complete(_ id: ID, error: ProviderError?, answer: ProviderAnswer?) -> Completion {
         let entry = entries.remove(id)!
+        if entry.place == .inFlight { dropStaleDeadlines() }
         if entry.place == .ready { readyCount -= 1 }
         let response = ProviderResponse(
             device: entry.request.device, error: error, status: answer?.status, apnsID: answer?.apnsID,

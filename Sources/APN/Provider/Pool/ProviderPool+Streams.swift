@@ -1,0 +1,102 @@
+import APNHTTP2
+
+/// What arrives on a connection: bytes into its session, and what each HTTP/2 event means
+/// for the requests.
+extension ProviderPool {
+    /// `bytes` arrived on connection `number`.
+    mutating func received(_ bytes: UnsafeRawBufferPointer, on number: Int, now: Timestamp) {
+        guard let connection = connection(number), connection.failure == nil else { return }
+        connection.lastActivity = now
+        do throws(HTTP2Error) {
+            try connection.session.receive(bytes)
+        } catch {
+            connection.failure = ProviderError(code: .protocolError, message: "the server broke HTTP/2: \(error)")
+        }
+        for event in connection.session.takeEvents() { handle(event, on: connection, now: now) }
+    }
+
+    private mutating func handle(_ received: HTTP2Event, on connection: ProviderPoolConnection, now: Timestamp) {
+        switch received {
+        case .response(let streamID, let headers, let body):
+            guard let open = takeStream(streamID, on: connection, now: now) else { return }
+            connection.answered += 1
+            failedAttempts = 0
+            answered(open, on: connection, headers: headers, body: body, now: now)
+        case .streamClosed(let streamID, let code):
+            guard let open = takeStream(streamID, on: connection, now: now) else { return }
+            if code == .refusedStream {
+                complete(scheduler.refused(open.id))
+            } else {
+                complete(
+                    scheduler.failInFlight(
+                        open.id,
+                        ProviderError(
+                            code: .connectionFailed,
+                            message: "the server reset the stream (\(code)) before answering; it may have been delivered",
+                            mayHaveBeenDelivered: true)))
+            }
+        case .streamRejected(let streamID, let reason):
+            guard let open = takeStream(streamID, on: connection, now: now) else { return }
+            complete(
+                scheduler.failInFlight(
+                    open.id,
+                    ProviderError(
+                        code: .protocolError, message: "a malformed answer (\(reason)); it may have been delivered",
+                        mayHaveBeenDelivered: true)))
+        case .goaway(_, let code, let debugData):
+            if !connection.draining && connection.answered == 0 {
+                failedAttempt(.lost("the server sent GOAWAY before any answer (error code \(code.rawValue))"), now: now)
+            }
+            connection.draining = true
+            event(
+                .goaway(
+                    connection.peer, errorCode: code.rawValue, debugData: String(decoding: debugData, as: UTF8.self)))
+        case .pingAcknowledged:
+            if connection.pingSentAt != nil { event(.pingAnswered(connection.peer)) }
+            connection.pingSentAt = nil
+        case .remoteSettingsChanged:
+            connection.settingsReceived = true
+        case .request:
+            break
+        }
+    }
+
+    private mutating func answered(
+        _ open: ProviderPoolConnection.OpenStream, on connection: ProviderPoolConnection, headers: [HTTP2Header],
+        body: [UInt8], now: Timestamp
+    ) {
+        let answer: ProviderAnswer
+        do throws(ProviderError) {
+            answer = try ProviderAnswer(headers: headers, body: body)
+        } catch {
+            complete(scheduler.failInFlight(open.id, error))
+            return
+        }
+        var canRetry = false
+        if answer.disposition == .renewTokenAndRetry {
+            // Sent with a token already replaced: the current one may do. Otherwise renew,
+            // when Apple allows an update now.
+            if open.tokenIssuedAt != authorization.issuedAt {
+                canRetry = true
+            } else if authorization.renewAfterExpiry() {
+                canRetry = true
+                if let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
+            }
+        }
+        if answer.status == 503 && answer.reason == .shutdown {
+            // Apple's server is going away: no new streams here; a new connection takes them.
+            connection.draining = true
+        }
+        complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry))
+    }
+
+    /// The request stream `streamID` carried; the busy clock restarts (an answer or an end
+    /// is progress) or stops when none is left open.
+    private mutating func takeStream(
+        _ streamID: Int32, on connection: ProviderPoolConnection, now: Timestamp
+    ) -> ProviderPoolConnection.OpenStream? {
+        guard let open = connection.streams.removeValue(forKey: streamID) else { return nil }
+        connection.busySince = connection.streams.isEmpty ? nil : now
+        return open
+    }
+}

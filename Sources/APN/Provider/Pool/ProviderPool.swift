@@ -1,0 +1,245 @@
+import APNHTTP2
+
+/// The logic of a ``Provider``'s connections: which requests go out on which connection,
+/// when connections open, back off, drain, are PINGed and given up, and what becomes of the
+/// requests they carried. A pure state machine like ``ConnectionPool`` on the binary side:
+/// it owns the request ``ProviderScheduler``, the provider token and each connection's
+/// HTTP/2 session (nghttp2 framing, bytes in and out, no I/O), but no socket, thread or
+/// clock. The driver (``ProviderLoop``) feeds it inputs with the time and performs the
+/// ``ProviderPoolAction``s it drains with ``nextAction()``.
+///
+/// ## Transitions
+/// | state | input | what happens |
+/// |---|---|---|
+/// | open | `send` | each request queued (``ProviderScheduler``); at the end of the turn handed to connections with room |
+/// | closing, closed | `send` | each completes `shutDown` at once |
+/// | any | `send` already cancelled, `cancel` | the send's requests complete `cancelled`; streams in flight are reset |
+/// | end of turn | requests ready, every usable connection full (or none), fewer than `maxConnections` usable, fewer than twice that open, no attempt under way, no backoff | `connect(attempt)` |
+/// | connecting | `connected` | a connection (one stream until the server's SETTINGS); `connected` event; the failure count stays until its first answer |
+/// | connecting | `connectFailed` | failed attempt (below) |
+/// | any | a failed attempt: connect failed, or a connection that ends (or sends GOAWAY, or hangs) having answered nothing | count + 1; the next attempt waits `backoff(count)`; at `connectionRetryLimit` (or at once for a credential failure), with no usable connection left, every waiting request fails `connectionFailed` and the count restarts |
+/// | open connection | an answer | its request completes or is retried (``ProviderScheduler``); the failure count restarts |
+/// | open connection | 403 `ExpiredProviderToken` | the token is renewed (when the request went with the current one and Apple allows it now); the request goes again once |
+/// | open connection | 503 `Shutdown` | the request is retried; the connection takes no new streams (it drains) |
+/// | open connection | REFUSED_STREAM, or a stream above a GOAWAY's last stream id | the request goes again first, on any connection |
+/// | open connection | another stream reset, a malformed answer | the request fails, may have been delivered |
+/// | open connection | GOAWAY | it drains: no new streams; those below last-stream-id are still answered |
+/// | open connection | silent for `pingInterval` (for `min(pingInterval, pingTimeout)` while streams wait) | PING |
+/// | open connection | PING unanswered for `pingTimeout`; our bytes refused for `pingTimeout`; streams open and nothing answered for `requestTimeout` | given up: `close`, its open streams fail `connectionFailed`, may have been delivered |
+/// | open connection | the peer closed it, a read or write failed, it broke HTTP/2 | the same |
+/// | open connection | drained (GOAWAY, nothing open) | `close` |
+/// | open | `close(reply)` | closing: new sends refused; queued and in-flight requests finish |
+/// | closing | nothing left | every connection gets GOAWAY and `close`; `finish` (events end, replies answered) |
+/// | closed | `close(reply)` | answered at once |
+/// | any | `release` | closing; once closed, `stop` |
+///
+/// ## Contract with the driver
+/// After every input, drain ``nextAction()`` and perform the actions in order. Answer every
+/// `connect` with `connected` (which names the connection the socket is for) or
+/// `connectFailed`. Feed each connection's bytes with ``received(_:on:now:)``, and say when
+/// its socket ends on its own (``socketEnded(_:failure:now:)``); write what
+/// ``appendOutput(of:to:)`` gives and report each flush (``flushed(_:progressed:blocked:now:)``).
+/// Call ``endOfTurn(now:)`` once per turn after the inputs, and sleep no later than
+/// ``nextDeadline()``.
+struct ProviderPool: ~Copyable {
+    struct Configuration {
+        var scheduler: ProviderScheduler.Configuration
+        var session: HTTP2Session.Configuration
+        var maxConnections: Int
+        var maxConcurrentStreams: Int
+        var connectionRetryLimit: Int
+        var pingInterval: Duration?
+        var pingTimeout: Duration
+    }
+
+    let configuration: Configuration
+    var scheduler: ProviderScheduler
+    let authorization: ProviderAuthorization
+    var connections: [ProviderPoolConnection] = []
+    var actions = RingBuffer<ProviderPoolAction>(minimumCapacity: 64)
+    /// The request's header fields plus `authorization`, reused from request to request.
+    var headerScratch: [HTTP2Header] = []
+    /// The attempt under way, if any.
+    var connecting: Int?
+    var attempts = 0
+    /// Consecutive failed attempts (connects, and connections that answered nothing).
+    var failedAttempts = 0
+    var nextAttemptAt: Timestamp?
+    var nextConnectionNumber = 0
+    var closeReplies: [@Sendable () -> Void] = []
+    /// `close()` was called: new requests are refused.
+    var closing = false
+    /// Everything was answered and the connections are closed.
+    var closed = false
+    /// The provider is gone: once closed, the driver stops.
+    var released = false
+    var stopped = false
+
+    init(configuration: Configuration, authorization: ProviderAuthorization) {
+        self.configuration = configuration
+        self.scheduler = ProviderScheduler(configuration: configuration.scheduler)
+        self.authorization = authorization
+    }
+
+    /// The next thing for the driver to do.
+    mutating func nextAction() -> ProviderPoolAction? {
+        actions.popFirst()
+    }
+
+    /// Every request not yet complete.
+    var requestCount: Int { scheduler.count }
+
+    // MARK: Sends and commands
+
+    /// Requests to send; `cancellation`, if any, can withdraw them all.
+    mutating func send(_ submissions: [ProviderSubmission], cancellation: ProviderCancellation?) {
+        if submissions.count > 1 && !closing { scheduler.reserve(submissions.count) }
+        var ids: Range<Int>?
+        for submission in submissions {
+            if closing || cancellation?.isCancelled == true {
+                let error =
+                    closing
+                    ? ProviderError(code: .shutDown, message: "the provider is closed")
+                    : ProviderError(code: .cancelled, message: "the task awaiting it was cancelled")
+                actions.append(
+                    .complete(
+                        ProviderScheduler.Completion(
+                            id: 0,
+                            response: ProviderResponse(
+                                device: submission.request.device, error: error, status: nil, apnsID: nil,
+                                uniqueID: nil, attempts: 0),
+                            completion: submission.completion, stream: nil)))
+                continue
+            }
+            let id = scheduler.enqueue(
+                submission.request, cancellation: cancellation, completion: submission.completion)
+            ids = (ids?.lowerBound ?? id)..<id + 1
+        }
+        // One send's requests get consecutive ids: cancelling it withdraws that range.
+        if let cancellation, let ids { cancellation.note(ids) }
+    }
+
+    /// The task awaiting the requests sent with `cancellation` was cancelled.
+    mutating func cancel(_ cancellation: ProviderCancellation) {
+        for completion in scheduler.cancel(cancellation) { complete(completion) }
+    }
+
+    /// Finish what is queued and in flight, then close and answer `reply`.
+    mutating func close(reply: @escaping @Sendable () -> Void) {
+        closing = true
+        if closed { actions.append(.reply(reply)) } else { closeReplies.append(reply) }
+    }
+
+    /// Nobody holds the provider any more: close, then stop.
+    mutating func release() {
+        closing = true
+        released = true
+        if closed { stop() }
+    }
+
+    /// Answers `reply` in order with the completions and events before it.
+    mutating func barrier(reply: @escaping @Sendable () -> Void) {
+        actions.append(.reply(reply))
+    }
+
+    private mutating func stop() {
+        guard !stopped else { return }
+        stopped = true
+        actions.append(.stop)
+    }
+
+    // MARK: Reports
+
+    /// Reports `completion` (resetting its stream when it was in flight: timed out,
+    /// cancelled).
+    mutating func complete(_ completion: ProviderScheduler.Completion?) {
+        guard let completion else { return }
+        if let stream = completion.stream { resetStream(stream) }
+        actions.append(.complete(completion))
+    }
+
+    mutating func event(_ event: ProviderEvent) {
+        actions.append(.event(event))
+    }
+
+    /// Resets the stream a request completed early (timed out, cancelled) was in flight on.
+    private mutating func resetStream(_ location: (socket: Int, stream: Int32)) {
+        guard let connection = connection(location.socket),
+            connection.streams.removeValue(forKey: location.stream) != nil
+        else { return }
+        connection.session.resetStream(location.stream, errorCode: .cancel)
+        if connection.streams.isEmpty { connection.busySince = nil }
+    }
+
+    func connection(_ number: Int) -> ProviderPoolConnection? {
+        connections.first { $0.number == number }
+    }
+
+    // MARK: The end of a turn
+
+    /// Timers, liveness, closing what ended, handing out work, opening a connection,
+    /// finishing a close: once per turn, after the inputs.
+    mutating func endOfTurn(now: Timestamp) {
+        fireTimers(now: now)
+        closeEndedConnections(now: now)
+        assignWork(now: now)
+        // After the work is handed out: what is left ready, with every connection full,
+        // is what another connection would take.
+        maintainConnections(now: now)
+        finishCloseIfDone(now: now)
+    }
+
+    /// Once closing and every request is answered: GOAWAY and close each connection, end
+    /// the event streams, answer `close()`. Later sends complete `shutDown`.
+    private mutating func finishCloseIfDone(now: Timestamp) {
+        guard closing, !closed, scheduler.count == 0 else { return }
+        for connection in connections {
+            connection.session.terminate(errorCode: .noError)
+            actions.append(.close(connection: connection.number, lastBytes: lastBytes(of: connection)))
+            event(.disconnected(connection.peer, nil))
+        }
+        connections.removeAll()
+        closed = true
+        actions.append(.finish(replies: closeReplies))
+        closeReplies.removeAll()
+        if released { stop() }
+    }
+
+    /// What `connection`'s session still has to send (a GOAWAY), for the driver to write
+    /// before it closes the socket.
+    func lastBytes(of connection: ProviderPoolConnection) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while connection.session.appendOutput(to: &bytes) > 0 {}
+        return bytes
+    }
+
+    /// The earliest time ``endOfTurn(now:)`` has something to do; `now` itself when it has
+    /// something to do at once (a connection to open with nothing holding it back).
+    mutating func nextDeadline(now: Timestamp) -> Timestamp? {
+        var earliest = scheduler.nextDeadline()
+        func consider(_ time: Timestamp?) {
+            guard let time else { return }
+            earliest = min(earliest ?? time, time)
+        }
+        if wantsConnection {
+            // Nothing holds the next connection back (a connection just ended after the
+            // last `maintainConnections`): go round again at once.
+            guard let nextAttemptAt else { return now }
+            consider(nextAttemptAt)
+        }
+        for connection in connections {
+            if let interval = configuration.pingInterval {
+                consider(
+                    connection.pingSentAt.map { $0 + configuration.pingTimeout }
+                        ?? connection.lastActivity + silenceBeforePing(connection, interval: interval))
+            }
+            if connection.failure == nil && connection.writeBlocked {
+                consider(connection.lastWriteProgress + configuration.pingTimeout)
+            }
+            if let busySince = connection.busySince {
+                consider(busySince + configuration.scheduler.requestTimeout)
+            }
+        }
+        return earliest
+    }
+}
