@@ -27,7 +27,7 @@ import Synchronization
 /// over TLS with ALPN `h2`), its request table and its provider token; `send` and
 /// `close` may be called from any thread or task. Requests go out on up to
 /// ``Options/maxConnections`` connections, each carrying as many streams at once as the
-/// server allows (and ``Options/maxConcurrentStreams``). 429, 500 and 503 answers are
+/// server allows (and ``Options/maxConcurrentStreams``). 429 and 5xx answers are
 /// retried with a backoff, streams the server did not process (REFUSED_STREAM, GOAWAY) at
 /// once (on a new connection after a GOAWAY), `ExpiredProviderToken` once with a renewed token; every
 /// other refusal reaches the caller typed. Every notification handed to ``send(_:to:)-(_,Device)``
