@@ -3,22 +3,23 @@ import APNTLS
 import GatewayServer
 
 /// One HTTP/2 gateway connection, run start to finish on its own thread: the TLS handshake
-/// (with a deadline), the ALPN check — a client that did not agree on `h2` is refused: the
-/// connection is closed at once — then the ``HTTP2ConnectionLoop`` until it ends, and the
-/// close that end asks for.
+/// (with a deadline), then the ``HTTP2ConnectionLoop`` until it ends, and the close that end
+/// asks for.
+///
+/// ALPN as at Apple, which does not require it: a client that agreed on `h2` and one that
+/// offered no ALPN at all (aioapns, Pushy) are both served HTTP/2 — the latter with prior
+/// knowledge, its connection preface expected first. A client offering ALPN without `h2`
+/// is refused in the handshake (the no_application_protocol alert) and counted in
+/// ``HTTP2MockGateway/Summary/alpnRefusals``.
 struct HTTP2GatewayConnection {
     let driver: ConnectionDriver
     let shared: GatewayState<HTTP2Ledger>
     let settings: HTTP2ConnectionSettings
 
     func run() {
-        guard driver.handshake(deadline: .now + settings.handshakeTimeout) else { return }
+        let refusedProtocol = { [shared] in shared.update { $0.summary.alpnRefusals += 1 } }
+        guard driver.handshake(deadline: .now + settings.handshakeTimeout, refusedProtocol: refusedProtocol) else { return }
         let connection = driver.connection
-        guard connection.applicationProtocol == "h2" else {
-            shared.update { $0.summary.alpnRefusals += 1 }
-            connection.close()
-            return
-        }
         let topics = certificateTopics(connection)
         var configuration = settings.session
         var streamLimitAfterToken: UInt32?

@@ -92,10 +92,13 @@ extension HTTP2MockGateway {
         /// thread. One accepted beyond is closed before its handshake and counted in
         /// ``Summary/connectionsOverLimit``.
         public var maxConnections: Int
-        /// How long a connection may send nothing before the gateway drops it (10 minutes;
-        /// counted in ``Summary/idleTimeouts``); `nil` keeps it until the client or
-        /// ``HTTP2MockGateway/stop(timeout:)`` ends it. (``Faults/idleTimeout`` sends a GOAWAY
-        /// first, as Apple does.)
+        /// How long a connection may send nothing (10 minutes; counted in
+        /// ``Summary/idleTimeouts``): one whose client sent its preface and SETTINGS then
+        /// gets a GOAWAY (NO_ERROR, the last stream processed) with `{"reason":"IdleTimeout"}`
+        /// once its open streams are answered, and is closed, as Apple does; one that never
+        /// got that far is dropped without a word (a peer that is not speaking HTTP/2 holds a
+        /// thread), and so is one still open this long after its GOAWAY. `nil` keeps
+        /// connections until the client or ``HTTP2MockGateway/stop(timeout:)`` ends them.
         public var idleTimeout: Duration?
         /// How many accepted notifications are kept in memory, and what happens beyond
         /// (``RecordRetention/standard``: the latest 1,000,000).
