@@ -6,7 +6,7 @@ extension HTTP2MockGateway {
     /// ``HTTP2MockGateway/init(configuration:)`` except ``faults``, which can also be changed
     /// while running (``HTTP2MockGateway/setFaults(_:)``).
     ///
-    /// The defaults are Apple's: 64-hex-digit device tokens, 4 KB payloads (5 KB for VoIP),
+    /// The defaults are Apple's: device tokens of 1 to 100 bytes, 4 KB payloads (5 KB for VoIP),
     /// provider tokens valid for an hour and replaceable every 20 minutes, 1,000 concurrent
     /// streams per connection.
     public struct Configuration: Sendable {
@@ -57,7 +57,9 @@ extension HTTP2MockGateway {
         /// The wall clock the token rules read (`Date()` by default); tests give their own
         /// to drive `iat` ages and update intervals without waiting.
         public var wallClock: @Sendable () -> Date
-        /// The accepted device token lengths, in hex digits: 64, Apple's, by default.
+        /// The accepted device token lengths, in hex digits: by default every even length
+        /// from 2 to 200 (``defaultDeviceTokenLengths``), as Apple's device tokens are of
+        /// variable length. Odd lengths are never accepted (a token is whole bytes).
         public var deviceTokenLengths: Set<Int>
         /// The largest payload, in bytes, for every push type but VoIP: 4,096.
         public var payloadLimit: Int
@@ -66,6 +68,8 @@ extension HTTP2MockGateway {
         /// Refuse a payload that is not a JSON object (default `true`). Apple documents no
         /// reason for it; the gateway answers 400 `PayloadEmpty`, the nearest documented
         /// one ("the message payload is empty": nothing Apple could deliver), so clients
+        /// 1 to 100 bytes: every even number of hex digits from 2 to 200.
+        public static let defaultDeviceTokenLengths = Set(stride(from: 2, through: 200, by: 2))
         /// meet only reasons they know.
         public var requiresJSONObjectPayload: Bool
         /// Send `apns-unique-id` with every answer (default `true`), as Apple's development
@@ -122,7 +126,7 @@ extension HTTP2MockGateway {
             tokenClockSkew: Duration = .seconds(60),
             minimumTokenUpdateInterval: Duration = .seconds(20 * 60),
             wallClock: @escaping @Sendable () -> Date = { Date() },
-            deviceTokenLengths: Set<Int> = [64],
+            deviceTokenLengths: Set<Int> = defaultDeviceTokenLengths,
             payloadLimit: Int = 4096,
             voipPayloadLimit: Int = 5120,
             requiresJSONObjectPayload: Bool = true,
