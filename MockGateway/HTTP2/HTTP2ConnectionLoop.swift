@@ -77,7 +77,7 @@ final class HTTP2ConnectionLoop {
 
     init(
         connection: TLSConnection, shared: GatewayState<HTTP2Ledger>, wake: WakeSignal, number: Int, session: HTTP2Session,
-        settings: HTTP2ConnectionSettings, certificateTopics: [String]?, streamLimitAfterToken: UInt32?
+        settings: HTTP2ConnectionSettings, certificate: ConnectionAuthenticator.Certificate?, streamLimitAfterToken: UInt32?
     ) {
         self.connection = connection
         self.shared = shared
@@ -87,7 +87,7 @@ final class HTTP2ConnectionLoop {
         validator = settings.validator
         sendsUniqueID = settings.sendsUniqueID
         idleRule = IdleRule(timeout: settings.idleTimeout)
-        authenticator = ConnectionAuthenticator(rules: settings.authentication, certificateTopics: certificateTopics)
+        authenticator = ConnectionAuthenticator(rules: settings.authentication, certificate: certificate)
         self.streamLimitAfterToken = streamLimitAfterToken
     }
 
@@ -214,6 +214,7 @@ struct HTTP2ConnectionSettings: Sendable {
     var authentication: ConnectionAuthenticator.Rules
     var session: HTTP2Session.Configuration
     var certificateTopics: [String]
+    var environment: PushEnvironment
     var sendsUniqueID: Bool
     var handshakeTimeout: Duration
     var lingerTimeout: Duration

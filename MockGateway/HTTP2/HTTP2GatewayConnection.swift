@@ -20,10 +20,10 @@ struct HTTP2GatewayConnection {
         let refusedProtocol = { [shared] in shared.update { $0.summary.alpnRefusals += 1 } }
         guard driver.handshake(deadline: .now + settings.handshakeTimeout, refusedProtocol: refusedProtocol) else { return }
         let connection = driver.connection
-        let topics = certificateTopics(connection)
+        let certificate = clientCertificate(connection)
         var configuration = settings.session
         var streamLimitAfterToken: UInt32?
-        if topics == nil, let limit = settings.streamsUntilTokenVerified, limit < configuration.maxConcurrentStreams {
+        if certificate == nil, let limit = settings.streamsUntilTokenVerified, limit < configuration.maxConcurrentStreams {
             // Token clients start with few streams, as at Apple.
             streamLimitAfterToken = configuration.maxConcurrentStreams
             configuration.maxConcurrentStreams = limit
@@ -40,7 +40,7 @@ struct HTTP2GatewayConnection {
         defer { shared.update { $0.closeConnection() } }
         let loop = HTTP2ConnectionLoop(
             connection: connection, shared: shared, wake: wake, number: number, session: session, settings: settings,
-            certificateTopics: topics, streamLimitAfterToken: streamLimitAfterToken)
+            certificate: certificate, streamLimitAfterToken: streamLimitAfterToken)
         switch loop.serve() {
         case .finished: driver.finish(closeNotify: true, linger: settings.lingerTimeout)
         case .reset: driver.reset()
@@ -48,11 +48,17 @@ struct HTTP2GatewayConnection {
         }
     }
 
-    /// The topics of the client certificate the connection presented (verified by the
-    /// handshake against the accepted CAs), or `nil` when it presented none.
-    private func certificateTopics(_ connection: TLSConnection) -> [String]? {
+    /// What the client certificate the connection presented (verified by the handshake
+    /// against the accepted CAs) allows, or `nil` when it presented none: its topics (the
+    /// configured ones, else its topics extension, else its subject `UID`), and whether it
+    /// is marked for the other environment only.
+    private func clientCertificate(_ connection: TLSConnection) -> ConnectionAuthenticator.Certificate? {
         guard let certificate = connection.peerCertificate else { return nil }
-        if !settings.certificateTopics.isEmpty { return settings.certificateTopics }
-        return certificate.subjectUserID.map { [$0] } ?? []
+        let other: PushEnvironment = settings.environment == .sandbox ? .production : .sandbox
+        let wrongEnvironment = certificate.hasExtension(oid: other.oid) && !certificate.hasExtension(oid: settings.environment.oid)
+        var topics = settings.certificateTopics
+        if topics.isEmpty { topics = certificate.pushTopics?.map(\.topic) ?? [] }
+        if topics.isEmpty { topics = certificate.subjectUserID.map { [$0] } ?? [] }
+        return ConnectionAuthenticator.Certificate(topics: topics, isForOtherEnvironment: wrongEnvironment)
     }
 }

@@ -29,9 +29,16 @@ extension HTTP2MockGateway {
         /// (certificate-based); one that sends none must send provider tokens (token-based).
         /// A certificate from another CA fails the handshake. `false` serves token clients only.
         public var requestsClientCertificate: Bool
-        /// The topics a client certificate may push to. Empty (the default): the topic in
-        /// the certificate's subject `UID`, as Apple's push certificates carry it
-        /// (``CertificateAuthority/issueClientCertificate(topic:environments:keyType:validity:)``).
+        /// The push environment the gateway is (``PushEnvironment/sandbox`` by default): a
+        /// client certificate marked for the other one only (Apple's extension OIDs
+        /// 1.2.840.113635.100.6.3.1 and .2) gets 403 `BadCertificateEnvironment` on every
+        /// request, as at Apple. A certificate with neither marker is not Apple-shaped and
+        /// is accepted.
+        public var environment: PushEnvironment
+        /// The topics a client certificate may push to. Empty (the default): those of its
+        /// topics extension (OID 1.2.840.113635.100.6.3.6) when it has one, else the topic
+        /// in its subject `UID`, as Apple's push certificates carry them
+        /// (``CertificateAuthority/issueClientCertificate(topic:environments:topics:keyType:validity:)``).
         /// A request without `apns-topic` goes to the only topic; with several it is
         /// refused with `MissingTopic`.
         public var certificateTopics: [String]
@@ -61,6 +68,8 @@ extension HTTP2MockGateway {
         /// from 2 to 200 (``defaultDeviceTokenLengths``), as Apple's device tokens are of
         /// variable length. Odd lengths are never accepted (a token is whole bytes).
         public var deviceTokenLengths: Set<Int>
+        /// 1 to 100 bytes: every even number of hex digits from 2 to 200.
+        public static let defaultDeviceTokenLengths = Set(stride(from: 2, through: 200, by: 2))
         /// The largest payload, in bytes, for every push type but VoIP: 4,096.
         public var payloadLimit: Int
         /// The largest VoIP payload, in bytes: 5,120.
@@ -68,8 +77,6 @@ extension HTTP2MockGateway {
         /// Refuse a payload that is not a JSON object (default `true`). Apple documents no
         /// reason for it; the gateway answers 400 `PayloadEmpty`, the nearest documented
         /// one ("the message payload is empty": nothing Apple could deliver), so clients
-        /// 1 to 100 bytes: every even number of hex digits from 2 to 200.
-        public static let defaultDeviceTokenLengths = Set(stride(from: 2, through: 200, by: 2))
         /// meet only reasons they know.
         public var requiresJSONObjectPayload: Bool
         /// Send `apns-unique-id` with every answer (default `true`), as Apple's development
@@ -118,6 +125,7 @@ extension HTTP2MockGateway {
             serverCredentials: TLSCredentials? = nil,
             clientCertificateAuthorities: [TLSCertificate]? = nil,
             requestsClientCertificate: Bool = true,
+            environment: PushEnvironment = .sandbox,
             certificateTopics: [String] = [],
             providerKeys: [String: ProviderKey] = [:],
             teamTopics: [String: [String]] = [:],
@@ -147,6 +155,7 @@ extension HTTP2MockGateway {
             self.serverCredentials = serverCredentials
             self.clientCertificateAuthorities = clientCertificateAuthorities
             self.requestsClientCertificate = requestsClientCertificate
+            self.environment = environment
             self.certificateTopics = certificateTopics
             self.providerKeys = providerKeys
             self.teamTopics = teamTopics

@@ -82,7 +82,8 @@ public final class HTTP2MockGateway: Sendable {
             validator: RequestValidator(rules: RequestValidator.Rules(configuration)),
             streamsUntilTokenVerified: configuration.streamsUntilTokenVerified,
             authentication: ConnectionAuthenticator.Rules(configuration), session: session,
-            certificateTopics: configuration.certificateTopics, sendsUniqueID: configuration.sendsUniqueID,
+            certificateTopics: configuration.certificateTopics, environment: configuration.environment,
+            sendsUniqueID: configuration.sendsUniqueID,
             handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout,
             idleTimeout: configuration.idleTimeout)
         certificateAuthority = certificates.authority

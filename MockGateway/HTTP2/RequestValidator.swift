@@ -11,7 +11,7 @@ import APNWire
 /// | `:path` is `/3/device/<token>` | 404 BadPath |
 /// | the token is not empty | 400 MissingDeviceToken |
 /// | no `apns-*` header (or `authorization`) repeated | 400 DuplicateHeaders |
-/// | a client certificate, or a good provider token | 403 MissingProviderToken, InvalidProviderToken, ExpiredProviderToken; 429 TooManyProviderTokenUpdates |
+/// | a client certificate (not for the other environment only), or a good provider token | 403 BadCertificateEnvironment, MissingProviderToken, InvalidProviderToken, ExpiredProviderToken; 429 TooManyProviderTokenUpdates |
 /// | `apns-topic`, when sent, is not empty | 400 BadTopic |
 /// | a topic: sent, or the certificate's only one | 400 MissingTopic |
 /// | the topic is the certificate's, or allowed for the team | 400 TopicDisallowed |
