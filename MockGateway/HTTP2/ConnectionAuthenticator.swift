@@ -35,9 +35,20 @@ struct ConnectionAuthenticator {
         case refused(HTTP2MockGateway.Refusal)
     }
 
+    /// What the connection's client certificate allows.
+    struct Certificate {
+        /// The topics it may push to.
+        var topics: [String]
+        /// Marked for the other push environment only: every request is refused with 403
+        /// `BadCertificateEnvironment`, as Apple answers each.
+        var isForOtherEnvironment: Bool
+    }
+
     private let rules: Rules
     /// The topics of the connection's client certificate; `nil` when it presented none.
     let certificateTopics: [String]?
+    /// Whether that certificate is for the other environment only.
+    private let certificateIsForOtherEnvironment: Bool
     /// The token the connection uses now, already verified, and who it names.
     private var current: (
         authorization: String, token: Substring, claims: ProviderTokenClaims,
@@ -46,14 +57,17 @@ struct ConnectionAuthenticator {
     /// When the connection took its current token (wall-clock seconds since 1970).
     private var switchedAt = 0.0
 
-    init(rules: Rules, certificateTopics: [String]?) {
+    init(rules: Rules, certificate: Certificate?) {
         self.rules = rules
-        self.certificateTopics = certificateTopics
+        certificateTopics = certificate?.topics
+        certificateIsForOtherEnvironment = certificate?.isForOtherEnvironment ?? false
     }
 
     /// Authenticates a request with this `authorization` header (if any).
     mutating func authenticate(authorization: String?) -> Outcome {
-        if certificateTopics != nil { return .authenticated(.certificate) }
+        if certificateTopics != nil {
+            return certificateIsForOtherEnvironment ? refuse(.badCertificateEnvironment) : .authenticated(.certificate)
+        }
         guard let authorization else { return refuse(.missingProviderToken) }
         let now = rules.wallClock().timeIntervalSince1970
         // The same header as the last verified one (usually the very same string, which the

@@ -20,6 +20,7 @@ extension HTTP2ConnectionLoop {
             switch event {
             case .request(let streamID, let headers, let body):
                 requestCount += 1
+                lastRequestStream = max(lastRequestStream, streamID)
                 if let limit = faults.resetAfterRequests, requestCount >= limit {
                     pending.removeAll(keepingCapacity: true)
                     shared.update { $0.summary.resets += 1 }
@@ -43,10 +44,13 @@ extension HTTP2ConnectionLoop {
                     try? session.advertiseMaxConcurrentStreams(limit)
                 }
                 if let limit = faults.goawayAfterRequests, requestCount >= limit, !goingAway {
-                    goAway(lastStreamID: streamID, reason: faults.goawayReason.rawValue)
+                    goAway(lastStreamID: streamID, reason: faults.goawayReason.rawValue, at: quiet.quietSince)
                 }
             case .streamRejected:
                 rejectedStreams += 1
+            case .remoteSettingsChanged:
+                // The client's SETTINGS, after its preface: it speaks HTTP/2.
+                quiet.established = true
             default:
                 break
             }
@@ -71,23 +75,27 @@ extension HTTP2ConnectionLoop {
         while let answer = delayed.popDue(at: now) { submit(answer) }
     }
 
-    /// Sends a GOAWAY with `{"reason":"IdleTimeout"}` once the connection has received
-    /// nothing for ``HTTP2MockGateway/Faults/idleTimeout``.
-    func closeIfIdle(at now: ContinuousClock.Instant) {
-        guard !goingAway, let timeout = faults.idleTimeout, now - lastActivity >= timeout else { return }
-        goAway(lastStreamID: nil, reason: "IdleTimeout")
+    /// Decides a GOAWAY (NO_ERROR) naming `lastStreamID` (or the last stream that carried a
+    /// request) with Apple's JSON in its debug data. Streams above it are not processed;
+    /// it is sent once the streams up to it are answered
+    /// (``submitGoawayOnceAnswered()``), and the connection ends after.
+    func goAway(lastStreamID: Int32?, reason: String, at now: ContinuousClock.Instant) {
+        goingAway = true
+        let last = lastStreamID ?? lastRequestStream
+        goawayLastStream = last
+        quiet.goawaySince = now
+        unsentGoaway = (last, Array((#"{"reason":"# + JSONText.quoted(reason) + "}").utf8))
     }
 
-    /// Sends a GOAWAY (NO_ERROR) naming `lastStreamID` (or the last stream processed) with
-    /// Apple's JSON in its debug data; the connection ends once the streams up to it are
-    /// answered.
-    private func goAway(lastStreamID: Int32?, reason: String) {
-        goingAway = true
-        goawayLastStream = lastStreamID
-        let debugData = Array((#"{"reason":"# + JSONText.quoted(reason) + "}").utf8)
-        // Only an id the client never opened is refused, and these are its own.
-        try? session.submitGoaway(errorCode: .noError, lastStreamID: lastStreamID, debugData: debugData)
+    /// Submits the decided GOAWAY once no stream up to its last-stream-id is open, that is
+    /// every answer it covers has been handed to the output before it; `true` when it did.
+    func submitGoawayOnceAnswered() -> Bool {
+        guard let goaway = unsentGoaway, !session.hasOpenStream(atOrBelow: goaway.lastStreamID) else { return false }
+        unsentGoaway = nil
+        // Only an id the client never opened is refused, and these are its own (or 0).
+        try? session.submitGoaway(errorCode: .noError, lastStreamID: goaway.lastStreamID, debugData: goaway.debugData)
         shared.update { $0.summary.goaways += 1 }
+        return true
     }
 
     private func submit(_ answer: Answer) {

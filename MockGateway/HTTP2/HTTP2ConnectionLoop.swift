@@ -1,3 +1,4 @@
+import APN
 import APNHTTP2
 import APNTLS
 import GatewayServer
@@ -5,12 +6,14 @@ import GatewayServer
 /// One HTTP/2 connection after its handshake, on the thread that owns it: an nghttp2 server
 /// session between the socket and the gateway's judgement.
 ///
-/// Each turn: drop the connection if the client sat silent past the idle timeout; pick up
-/// changed faults; submit the held answers that fell due and, if the
-/// connection sat idle too long, a GOAWAY; write what the session has to send until the
-/// socket would block; end when the session is done; then wait — in `poll()`, until the
-/// next timer, a change of the faults or the stop (``wake``) — for the socket, and read once (one TLS record, up to
-/// 16 KiB), judging every request that read completed under one lock.
+/// Each turn: pick up changed faults; follow the ``IdleRule`` (drop a silent peer, or decide
+/// a GOAWAY for an idle connection); submit the held answers that fell due; write what the
+/// session has to send until the socket would block, then a decided GOAWAY once every
+/// stream it covers is answered (answers first: a client that sees a GOAWAY while a stream
+/// it covers is unanswered may send that request again); end when the session is done;
+/// then wait — in `poll()`, until the next timer, a change of the faults or the stop
+/// (``wake``) — for the socket, and read once (one TLS record, up to 16 KiB), judging every
+/// request that read completed under one lock.
 ///
 /// Backpressure: nothing is read while written bytes wait for the socket, so a client that
 /// stops reading finds its own writes blocked, and the gateway holds at most one read's
@@ -43,10 +46,15 @@ final class HTTP2ConnectionLoop {
     var delayed = DelayedAnswers()
     /// Requests received on this connection, for the "after N requests" faults.
     var requestCount = 0
-    /// The last-stream-id of the GOAWAY a fault sent: streams above it are not processed.
+    /// The last-stream-id of the GOAWAY decided: streams above it are not processed.
     var goawayLastStream: Int32?
-    /// Whether a GOAWAY was sent (by a fault or for idleness): no second one.
+    /// Whether a GOAWAY was decided (by a fault or for idleness): no second one.
     var goingAway = false
+    /// The GOAWAY decided but not submitted yet: it waits until every stream up to its
+    /// last-stream-id is answered.
+    var unsentGoaway: (lastStreamID: Int32, debugData: [UInt8])?
+    /// The highest stream that carried a complete request: the last-stream-id of an idle GOAWAY.
+    var lastRequestStream: Int32 = 0
     /// The stream limit to advertise once a request carries a valid provider token; `nil`
     /// when the connection has its full limit already.
     var streamLimitAfterToken: UInt32?
@@ -55,10 +63,10 @@ final class HTTP2ConnectionLoop {
     /// ``HTTP2MockGateway/Faults/stallAfterRequests`` struck: bytes are read and dropped,
     /// nothing is answered or written, until the client leaves.
     var stalled = false
-    var lastActivity = ContinuousClock.now
-    /// How long the client may send nothing before the connection is dropped
-    /// (``HTTP2MockGateway/Configuration/idleTimeout``).
-    let idleTimeout: Duration?
+    /// What the idle timeouts go by: since when the client is quiet, whether its SETTINGS
+    /// came, since when a GOAWAY is decided.
+    var quiet = IdleRule.State(quietSince: .now)
+    var idleRule: IdleRule
     /// Requests of the current read, validated, waiting to be judged; then their answers.
     var pending: [PendingRequest] = []
     var answers: [Answer] = []
@@ -69,7 +77,7 @@ final class HTTP2ConnectionLoop {
 
     init(
         connection: TLSConnection, shared: GatewayState<HTTP2Ledger>, wake: WakeSignal, number: Int, session: HTTP2Session,
-        settings: HTTP2ConnectionSettings, certificateTopics: [String]?, streamLimitAfterToken: UInt32?
+        settings: HTTP2ConnectionSettings, certificate: ConnectionAuthenticator.Certificate?, streamLimitAfterToken: UInt32?
     ) {
         self.connection = connection
         self.shared = shared
@@ -78,8 +86,8 @@ final class HTTP2ConnectionLoop {
         self.session = session
         validator = settings.validator
         sendsUniqueID = settings.sendsUniqueID
-        idleTimeout = settings.idleTimeout
-        authenticator = ConnectionAuthenticator(rules: settings.authentication, certificateTopics: certificateTopics)
+        idleRule = IdleRule(timeout: settings.idleTimeout)
+        authenticator = ConnectionAuthenticator(rules: settings.authentication, certificate: certificate)
         self.streamLimitAfterToken = streamLimitAfterToken
     }
 
@@ -91,16 +99,23 @@ final class HTTP2ConnectionLoop {
         while true {
             if shared.isStopping { return .abandoned }
             faults.refresh(from: shared)
+            idleRule.goawayTimeout = faults.idleTimeout
             if stalled { if let end = drainWhileStalled() { return end } else { continue } }
             let now = ContinuousClock.now
-            if let idleTimeout, now - lastActivity >= idleTimeout {
+            switch idleRule.step(quiet, at: now) {
+            case .wait:
+                break
+            case .drop:
                 // Silent (or not reading what it was sent) for too long: it holds a thread.
                 shared.server.count { $0.idleTimeouts += 1 }
                 return .abandoned
+            case .goaway(let idleTimeout):
+                if idleTimeout { shared.server.count { $0.idleTimeouts += 1 } }
+                goAway(lastStreamID: nil, reason: ProviderReason.idleTimeout.rawValue, at: now)
             }
             releaseDueAnswers(at: now)
-            closeIfIdle(at: now)
             guard flush() else { return .abandoned }
+            if submitGoawayOnceAnswered() { guard flush() else { return .abandoned } }
             let blocked = written < output.count
             if !session.wantsRead && !session.wantsWrite && !blocked { return .finished }
             let reads = !failed && !blocked && session.wantsRead
@@ -110,7 +125,7 @@ final class HTTP2ConnectionLoop {
                 // some are released, so TCP's backpressure reaches the client. Waiting for
                 // room is not the client's idleness.
                 _ = shared.waitForRecordRoom(until: deadline)
-                lastActivity = .now
+                quiet.quietSince = .now
                 continue
             }
             // A failed poll shows in the next read or write; a signal, at the top of the loop.
@@ -121,11 +136,9 @@ final class HTTP2ConnectionLoop {
         }
     }
 
-    /// When a timer of this connection falls due: the next held answer, the idle timeout.
+    /// When a timer of this connection falls due: the next held answer, the idle rule.
     private var nextDeadline: ContinuousClock.Instant? {
-        let goaway = goingAway ? nil : faults.idleTimeout.map { lastActivity + $0 }
-        let drop = idleTimeout.map { lastActivity + $0 }
-        return [delayed.nextDue, goaway, drop].compactMap { $0 }.min()
+        [delayed.nextDue, idleRule.deadline(quiet)].compactMap { $0 }.min()
     }
 
     /// Writes what the session has to send until the socket would block; `false` when the
@@ -165,7 +178,7 @@ final class HTTP2ConnectionLoop {
         let step = readBuffer.withUnsafeMutableBytes { connection.read(into: $0) }
         switch step {
         case .done(let count):
-            lastActivity = .now
+            quiet.quietSince = .now
             let failure: HTTP2Error? = readBuffer.withUnsafeBytes { bytes in
                 do throws(HTTP2Error) {
                     try session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
@@ -201,6 +214,7 @@ struct HTTP2ConnectionSettings: Sendable {
     var authentication: ConnectionAuthenticator.Rules
     var session: HTTP2Session.Configuration
     var certificateTopics: [String]
+    var environment: PushEnvironment
     var sendsUniqueID: Bool
     var handshakeTimeout: Duration
     var lingerTimeout: Duration

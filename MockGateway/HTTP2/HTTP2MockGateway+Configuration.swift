@@ -6,7 +6,7 @@ extension HTTP2MockGateway {
     /// ``HTTP2MockGateway/init(configuration:)`` except ``faults``, which can also be changed
     /// while running (``HTTP2MockGateway/setFaults(_:)``).
     ///
-    /// The defaults are Apple's: 64-hex-digit device tokens, 4 KB payloads (5 KB for VoIP),
+    /// The defaults are Apple's: device tokens of 1 to 100 bytes, 4 KB payloads (5 KB for VoIP),
     /// provider tokens valid for an hour and replaceable every 20 minutes, 1,000 concurrent
     /// streams per connection.
     public struct Configuration: Sendable {
@@ -29,9 +29,16 @@ extension HTTP2MockGateway {
         /// (certificate-based); one that sends none must send provider tokens (token-based).
         /// A certificate from another CA fails the handshake. `false` serves token clients only.
         public var requestsClientCertificate: Bool
-        /// The topics a client certificate may push to. Empty (the default): the topic in
-        /// the certificate's subject `UID`, as Apple's push certificates carry it
-        /// (``CertificateAuthority/issueClientCertificate(topic:environments:keyType:validity:)``).
+        /// The push environment the gateway is (``PushEnvironment/sandbox`` by default): a
+        /// client certificate marked for the other one only (Apple's extension OIDs
+        /// 1.2.840.113635.100.6.3.1 and .2) gets 403 `BadCertificateEnvironment` on every
+        /// request, as at Apple. A certificate with neither marker is not Apple-shaped and
+        /// is accepted.
+        public var environment: PushEnvironment
+        /// The topics a client certificate may push to. Empty (the default): those of its
+        /// topics extension (OID 1.2.840.113635.100.6.3.6) when it has one, else the topic
+        /// in its subject `UID`, as Apple's push certificates carry them
+        /// (``CertificateAuthority/issueClientCertificate(topic:environments:topics:keyType:validity:)``).
         /// A request without `apns-topic` goes to the only topic; with several it is
         /// refused with `MissingTopic`.
         public var certificateTopics: [String]
@@ -57,8 +64,12 @@ extension HTTP2MockGateway {
         /// The wall clock the token rules read (`Date()` by default); tests give their own
         /// to drive `iat` ages and update intervals without waiting.
         public var wallClock: @Sendable () -> Date
-        /// The accepted device token lengths, in hex digits: 64, Apple's, by default.
+        /// The accepted device token lengths, in hex digits: by default every even length
+        /// from 2 to 200 (``defaultDeviceTokenLengths``), as Apple's device tokens are of
+        /// variable length. Odd lengths are never accepted (a token is whole bytes).
         public var deviceTokenLengths: Set<Int>
+        /// 1 to 100 bytes: every even number of hex digits from 2 to 200.
+        public static let defaultDeviceTokenLengths = Set(stride(from: 2, through: 200, by: 2))
         /// The largest payload, in bytes, for every push type but VoIP: 4,096.
         public var payloadLimit: Int
         /// The largest VoIP payload, in bytes: 5,120.
@@ -92,10 +103,13 @@ extension HTTP2MockGateway {
         /// thread. One accepted beyond is closed before its handshake and counted in
         /// ``Summary/connectionsOverLimit``.
         public var maxConnections: Int
-        /// How long a connection may send nothing before the gateway drops it (10 minutes;
-        /// counted in ``Summary/idleTimeouts``); `nil` keeps it until the client or
-        /// ``HTTP2MockGateway/stop(timeout:)`` ends it. (``Faults/idleTimeout`` sends a GOAWAY
-        /// first, as Apple does.)
+        /// How long a connection may send nothing (10 minutes; counted in
+        /// ``Summary/idleTimeouts``): one whose client sent its preface and SETTINGS then
+        /// gets a GOAWAY (NO_ERROR, the last stream processed) with `{"reason":"IdleTimeout"}`
+        /// once its open streams are answered, and is closed, as Apple does; one that never
+        /// got that far is dropped without a word (a peer that is not speaking HTTP/2 holds a
+        /// thread), and so is one still open this long after its GOAWAY. `nil` keeps
+        /// connections until the client or ``HTTP2MockGateway/stop(timeout:)`` ends them.
         public var idleTimeout: Duration?
         /// How many accepted notifications are kept in memory, and what happens beyond
         /// (``RecordRetention/standard``: the latest 1,000,000).
@@ -111,6 +125,7 @@ extension HTTP2MockGateway {
             serverCredentials: TLSCredentials? = nil,
             clientCertificateAuthorities: [TLSCertificate]? = nil,
             requestsClientCertificate: Bool = true,
+            environment: PushEnvironment = .sandbox,
             certificateTopics: [String] = [],
             providerKeys: [String: ProviderKey] = [:],
             teamTopics: [String: [String]] = [:],
@@ -119,7 +134,7 @@ extension HTTP2MockGateway {
             tokenClockSkew: Duration = .seconds(60),
             minimumTokenUpdateInterval: Duration = .seconds(20 * 60),
             wallClock: @escaping @Sendable () -> Date = { Date() },
-            deviceTokenLengths: Set<Int> = [64],
+            deviceTokenLengths: Set<Int> = defaultDeviceTokenLengths,
             payloadLimit: Int = 4096,
             voipPayloadLimit: Int = 5120,
             requiresJSONObjectPayload: Bool = true,
@@ -140,6 +155,7 @@ extension HTTP2MockGateway {
             self.serverCredentials = serverCredentials
             self.clientCertificateAuthorities = clientCertificateAuthorities
             self.requestsClientCertificate = requestsClientCertificate
+            self.environment = environment
             self.certificateTopics = certificateTopics
             self.providerKeys = providerKeys
             self.teamTopics = teamTopics

@@ -34,7 +34,8 @@ extension HTTP2MockGateway {
         /// Send GOAWAY on each connection once it has received this many requests, with the
         /// last of them as the last-stream-id: requests on higher streams are never
         /// processed (the client sees them closed with REFUSED_STREAM), those up to it are
-        /// answered, then the connection closes.
+        /// answered — before the GOAWAY is sent, so that no client sees a GOAWAY while a
+        /// stream it covers is unanswered — then the connection closes.
         public var goawayAfterRequests: Int?
         /// The reason in the GOAWAY's debug data (`{"reason":"Shutdown"}` by default), as
         /// Apple puts its JSON in a GOAWAY that ends a connection.
@@ -53,8 +54,8 @@ extension HTTP2MockGateway {
         /// reading meanwhile and writes each answer when its time comes.
         public var responseDelay: Duration
         /// Close a connection that has received nothing for this long: a GOAWAY with
-        /// `{"reason":"IdleTimeout"}`, then the close once open streams are answered. `nil`
-        /// (the default) keeps idle connections.
+        /// `{"reason":"IdleTimeout"}` once its open streams are answered, then the close.
+        /// `nil` (the default) leaves it to ``Configuration/idleTimeout``.
         public var idleTimeout: Duration?
 
         /// No faults: the gateway behaves as Apple's does.

@@ -68,18 +68,16 @@ extension HTTP2MockGateway {
         public var statuses: [Int: Int] = [:]
         /// Refusals by reason.
         public var reasons: [ProviderReason: Int] = [:]
-        /// Connections served: TLS handshake done and `h2` agreed.
+        /// Connections served: TLS handshake done, with `h2` agreed or no ALPN offered.
         public var connections = 0
         /// Connections refused: the TLS handshake failed or timed out (an untrusted
-        /// certificate, say), or the client did not agree on `h2` through ALPN — the sum of
+        /// certificate, say), or the client offered ALPN without `h2` — the sum of
         /// ``handshakeFailures`` and ``alpnRefusals``.
         public var refusedConnections = 0
-        /// Connections whose TLS handshake failed or timed out — a client offering ALPN
-        /// without `h2` among its protocols included: the handshake refuses it with the
-        /// no_application_protocol alert.
+        /// Connections whose TLS handshake failed or timed out, ALPN refusals apart.
         public var handshakeFailures = 0
-        /// Connections closed right after the handshake because the client offered no ALPN,
-        /// so did not agree on `h2`.
+        /// Connections refused in the handshake (the no_application_protocol alert) because
+        /// the client offered ALPN without `h2`. A client offering no ALPN is served.
         public var alpnRefusals = 0
         /// Connections ended because the client broke HTTP/2 (a bad preface, a flood, a
         /// connection error): a GOAWAY saying so was sent.

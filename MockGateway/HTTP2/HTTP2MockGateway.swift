@@ -3,7 +3,8 @@ import APNHTTP2
 import GatewayServer
 
 /// A faithful, scriptable stand-in for Apple's HTTP/2 provider API (`api.push.apple.com`),
-/// over TLS with ALPN `h2` on loopback: the executable specification the ``APN`` provider
+/// over TLS on loopback — ALPN `h2`, or no ALPN at all (HTTP/2 with prior knowledge), as
+/// Apple accepts both: the executable specification the ``APN`` provider
 /// and other languages' clients are tested against.
 ///
 /// It validates each request as Apple documents (method, path, device token, headers,
@@ -17,7 +18,7 @@ import GatewayServer
 /// try gateway.start()
 /// defer { gateway.stop() }
 /// let client = try gateway.certificateAuthority.issueClientCertificate(topic: "com.example.app")
-/// // … connect to 127.0.0.1:gateway.port offering ALPN "h2", trusting
+/// // … connect to 127.0.0.1:gateway.port (offering ALPN "h2", or none), trusting
 /// //   gateway.certificateAuthority.certificate …
 /// _ = gateway.waitForRecords(count: 3, timeout: .seconds(5))
 /// ```
@@ -49,7 +50,8 @@ public final class HTTP2MockGateway: Sendable {
     private let lifecycle = GatewayLifecycle<UInt16>()
 
     /// Prepares a gateway: generates the CA and server certificate that are not given and
-    /// builds the TLS server context (ALPN `h2` only). Nothing listens until ``start()``.
+    /// builds the TLS server context (ALPN `h2`; a client offering no ALPN is served too).
+    /// Nothing listens until ``start()``.
     ///
     /// - Throws: `TLSError` when certificates cannot be generated or the context refuses
     ///   the settings.
@@ -80,7 +82,8 @@ public final class HTTP2MockGateway: Sendable {
             validator: RequestValidator(rules: RequestValidator.Rules(configuration)),
             streamsUntilTokenVerified: configuration.streamsUntilTokenVerified,
             authentication: ConnectionAuthenticator.Rules(configuration), session: session,
-            certificateTopics: configuration.certificateTopics, sendsUniqueID: configuration.sendsUniqueID,
+            certificateTopics: configuration.certificateTopics, environment: configuration.environment,
+            sendsUniqueID: configuration.sendsUniqueID,
             handshakeTimeout: configuration.handshakeTimeout, lingerTimeout: configuration.lingerTimeout,
             idleTimeout: configuration.idleTimeout)
         certificateAuthority = certificates.authority

@@ -11,7 +11,7 @@ import APNWire
 /// | `:path` is `/3/device/<token>` | 404 BadPath |
 /// | the token is not empty | 400 MissingDeviceToken |
 /// | no `apns-*` header (or `authorization`) repeated | 400 DuplicateHeaders |
-/// | a client certificate, or a good provider token | 403 MissingProviderToken, InvalidProviderToken, ExpiredProviderToken; 429 TooManyProviderTokenUpdates |
+/// | a client certificate (not for the other environment only), or a good provider token | 403 BadCertificateEnvironment, MissingProviderToken, InvalidProviderToken, ExpiredProviderToken; 429 TooManyProviderTokenUpdates |
 /// | `apns-topic`, when sent, is not empty | 400 BadTopic |
 /// | a topic: sent, or the certificate's only one | 400 MissingTopic |
 /// | the topic is the certificate's, or allowed for the team | 400 TopicDisallowed |
@@ -20,7 +20,7 @@ import APNWire
 /// | `apns-expiration` is a non-negative integer | 400 BadExpirationDate |
 /// | `apns-collapse-id` is at most 64 bytes | 400 BadCollapseId |
 /// | `apns-id` is a canonical UUID | 400 BadMessageId |
-/// | the token is hex of an accepted length | 400 BadDeviceToken |
+/// | the token is hex of an accepted length (1 to 100 bytes) | 400 BadDeviceToken |
 /// | the payload is not empty | 400 PayloadEmpty |
 /// | the payload is within 4 KB (5 KB for VoIP) | 413 PayloadTooLarge |
 /// | the payload is a JSON object | 400 PayloadEmpty (Apple documents no reason for this) |
@@ -28,7 +28,9 @@ import APNWire
 struct RequestValidator: Sendable {
     /// The limits and tables from the configuration.
     struct Rules: Sendable {
-        var deviceTokenLengths: Set<Int>
+        /// For each token length in hex digits up to the longest accepted, whether it is
+        /// accepted: an index per request rather than a hash.
+        var acceptsTokenLength: [Bool]
         var payloadLimit: Int
         var voipPayloadLimit: Int
         var requiresJSONObjectPayload: Bool
@@ -36,7 +38,8 @@ struct RequestValidator: Sendable {
         var deviceTopics: [String: String]
 
         init(_ configuration: HTTP2MockGateway.Configuration) {
-            deviceTokenLengths = configuration.deviceTokenLengths
+            let lengths = configuration.deviceTokenLengths.filter { $0 > 0 && $0.isMultiple(of: 2) }
+            acceptsTokenLength = (0...(lengths.max() ?? 0)).map(lengths.contains)
             payloadLimit = configuration.payloadLimit
             voipPayloadLimit = configuration.voipPayloadLimit
             requiresJSONObjectPayload = configuration.requiresJSONObjectPayload
@@ -122,7 +125,9 @@ struct RequestValidator: Sendable {
             throw Refused(.badCollapseId)
         }
         if let apnsID = fields.apnsID, !UUIDText.isCanonical(apnsID) { throw Refused(.badMessageId) }
-        guard case .token(let length, let isHex) = token, isHex, rules.deviceTokenLengths.contains(length) else {
+        guard case .token(let length, let isHex) = token, isHex, length < rules.acceptsTokenLength.count,
+            rules.acceptsTokenLength[length]
+        else {
             throw Refused(.badDeviceToken)
         }
 

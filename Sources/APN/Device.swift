@@ -6,14 +6,19 @@ import APNWire
 /// characters (spaces, the `<` `>` of `-[NSData description]`, dashes); they are dropped
 /// and the rest is decoded as hex, in either case. ``description`` gives lowercase hex.
 ///
-/// **Length check, on by default.** Every token Apple issued for the binary interface was
-/// 32 bytes, and the gateway answered a token of any other length with status 5 or 8 and
-/// closed the connection, taking the notifications written after it along. Catching the
-/// mistake here is cheaper. Pass `validatesLength: false` for tokens of other lengths,
-/// e.g. ones replayed from a feedback service or a test gateway. node-apn did not check.
+/// **Length check, on by default.** Apple's device tokens are of variable length: its
+/// HTTP/2 API takes any whole number of bytes, and ``tokenLengths`` (1 to 100) are
+/// accepted. The binary interface carries 32-byte tokens only (``binaryTokenLength``): a
+/// ``Connection`` refuses a device of another length with status 8 before writing it, as
+/// the gateway answered one with status 5 or 8 and closed the connection, taking the
+/// notifications written after it along. Pass `validatesLength: false` for tokens of any
+/// length, e.g. ones replayed from a feedback service or a test gateway (a ``Connection``
+/// still refuses all but 32 bytes). node-apn did not check.
 public struct Device: Hashable, Sendable, CustomStringConvertible {
-    /// The length of every real device token, in bytes.
-    public static let tokenLength = 32
+    /// The lengths of the device tokens accepted (Apple's HTTP/2 API), in bytes.
+    public static let tokenLengths: ClosedRange<Int> = 1...100
+    /// The length of every token the binary interface carries, in bytes.
+    public static let binaryTokenLength = 32
 
     /// The token's bytes.
     public let token: [UInt8]
@@ -22,7 +27,7 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - hex: The token as hex digits. Every non-hex character is ignored.
-    ///   - validatesLength: Whether to require exactly ``tokenLength`` bytes (default `true`).
+    ///   - validatesLength: Whether to require a length in ``tokenLengths`` (default `true`).
     /// - Throws: ``APNError/Code/invalidToken`` (status 8) when no hex digit remains, when
     ///   the number of hex digits is odd, or when the length check fails.
     public init(_ hex: String, validatesLength: Bool = true) throws(APNError) {
@@ -44,19 +49,27 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - bytes: The token. Arrays are values in Swift, so later changes to the caller's
     ///     array do not affect the device (node-apn had to copy its Buffer for this).
-    ///   - validatesLength: Whether to require exactly ``tokenLength`` bytes (default `true`).
+    ///   - validatesLength: Whether to require a length in ``tokenLengths`` (default `true`).
     /// - Throws: ``APNError/Code/invalidToken`` (status 8) when `bytes` is empty or the
     ///   length check fails.
     public init(token bytes: [UInt8], validatesLength: Bool = true) throws(APNError) {
         if bytes.isEmpty {
             throw .invalidToken("device token is empty")
         }
-        if validatesLength && bytes.count != Self.tokenLength {
+        if validatesLength && !Self.tokenLengths.contains(bytes.count) {
             throw .invalidToken(
-                "device token must be \(Self.tokenLength) bytes, got \(bytes.count) "
-                    + "(set validatesLength: false to allow other lengths)")
+                "device token must be \(Self.tokenLengths.lowerBound) to \(Self.tokenLengths.upperBound) bytes, "
+                    + "got \(bytes.count) (set validatesLength: false to allow other lengths)")
         }
         self.token = bytes
+    }
+
+    /// Why the binary interface cannot carry a token of `length` bytes (any but
+    /// ``binaryTokenLength``): status 8, invalid token.
+    package static func binaryRefusal(length: Int) -> APNError {
+        .invalidToken(
+            "device token is \(length) bytes; the binary interface carries \(binaryTokenLength)-byte tokens only "
+                + "(Apple's HTTP/2 API takes \(tokenLengths.lowerBound) to \(tokenLengths.upperBound))")
     }
 
     /// Wraps a token a decoder already checked (non-empty, bounded length).

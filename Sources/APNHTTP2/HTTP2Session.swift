@@ -125,6 +125,13 @@ public final class HTTP2Session {
     /// waiting; for a server every stream the peer opened.
     public var activeStreamCount: Int { state.pointee.streams.count }
 
+    /// Whether a stream with an id up to `streamID` is still open (not yet reported closed):
+    /// a server sends its GOAWAY once this is false for the last-stream-id, so that every
+    /// answer it covers goes out before it. Costs a scan of the stream table.
+    public func hasOpenStream(atOrBelow streamID: Int32) -> Bool {
+        state.pointee.streams.containsStream(atOrBelow: streamID)
+    }
+
     /// Records `error` as the session's failure: `receive` throws it from now on.
     private func fail(_ error: HTTP2Error) -> HTTP2Error {
         failure = error

@@ -38,6 +38,12 @@ struct StreamTable {
         position(of: id).map { Int(indices[$0]) }
     }
 
+    /// Whether a stream with an id up to `id` is in the table: a scan of every hash slot,
+    /// for a question asked rarely (a server about to send GOAWAY).
+    func containsStream(atOrBelow id: Int32) -> Bool {
+        keys.contains { $0 != 0 && $0 <= id }
+    }
+
     /// The stream at `slot` (from ``slot(of:)``), read or changed in place.
     subscript(slot slot: Int) -> StreamState {
         _read { yield entries[slot] }

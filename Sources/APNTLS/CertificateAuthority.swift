@@ -50,10 +50,13 @@ public final class CertificateAuthority: Sendable {
 
     /// Issues a push client certificate shaped like Apple's: subject
     /// `UID=<topic>, CN=Apple Push Services: <topic>`, carrying the non-critical extensions
-    /// that mark it for each of `environments` (both by default).
+    /// that mark it for each of `environments` (both by default) and, when `topics` is not
+    /// empty, the topics extension (OID 1.2.840.113635.100.6.3.6) listing them, as Apple's
+    /// certificates for both environments do (``PushTopic/universal(bundleID:)``).
     public func issueClientCertificate(
         topic: String,
         environments: [PushEnvironment] = [.sandbox, .production],
+        topics: [PushTopic] = [],
         keyType: KeyType = .p256,
         validity: CertificateValidity = .oneDay
     ) throws(TLSError) -> IssuedCertificate {
@@ -61,7 +64,8 @@ public final class CertificateAuthority: Sendable {
             subject: [("UID", topic), ("CN", "Apple Push Services: \(topic)"), ("O", "swift-apn tests")],
             validity: validity,
             extensions: leafExtensions(extendedKeyUsage: "clientAuth"))
-        builder.markerOIDs = environments.map(\.oid)
+        builder.customExtensions = environments.map { ($0.oid, [0x05, 0x00]) }
+        if !topics.isEmpty { builder.customExtensions.append((PushTopicsExtension.oid, PushTopicsExtension.encode(topics))) }
         return try issue(builder, keyType: keyType)
     }
 

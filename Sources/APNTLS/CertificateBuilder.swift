@@ -9,8 +9,9 @@ struct CertificateBuilder {
     var validity: CertificateValidity
     /// Extensions in OpenSSL's config syntax, by NID: (NID_basic_constraints, "critical,CA:TRUE").
     var extensions: [(nid: Int32, value: String)]
-    /// Custom non-critical extensions whose value is DER NULL, by dotted OID.
-    var markerOIDs: [String] = []
+    /// Custom non-critical extensions by dotted OID, with the DER of their value: DER NULL
+    /// (05 00) for Apple's push environment markers.
+    var customExtensions: [(oid: String, der: [UInt8])] = []
 
     /// A certificate for `subjectKey`, signed with `issuerKey` under `issuer`'s name
     /// (self-signed when `issuer` is nil).
@@ -62,20 +63,18 @@ struct CertificateBuilder {
                 throw .openSSL(.certificateGeneration, "adding extension \(value)")
             }
         }
-        for oid in markerOIDs {
-            try addMarker(oid: oid, to: x509)
+        for (oid, der) in customExtensions {
+            try addCustom(oid: oid, der: der, to: x509)
         }
     }
 
-    /// A non-critical extension whose value is the DER encoding of NULL (05 00), the form
-    /// Apple uses for its push environment markers.
-    private func addMarker(oid: String, to x509: OpaquePointer) throws(TLSError) {
+    /// A non-critical extension whose value is `der`.
+    private func addCustom(oid: String, der: [UInt8], to x509: OpaquePointer) throws(TLSError) {
         guard let object = OBJ_txt2obj(oid, 1) else { throw .openSSL(.certificateGeneration, "parsing OID \(oid)") }
         defer { ASN1_OBJECT_free(object) }
         guard let value = ASN1_OCTET_STRING_new() else { throw .openSSL(.certificateGeneration, "allocating \(oid)") }
         defer { ASN1_OCTET_STRING_free(value) }
-        let derNull: [UInt8] = [0x05, 0x00]
-        guard ASN1_OCTET_STRING_set(value, derNull, Int32(derNull.count)) == 1,
+        guard ASN1_OCTET_STRING_set(value, der, Int32(der.count)) == 1,
             let ext = X509_EXTENSION_create_by_OBJ(nil, object, 0, value)
         else { throw .openSSL(.certificateGeneration, "building extension \(oid)") }
         defer { X509_EXTENSION_free(ext) }

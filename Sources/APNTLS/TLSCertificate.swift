@@ -88,6 +88,21 @@ public final class TLSCertificate: @unchecked Sendable {
         return X509_get_ext_by_OBJ(pointer, object, -1) >= 0
     }
 
+    /// The topics of Apple's topics extension (OID 1.2.840.113635.100.6.3.6), in order;
+    /// `nil` when the certificate has none, or it is not the shape Apple documents.
+    public var pushTopics: [PushTopic]? {
+        guard let object = OBJ_txt2obj(PushTopicsExtension.oid, 1) else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        defer { ASN1_OBJECT_free(object) }
+        let index = X509_get_ext_by_OBJ(pointer, object, -1)
+        guard index >= 0, let data = X509_EXTENSION_get_data(X509_get_ext(pointer, index)),
+            let bytes = ASN1_STRING_get0_data(data)
+        else { return nil }
+        return PushTopicsExtension.decode(Array(UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(data)))))
+    }
+
     private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date {
         var parts = tm()
         guard let time, ASN1_TIME_to_tm(time, &parts) == 1 else { return .distantPast }

@@ -28,6 +28,10 @@ extension TLSConnection {
             }
             let reason = OpenSSLErrorQueue.peekReason()
             let errors = OpenSSLErrorQueue.drain()
+            if kind == .handshake, reason == SSL_R_NO_APPLICATION_PROTOCOL {
+                // Our own ALPN callback found nothing shared: a refusal, not a broken handshake.
+                return .failed(TLSError(.applicationProtocolRefused, describe(), openSSLErrors: errors))
+            }
             if kind != .handshake, reason >= SSL_AD_REASON_OFFSET, reason < SSL_AD_REASON_OFFSET + 256 {
                 // OpenSSL reports a fatal alert from the peer as reason 1000 + the alert.
                 let alert = UInt8(truncatingIfNeeded: reason - SSL_AD_REASON_OFFSET)

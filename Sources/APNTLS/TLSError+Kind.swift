@@ -18,6 +18,7 @@ extension TLSError {
             case wrongEnvironment = "wrong push environment"
             case wrongKeyType = "wrong key type"
             case signing
+            case applicationProtocolRefused = "application protocol refused"
         }
 
         private let base: Base
@@ -76,6 +77,10 @@ extension TLSError {
         public static let wrongKeyType = Kind(.wrongKeyType)
         /// Computing a signature failed.
         public static let signing = Kind(.signing)
+        /// A server refused the handshake because the client offered ALPN protocols, none
+        /// of which the server speaks (it sent the no_application_protocol alert). A client
+        /// that offers no ALPN at all is not refused.
+        public static let applicationProtocolRefused = Kind(.applicationProtocolRefused)
 
         /// The kind's name, e.g. "verify" or "wrong passphrase".
         public var description: String { base.rawValue }

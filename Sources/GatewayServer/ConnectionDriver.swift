@@ -39,14 +39,20 @@ package struct ConnectionDriver {
     /// connection is then closed and counted in ``ServerCounters/handshakeFailures``, unless
     /// it was the server stopping that cut the wait short. A handshake the client failed
     /// counts even if the stop comes before this thread sees it: a loaded machine must not
-    /// make a failure vanish.
-    package func handshake(deadline: ContinuousClock.Instant) -> Bool {
+    /// make a failure vanish. A client refused for its ALPN offer
+    /// (``TLSError/Kind-swift.struct/applicationProtocolRefused``) is told to
+    /// `refusedProtocol` instead, when given, and not counted here.
+    package func handshake(deadline: ContinuousClock.Instant, refusedProtocol: (() -> Void)? = nil) -> Bool {
         while true {
             let readiness: Readiness
             switch connection.handshake() {
             case .done: return true
             case .wantRead: readiness = .readable
             case .wantWrite: readiness = .writable
+            case .failed(let error) where error.kind == .applicationProtocolRefused && refusedProtocol != nil:
+                refusedProtocol?()
+                connection.close()
+                return false
             case .closed, .failed:
                 server.count { $0.handshakeFailures += 1 }
                 connection.close()

@@ -1,14 +1,20 @@
 import APNTLS
 import Foundation
 
-/// `apn certs DIR [--topic T] [--p12-password PW]`: a CA, a loopback server certificate and
-/// an Apple-style push client certificate, written as PEM files (and the client as .p12).
+/// `apn certs DIR [--topic T] [--environment E] [--p12-password PW]`: a CA, a loopback
+/// server certificate and an Apple-style push client certificate, written as PEM files (and
+/// the client as .p12).
 enum CertsCommand {
     static let usage = """
-        usage: apn certs DIR [--topic com.example.app] [--p12-password PW]
+        usage: apn certs DIR [--topic com.example.app] [--environment sandbox|production|both] [--p12-password PW]
           Writes ca.pem, ca.key, server.pem, server.key, client.pem, client.key and client.p12
           into DIR (created if needed). The server certificate covers localhost, 127.0.0.1 and ::1;
-          the client certificate carries the sandbox and production push markers for the topic.
+          the client certificate carries the sandbox and production push markers for the topic
+          (Apple's extensions 1.2.840.113635.100.6.3.1 and .2). --environment sandbox or production
+          marks it for that one only (apn mock-gateway --http2 answers a certificate for the other
+          403 BadCertificateEnvironment); both marks it for both and adds Apple's topics extension
+          (1.2.840.113635.100.6.3.6: the topic, TOPIC.voip, TOPIC.complication), so requests must
+          then name their topic.
           client.p12 is protected by PW (empty by default). For the HTTP/2 provider API it also writes
           AuthKey_MOCKKEY001.p8, a provider-token signing key (EC P-256, PKCS#8, as Apple issues them),
           and AuthKey_MOCKKEY001.pub.pem, its public key for the mock gateway (key id MOCKKEY001,
@@ -16,7 +22,7 @@ enum CertsCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let flags = try Flags(arguments, valued: ["--topic", "--p12-password"], switches: [])
+        let flags = try Flags(arguments, valued: ["--topic", "--p12-password", "--environment"], switches: [])
         if flags.wantsHelp {
             print(usage)
             return 0
@@ -26,8 +32,18 @@ enum CertsCommand {
         }
         let topic = flags.value("--topic") ?? "com.example.app"
         guard !topic.isEmpty else { throw UsageError("--topic must not be empty") }
+        var marking = CertificateFiles.Marking.bothEnvironments
+        if let name = flags.value("--environment") {
+            let markings: [String: CertificateFiles.Marking] = [
+                "sandbox": .sandbox, "production": .production, "both": .universal,
+            ]
+            guard let chosen = markings[name] else {
+                throw UsageError("--environment: \"\(name)\" is not one of sandbox, production, both")
+            }
+            marking = chosen
+        }
         let written = try CertificateFiles.generate(
-            in: directory, topic: topic, p12Password: flags.value("--p12-password") ?? "")
+            in: directory, topic: topic, p12Password: flags.value("--p12-password") ?? "", marking: marking)
         LineWriter.write("wrote \(written.joined(separator: ", ")) to \(directory)", to: STDOUT_FILENO)
         return 0
     }
@@ -46,13 +62,32 @@ enum CertificateFiles {
     /// Its public key, for the mock gateway.
     static let providerPublicKeyFile = "AuthKey_\(providerKeyID).pub.pem"
 
+    /// What the client certificate is marked for.
+    enum Marking {
+        /// Both environments' markers, no topics extension: `apn certs` without `--environment`.
+        case bothEnvironments
+        case sandbox
+        case production
+        /// Both markers and the topics extension, as Apple's certificates for both environments.
+        case universal
+    }
+
     /// Generates a CA, server and client certificate and writes them into `directory`.
     /// - Returns: the file names written, in order.
-    static func generate(in directory: String, topic: String, p12Password: String) throws -> [String] {
+    static func generate(
+        in directory: String, topic: String, p12Password: String, marking: Marking = .bothEnvironments
+    ) throws -> [String] {
         try createDirectory(directory)
         let authority = try CertificateAuthority(commonName: "swift-apn mock gateway CA", validity: validity)
         let server = try authority.issueServerCertificate(validity: validity)
-        let client = try authority.issueClientCertificate(topic: topic, validity: validity)
+        let environments: [PushEnvironment] = switch marking {
+        case .sandbox: [.sandbox]
+        case .production: [.production]
+        case .bothEnvironments, .universal: [.sandbox, .production]
+        }
+        let client = try authority.issueClientCertificate(
+            topic: topic, environments: environments,
+            topics: marking == .universal ? PushTopic.universal(bundleID: topic) : [], validity: validity)
         let providerKey = try ES256SigningKey.generate()
         let files: [(String, [UInt8], Bool)] = [
             ("ca.pem", Array(try authority.certificate.pem().utf8), false),

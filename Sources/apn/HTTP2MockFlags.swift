@@ -15,6 +15,12 @@ enum HTTP2MockFlags {
                                       or the .p8 itself) for team TEAMID; repeatable. With --certs DIR
                                       holding AuthKey_MOCKKEY001.pub.pem (apn certs writes it), that key
                                       is accepted as MOCKKEY001 of team MOCKTEAM01.
+          --team-topics TEAMID:TOPIC[,TOPIC...]
+                                      the only topics team TEAMID's provider tokens may push to; others get
+                                      400 TopicDisallowed (without it, any topic); repeatable
+          --http2-environment sandbox|production
+                                      the environment it is (default sandbox): a client certificate marked for
+                                      the other one only (apn certs --environment) gets 403 BadCertificateEnvironment
           --http2-reason TOKEN:REASON refuse a token (hex) with one of Apple's reasons (its status); repeatable
           --http2-unregistered TOKEN:MS
                                       answer 410 Unregistered for a token, last valid MS ms after 1970
@@ -30,6 +36,7 @@ enum HTTP2MockFlags {
     static let valued: Set<String> = [
         "--http2-port", "--provider-key", "--http2-reason", "--http2-unregistered", "--http2-fail", "--http2-throttle",
         "--http2-goaway-after", "--http2-reset-after", "--http2-stall-after", "--http2-delay-ms", "--http2-max-streams",
+        "--team-topics", "--http2-environment",
     ]
     static let switches: Set<String> = ["--http2"]
 
@@ -53,6 +60,21 @@ enum HTTP2MockFlags {
                 throw UsageError("--provider-key needs KEYID:TEAMID:FILE, got \"\(text)\"")
             }
             configuration.providerKeys[parts[0]] = .init(teamID: parts[1], key: try publicKey(parts[2]))
+        }
+        for text in flags.all("--team-topics") {
+            let (team, topics) = Flags.splitSuffix(text)
+            let list = topics?.split(separator: ",").map(String.init) ?? []
+            guard !team.isEmpty, !list.isEmpty, !list.contains(where: \.isEmpty) else {
+                throw UsageError("--team-topics needs TEAMID:TOPIC[,TOPIC...], got \"\(text)\"")
+            }
+            configuration.teamTopics[team, default: []] += list
+        }
+        if let name = flags.value("--http2-environment") {
+            let environments: [String: PushEnvironment] = ["sandbox": .sandbox, "production": .production]
+            guard let environment = environments[name] else {
+                throw UsageError("--http2-environment: \"\(name)\" is not one of sandbox, production")
+            }
+            configuration.environment = environment
         }
         var faults = HTTP2MockGateway.Faults()
         for text in flags.all("--http2-reason") {

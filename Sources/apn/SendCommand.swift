@@ -88,7 +88,7 @@ enum SendCommand {
         if note.expiry != 0, options.format == .simple {
             throw UsageError("--expiry needs --format enhanced or frame (command 0 carries no expiry)")
         }
-        let list = try TokenList(recipientsOf: flags)
+        let list = try TokenList(recipientsOf: flags, binary: true)
         do throws(APNError) {
             try note.validate(for: options.format, voip: options.voip)
         } catch {
@@ -112,7 +112,7 @@ enum SendCommand {
         guard [10, 5, 1].contains(note.priority) else {
             throw UsageError("--priority \(note.priority): the provider API takes 10, 5 or 1")
         }
-        let list = try TokenList(recipientsOf: flags)
+        let list = try TokenList(recipientsOf: flags, binary: false)
         let sending = ProviderSendRun(
             options: options, notification: note, tokens: list, all: flags.switches.contains("--all"),
             interrupt: interrupt)

@@ -27,21 +27,25 @@ struct TokenList {
 
     private(set) var devices: [Device] = []
     private(set) var bad: [BadLine] = []
+    /// Whether the tokens are for the binary interface, which carries 32-byte tokens only;
+    /// otherwise any of ``Device/tokenLengths`` (Apple's device tokens are of variable length).
+    private let binary: Bool
 
     /// The recipients `apn send` was given: `--token` (repeatable) and `--tokens-file`.
     ///
     /// - Throws: ``UsageError`` when there are none, or the file cannot be read.
-    init(recipientsOf flags: Flags) throws(UsageError) {
+    init(recipientsOf flags: Flags, binary: Bool) throws(UsageError) {
         let tokens = flags.all("--token")
         let file = flags.value("--tokens-file")
         guard !tokens.isEmpty || file != nil else {
             throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
         }
-        try self.init(tokens: tokens, file: file)
+        try self.init(tokens: tokens, file: file, binary: binary)
     }
 
     /// Reads `tokens` (from `--token`) and then `file`, if given.
-    init(tokens: [String], file: String?) throws(UsageError) {
+    init(tokens: [String], file: String?, binary: Bool) throws(UsageError) {
+        self.binary = binary
         for token in tokens {
             add(Array(token.utf8)[...], source: "--token", line: 0)
         }
@@ -64,14 +68,21 @@ struct TokenList {
     }
 
     private mutating func add(_ text: ArraySlice<UInt8>, source: String, line: Int) {
-        if let token = Self.decodeHex(text), let device = try? Device(token: token) {
+        if let token = Self.decodeHex(text), let device = try? Device(token: token),
+            !binary || token.count == Device.binaryTokenLength
+        {
             devices.append(device)
             return
         }
-        // The slow path, for the library's own message (odd length, not hex, not 32 bytes).
+        // The slow path, for the library's own message (odd length, not hex, too long, or
+        // not 32 bytes for the binary interface).
         let string = String(decoding: text, as: UTF8.self)
         do throws(APNError) {
-            devices.append(try Device(string))
+            let device = try Device(string)
+            if binary && device.token.count != Device.binaryTokenLength {
+                throw Device.binaryRefusal(length: device.token.count)
+            }
+            devices.append(device)
         } catch {
             bad.append(BadLine(source: source, line: line, text: string, error: error))
         }

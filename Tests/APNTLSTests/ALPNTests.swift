@@ -42,7 +42,7 @@ import Testing
             client: fixture.clientContext(version: version, applicationProtocols: ["http/1.1"]))
         let outcome = pair.handshake()
         let serverError = try #require(outcome.server.error, "server: \(outcome.server)")
-        #expect(serverError.kind == .handshake)
+        #expect(serverError.kind == .applicationProtocolRefused)
         #expect(serverError.openSSLErrors.joined().contains("no application protocol"))
         let clientError = try #require(outcome.client.error, "client: \(outcome.client)")
         #expect(clientError.kind == .handshake)

@@ -63,25 +63,38 @@ struct DeviceTests {
         }
     }
 
-    @Test("31 or 33 bytes fail the default length check and pass with validatesLength: false")
+    /// Issue #26 row 6: Apple's device tokens are of variable length; only 32 bytes passed.
+    @Test("1 to 100 bytes pass the default length check", arguments: [
+        "0a",  // 1 byte
+        "0123456789abcdef",  // 8
+        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",  // 32
+        String(repeating: "0123456789abcdef", count: 8),  // 64
+        String(repeating: "ff", count: 100),  // 100
+    ])
+    func variableLengths(hex: String) throws {
+        let device = try Device(hex)
+        #expect(device.token.count == hex.count / 2)
+        #expect(device.description == hex)
+    }
+
+    @Test("101 bytes fail the default length check and pass with validatesLength: false")
     func lengthCheck() throws {
-        let short = String(Self.hex.dropLast(2))
+        let long = String(repeating: "ab", count: 101)
         do {
-            _ = try Device(short)
-            Issue.record("31 bytes were accepted")
+            _ = try Device(long)
+            Issue.record("101 bytes were accepted")
         } catch {
             #expect(error.code == .invalidToken)
             #expect(error.status == .invalidToken)
             #expect(
                 error.message
-                    == "device token must be 32 bytes, got 31 (set validatesLength: false to allow other lengths)"
+                    == "device token must be 1 to 100 bytes, got 101 (set validatesLength: false to allow other lengths)"
             )
         }
-        #expect(throws: APNError.self) { try Device(Self.hex + "00") }
-        #expect(throws: APNError.self) { try Device(token: Array(Self.bytes.dropLast())) }
+        #expect(throws: APNError.self) { try Device(token: [UInt8](repeating: 1, count: 101)) }
 
-        let relaxed = try Device(short, validatesLength: false)
-        #expect(relaxed.token == Array(Self.bytes.dropLast()))
+        let relaxed = try Device(long, validatesLength: false)
+        #expect(relaxed.token == [UInt8](repeating: 0xAB, count: 101))
         #expect(try Device(token: [0x01, 0xFF], validatesLength: false).description == "01ff")
     }
 
@@ -102,6 +115,6 @@ struct DeviceTests {
         let b = try Device(token: Self.bytes)
         #expect(a == b)
         #expect(Set([a, b]).count == 1)
-        #expect(Device.tokenLength == 32)
+        #expect(Device.binaryTokenLength == 32 && Device.tokenLengths == 1...100)
     }
 }

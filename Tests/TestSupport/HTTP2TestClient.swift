@@ -60,6 +60,11 @@ public final class HTTP2TestClient {
     /// When `false`, ``run(timeout:until:)`` writes but never reads: a client that stops
     /// reading, so the server's writes back up.
     public var reads = true
+    /// The frames the server sent, as they were on the wire, when ``tapsFrames`` is set
+    /// before they arrive.
+    public private(set) var tap = HTTP2FrameTap()
+    /// Keep the server's raw frames in ``tap`` (off by default: load tests need not).
+    public var tapsFrames = false
 
     private var output: [UInt8] = []
     private var written = 0
@@ -153,6 +158,7 @@ public final class HTTP2TestClient {
         let step = buffer.withUnsafeMutableBytes { connection.read(into: $0) }
         switch step {
         case .done(let count):
+            if tapsFrames { tap.append(buffer[..<count]) }
             let failed = buffer.withUnsafeBytes { bytes in
                 (try? session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count]))) == nil
             }

@@ -25,6 +25,21 @@ struct ApnSendTests {
         #expect(try fixture.stop()["accepted"] as? Int == 2)
     }
 
+    /// Issue #26 row 6: the library takes 1 to 100 bytes now; the binary gateway's frames
+    /// carry 32, so `apn send` without --http2 lists the others as invalid tokens.
+    @Test("binary: an 8-byte token is an invalid token line saying why; the 32-byte one is sent")
+    func binaryRefusesOtherTokenLengths() throws {
+        let fixture = try SendFixture(gatewayArguments: [])
+        let (status, lines, standardError) = try fixture.send(["--token", "0123456789abcdef", "--token", Self.good[0], "--alert", "Hi"])
+        #expect(status == 1, "\(standardError)")
+        let bad = try #require(lines.first { $0["token"] as? String == "0123456789abcdef" })
+        #expect(bad["outcome"] as? String == "invalid token")
+        #expect(bad["error"] as? String
+            == "device token is 8 bytes; the binary interface carries 32-byte tokens only (Apple's HTTP/2 API takes 1 to 100)")
+        #expect(lines.last?["accepted"] as? Int == 1)
+        #expect(try fixture.stop()["accepted"] as? Int == 1)
+    }
+
     @Test("tokens from standard input (--tokens-file -), a bad line reported by number")
     func tokensFromStandardInput() throws {
         let fixture = try SendFixture(gatewayArguments: [])

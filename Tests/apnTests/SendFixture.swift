@@ -13,11 +13,11 @@ final class SendFixture {
     /// The feedback service's address.
     let feedbackAddress: String?
 
-    init(gatewayArguments: [String] = []) throws {
+    init(gatewayArguments: [String] = [], certsArguments: [String] = []) throws {
         directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("apnTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certs = (directory as NSString).appendingPathComponent("certs")
-        #expect(try ApnProcess(["certs", certs]).waitForExit().status == 0)
+        #expect(try ApnProcess(["certs", certs] + certsArguments).waitForExit().status == 0)
         gateway = try ApnProcess(["mock-gateway", "--certs", certs] + gatewayArguments)
         let started = try jsonObject(try gateway.nextLine())
         address = try #require(started["gateway"] as? String)

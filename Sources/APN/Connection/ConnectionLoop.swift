@@ -204,8 +204,14 @@ struct ConnectionLoop: ~Copyable {
             handledSinceClockRead = 0
             now = clock.now()
         }
+        let token = record.token(at: index)
+        guard token.count == Device.binaryTokenLength else {
+            // Apple's device tokens are of variable length; the binary interface's are 32 bytes.
+            pool.refuse(SessionTag(record, index: index), Device.binaryRefusal(length: token.count))
+            return
+        }
         pool.push(
-            SessionTag(record, index: index), token: record.token(at: index), payload: record.payload,
+            SessionTag(record, index: index), token: token, payload: record.payload,
             expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, now: now)
     }
 

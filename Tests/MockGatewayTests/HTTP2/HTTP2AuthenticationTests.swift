@@ -46,20 +46,6 @@ import Testing
         #expect(harness.gateway.summary.connections == 0)
     }
 
-    @Test(arguments: [[], ["http/1.1"]])
-    func aClientThatDoesNotAgreeOnH2IsRefused(protocols: [String]) throws {
-        let harness = try HTTP2Harness()
-        let connection = try TLSConnection.connect(
-            host: "127.0.0.1", port: harness.gateway.port, context: harness.context(protocols: protocols))
-        if (try? connection.handshake(deadline: .now + .seconds(5))) != nil {
-            #expect(connection.applicationProtocol == nil)
-            let client = try HTTP2TestClient(connection)
-            #expect(try client.waitForEnd() != nil, "closed at once")
-        }
-        #expect(harness.gateway.waitForSummary(timeout: .seconds(5)) { $0.refusedConnections == 1 })
-        #expect(harness.gateway.summary.connections == 0)
-    }
-
     // MARK: Provider tokens
 
     @Test func aGoodTokenIsAcceptedAndRecorded() throws {

@@ -36,8 +36,7 @@ import Testing
         Row("no token", apnsRequest(path: "/3/device/"), 400, .missingDeviceToken),
         Row("an odd number of digits", apnsRequest(token: String(token.dropLast())), 400, .badDeviceToken),
         Row("a letter past f", apnsRequest(token: "g" + token.dropFirst()), 400, .badDeviceToken),
-        Row("32 digits", apnsRequest(token: String(token.prefix(32))), 400, .badDeviceToken),
-        Row("66 digits", apnsRequest(token: token + "00"), 400, .badDeviceToken),
+        Row("202 digits (101 bytes)", apnsRequest(token: String(repeating: "ab", count: 101)), 400, .badDeviceToken),
         Row("a repeated apns-topic", apnsRequest(extra: [HTTP2Header("apns-topic", HTTP2Harness.topic)]), 400, .duplicateHeaders),
         Row("a repeated apns-priority", apnsRequest(extra: [HTTP2Header("apns-priority", "10")]), 400, .duplicateHeaders),
         Row(
@@ -119,6 +118,21 @@ import Testing
         let response = try client.exchange(headers: apnsRequest(pushType: pushType), body: jsonPayload(size: size))
         #expect(response?.status == 200)
         #expect(harness.gateway.records.first?.payload.count == size)
+    }
+
+    /// Issue #26 row 6: Apple's device tokens are of variable length; only 32-byte ones were
+    /// accepted. Any whole number of bytes from 1 to 100 is.
+    @Test(arguments: [
+        "0123456789abcdef",  // 8 bytes
+        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",  // 32
+        String(repeating: "0123456789ABCDEF", count: 8),  // 64, upper case
+        String(repeating: "0a", count: 100),  // 100
+    ])
+    func acceptsDeviceTokensOfAnyLengthFromOneTo100Bytes(token: String) throws {
+        let harness = try HTTP2Harness()
+        let client = try harness.certificateClient()
+        #expect(try client.exchange(headers: apnsRequest(token: token), body: h2Payload(1))?.status == 200)
+        #expect(harness.gateway.records.map(\.token) == [token.lowercased()])
     }
 
     @Test func takesOtherTokenLengthsWhenConfigured() throws {
