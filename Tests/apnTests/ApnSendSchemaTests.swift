@@ -76,17 +76,34 @@ struct ApnSendSchemaTests {
         #expect(summary["seconds"] is NSNumber && !(summaryLine.contains(#""seconds":""#)), "seconds is a number")
     }
 
-    @Test("snake_case values: the library's code names as the output writes them")
-    func snakeCase() throws {
-        // A certificate that does not exist fails every notification before connecting.
-        let apn = try ApnProcess([
-            "send", "--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem", "--address", "127.0.0.1:9",
-            "--token", Self.accepted, "--alert", "x",
-        ])
+    @Test("README's apn send output table names every key and outcome the output has")
+    func readmeTable() throws {
+        let readme = try ApnReadmeSendTests.readme()
+        let marker = try #require(readme.range(of: "<!-- apn-send-output"))
+        let table = readme[marker.upperBound...].prefix { $0 != "#" }
+        let keys = Self.summaryKeys + [
+            "token", "outcome", "description", "error", "possibly_duplicated", "resent", "confirmed", "status",
+            "http_status", "reason", "timestamp", "apns_id", "attempts", "retried", "unregistered", "stored",
+            "not_stored", "recovery_file", "unknown_fate", "not_sent",
+        ]
+        for key in keys { #expect(table.contains("`\(key)`"), "README's table lacks `\(key)`") }
+    }
+
+    @Test("failed, both ways: the same keys, the library's code as a snake_case error", arguments: [
+        ([String](), "initialisation_failed"),
+        (["--http2", "--provider-token", "jwt", "--topic", "com.example.app"], "connection_failed"),
+    ])
+    func failedLine(extra: [String], error: String) throws {
+        // A certificate that does not exist (binary), or a port nobody listens on (--http2).
+        let apn = try ApnProcess(
+            ["send", "--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem", "--address", "127.0.0.1:9",
+             "--retry-limit", "0", "--token", Self.accepted, "--alert", "x"] + extra)
         _ = try apn.waitForExit()
-        let line = try jsonObject(try #require(try apn.remainingLines().first))
+        let lines = try apn.remainingLines()
+        let line = try jsonObject(try #require(lines.first))
         #expect(line["outcome"] as? String == "failed")
-        let error = try #require(line["error"] as? String)
-        #expect(error.allSatisfy { $0.isLowercase || $0 == "_" }, "\(error)")
+        #expect(line["error"] as? String == error, "\(line)")
+        #expect(try Self.keys(lines[0]).first == "token" && Self.keys(lines[0]).last == "description")
+        #expect(try jsonObject(try #require(lines.last))["failed"] as? Int == 1)
     }
 }
