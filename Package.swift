@@ -46,7 +46,9 @@ let package = Package(
         .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
         // The durable token registry a feedback polling service applies feedback to.
         .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite"]),
-        .testTarget(name: "APNFeedbackStoreTests", dependencies: ["APNFeedbackStore", "APN", "CSQLite"]),
+        .testTarget(
+            name: "APNFeedbackStoreTests",
+            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CSQLite", "MockGateway", "TestSupport"]),
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
         // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. Its pure decision

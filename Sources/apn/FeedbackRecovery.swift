@@ -11,8 +11,27 @@ import Foundation
 ///
 /// The tuples are the operator's data, written to be replayed, which is why tokens appear
 /// here and in no log line.
+///
+/// `apn send --http2 --store` keeps the 410s it could not commit the same way, in the same
+/// form, with its own ``Wording``.
 final class FeedbackRecovery {
+    /// What the messages call the program and the tuples.
+    struct Wording {
+        /// `apn feedback-service`.
+        var program = "apn feedback-service"
+        /// What the tuples are: `the feedback service handed over`.
+        var tuples = "the feedback service handed over"
+        /// Why only the recovery output keeps them, a sentence.
+        var why = "The service serves each tuple once: "
+
+        /// `apn send --http2 --store`'s.
+        static let send = Wording(
+            program: "apn send", tuples: "of Apple's 410 answers",
+            why: "Apple answers a 410 again only at the next send to the token: ")
+    }
+
     private let store: String
+    private let wording: Wording
     /// The recovery file, once created.
     private(set) var path: String?
     private var descriptor: Int32 = -1
@@ -23,19 +42,20 @@ final class FeedbackRecovery {
     /// Whether a commit failed: from then on every tuple comes here, none to the store.
     private(set) var isActive = false
 
-    init(store: String) {
+    init(store: String, wording: Wording = Wording()) {
         self.store = store
+        self.wording = wording
     }
 
     /// Starts keeping, after the commit that failed with `error`: creates the file and says so.
-    func begin(after error: StoreError, at date: Date) {
+    func begin(after error: any Error, at date: Date) {
         isActive = true
         create(at: date)
         let destination = path.map { "to \($0) and below" }
             ?? "below (the recovery file could not be created: \(fileFailure ?? "?"))"
         LineWriter.stderr(
-            "apn feedback-service: a batch the feedback service handed over could not be committed: \(error). "
-                + "The service serves each tuple once: every tuple from this batch on is written \(destination), "
+            "\(wording.program): a batch \(wording.tuples) could not be committed: \(error). "
+                + "\(wording.why)every tuple from this batch on is written \(destination), "
                 + "one JSON line each, not to the store.")
     }
 
@@ -76,12 +96,12 @@ final class FeedbackRecovery {
         let noun = count == 1 ? "tuple" : "tuples"
         if let path = file {
             LineWriter.stderr(
-                "apn feedback-service: \(count) \(noun) the feedback service handed over are not in the store; "
+                "\(wording.program): \(count) \(noun) \(wording.tuples) are not in the store; "
                     + "they are in \(path) (and above). Once the store can be written, apply them with:\n"
                     + "  apn tokens import \(Self.shellWord(path)) --store \(Self.shellWord(store))")
         } else {
             LineWriter.stderr(
-                "apn feedback-service: \(count) \(noun) the feedback service handed over are not in the store, and "
+                "\(wording.program): \(count) \(noun) \(wording.tuples) are not in the store, and "
                     + "the recovery file could not be written (\(fileFailure ?? "?")): the JSON lines above are their "
                     + "only copy. Save them to a file (the lines starting with {) and, once the store can be written, "
                     + "apply them with:\n"
@@ -114,7 +134,7 @@ final class FeedbackRecovery {
         close(descriptor)
         descriptor = -1
         if let path { unlink(path) }
-        LineWriter.stderr("apn feedback-service: the recovery file \(path ?? "?") could not be written (\(reason)); "
+        LineWriter.stderr("\(wording.program): the recovery file \(path ?? "?") could not be written (\(reason)); "
             + "removed: the JSON lines on standard error are the only copy")
     }
 

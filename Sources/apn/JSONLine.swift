@@ -5,6 +5,8 @@ import Foundation
 enum JSONValue {
     case string(String)
     case integer(Int)
+    /// A number with `places` digits after the point (`1.234`), written as a JSON number.
+    case decimal(Double, places: Int)
     case bool(Bool)
     case null
     case array([JSONValue])
@@ -15,6 +17,8 @@ enum JSONValue {
         switch self {
         case .string(let string): return JSONText.quoted(string)
         case .integer(let number): return String(number)
+        case .decimal(let number, let places):
+            return number.isFinite ? String(format: "%.\(places)f", number) : "null"
         case .bool(let flag): return flag ? "true" : "false"
         case .null: return "null"
         case .array(let elements): return "[" + elements.map(\.text).joined(separator: ",") + "]"

@@ -6,6 +6,9 @@ import APN
 /// Once the provider gives up connecting (``ProviderError/Code/connectionFailed`` with
 /// nothing written), the rest fail with the same error instead of each chunk trying the
 /// whole `--retry-limit` again.
+///
+/// Each chunk's responses go to the caller as they come and are not kept: a 100,000-token
+/// send holds two chunks of responses, not 100,000.
 struct ProviderFeed: Sendable {
     let provider: Provider
     let notification: APN.Notification
@@ -16,40 +19,41 @@ struct ProviderFeed: Sendable {
     /// Chunks handed over and not yet answered, at most.
     static let chunksInFlight = 2
 
-    /// One response per device, `nil` for those never handed over (a stop came first).
-    /// Cancelling the task withdraws what is not answered yet (as ``Provider`` does).
-    func run() async -> [ProviderResponse?] {
-        var responses = [ProviderResponse?](repeating: nil, count: devices.count)
+    /// Sends, calling `answered` with each chunk's responses (in order within the chunk;
+    /// chunks in the order answered) and, after a give-up, with the failure of each
+    /// notification not handed over. Returns how many were handed over or failed so: the
+    /// devices from there on were never sent (a stop came first). Cancelling the task
+    /// withdraws what is not answered yet (as ``Provider`` does).
+    func run(_ answered: ([ProviderResponse]) -> Void) async -> Int {
         var next = 0
         var gaveUp: ProviderError?
-        await withTaskGroup(of: (Int, [ProviderResponse]).self) { group in
+        await withTaskGroup(of: [ProviderResponse].self) { group in
             var running = 0
             while true {
                 while running < Self.chunksInFlight, next < devices.count, gaveUp == nil, !interrupt.isRequested {
-                    let start = next
-                    let chunk = Array(devices[start..<min(start + chunkSize, devices.count)])
+                    let chunk = Array(devices[next..<min(next + chunkSize, devices.count)])
                     next += chunk.count
                     running += 1
-                    group.addTask { [provider, notification] in (start, await provider.send(notification, to: chunk)) }
+                    group.addTask { [provider, notification] in await provider.send(notification, to: chunk) }
                 }
-                guard running > 0, let (start, answered) = await group.next() else { break }
+                guard running > 0, let responses = await group.next() else { break }
                 running -= 1
-                for (offset, response) in answered.enumerated() {
-                    responses[start + offset] = response
+                for response in responses {
                     if let error = response.error, error.code == .connectionFailed || error.code == .authentication,
                        response.attempts == 0
                     {
                         gaveUp = gaveUp ?? error
                     }
                 }
+                answered(responses)
             }
         }
-        if let gaveUp {
-            for index in next..<devices.count {
-                responses[index] = ProviderResponse(
-                    device: devices[index], error: gaveUp, status: nil, apnsID: nil, uniqueID: nil, attempts: 0)
-            }
+        guard let gaveUp else { return next }
+        for start in stride(from: next, to: devices.count, by: chunkSize) {
+            answered(devices[start..<min(start + chunkSize, devices.count)].map {
+                ProviderResponse(device: $0, error: gaveUp, status: nil, apnsID: nil, uniqueID: nil, attempts: 0)
+            })
         }
-        return responses
+        return devices.count
     }
 }

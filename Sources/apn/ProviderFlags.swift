@@ -20,11 +20,16 @@ enum ProviderFlags {
           --request-timeout SECONDS how long Apple may take to answer a notification once it is written
                                     (default 30; time queued for a stream does not count); unanswered,
                                     it may have been delivered and is not sent again
+          --store FILE              mark every token Apple answers 410 for inactive in this token store
+                                    (as `apn feedback-service` does: a later registration keeps it);
+                                    the store must take a write before anything is sent; a commit that
+                                    fails leaves its tuples in FILE.feedback-recovery-*.jsonl
+          --min-free BYTES          room the store's disk must have first (default 1 MiB)
         """
 
     static let valued: Set<String> = [
         "--key-id", "--team-id", "--p8", "--provider-token", "--topic", "--push-type", "--collapse-id", "--max-streams",
-        "--request-timeout",
+        "--request-timeout", "--store", "--min-free",
     ]
     static let switches: Set<String> = ["--http2"]
 
@@ -61,6 +66,17 @@ enum ProviderFlags {
             options.requestTimeout = .milliseconds(Int((seconds * 1_000).rounded()))
         }
         return options
+    }
+
+    /// `--store FILE` and `--min-free BYTES`, when `--store` is given.
+    static func store(_ flags: Flags) throws(UsageError) -> (path: String, minimumFreeBytes: Int)? {
+        let room = try flags.integer("--min-free", as: Int.self, in: 0...(1 << 40))
+        guard let path = flags.value("--store") else {
+            if room != nil { throw UsageError("--min-free needs --store FILE") }
+            return nil
+        }
+        guard !path.isEmpty else { throw UsageError("--store: give a file") }
+        return (path, room ?? 1 << 20)
     }
 
     /// Applies `--push-type` and `--collapse-id` to the notification.

@@ -1,8 +1,11 @@
 import APN
+import APNFeedbackStore
 import Foundation
 
 /// One `apn send --http2`: sends through the HTTP/2 provider API, prints a line per
-/// notification not delivered (or every one with `--all`) and the summary.
+/// notification not accepted (or every one with `--all`) as its chunk is answered, and the
+/// summary, in the binary send's schema (``SendOutput``). With `--store`, every 410 goes into
+/// the token store (``ProviderSendStore``).
 struct ProviderSendRun: Sendable {
     let options: Provider.Options
     let notification: APN.Notification
@@ -10,9 +13,12 @@ struct ProviderSendRun: Sendable {
     let badLines: [TokenList.BadLine]
     let all: Bool
     let interrupt: SendInterrupt
+    /// `--store FILE` and `--min-free BYTES`, when given.
+    let store: (path: String, minimumFreeBytes: Int)?
 
     init(
-        options: Provider.Options, notification: APN.Notification, tokens: TokenList, all: Bool, interrupt: SendInterrupt
+        options: Provider.Options, notification: APN.Notification, tokens: TokenList, all: Bool, interrupt: SendInterrupt,
+        store: (path: String, minimumFreeBytes: Int)? = nil
     ) {
         self.interrupt = interrupt
         self.options = options
@@ -20,11 +26,26 @@ struct ProviderSendRun: Sendable {
         self.devices = tokens.devices
         self.badLines = tokens.bad
         self.all = all
+        self.store = store
     }
 
-    /// The exit status: 0 when every notification was delivered, 1 otherwise, 130 when
-    /// interrupted (SIGINT, SIGTERM: ``SendInterrupt``).
+    /// The exit status: 0 when every notification was accepted, 1 otherwise (or when the
+    /// store cannot take a write: then nothing is sent), 130 when interrupted (SIGINT,
+    /// SIGTERM: ``SendInterrupt``).
     func run() async -> Int32 {
+        var options = options
+        var tokenStore: ProviderSendStore?
+        if let store {
+            do throws(StoreError) {
+                tokenStore = try ProviderSendStore(path: store.path, minimumFreeBytes: store.minimumFreeBytes)
+            } catch {
+                LineWriter.stderr(
+                    "apn send: the token store cannot take a write: \(error). Nothing sent (--store: the 410s "
+                        + "could not be kept).")
+                return 1
+            }
+            options.unregisteredTokens = tokenStore?.recording
+        }
         for bad in badLines { LineWriter.stdout(bad.report) }
         let started = ContinuousClock.now
         let provider = Provider(options: options)
@@ -35,64 +56,77 @@ struct ProviderSendRun: Sendable {
                 LineWriter.stderr(ConnectFlags.attemptLine(host: host, port: port, reason: error.message, nextAttemptIn: next))
             }
         }
+        let progress = ProgressLine(total: devices.count)
         let feed = ProviderFeed(
             provider: provider, notification: notification, devices: devices,
             chunkSize: max(1, options.maxConcurrentStreams) * max(1, options.maxConnections), interrupt: interrupt)
-        let feeding = Task { await feed.run() }
+        let feeding = Task { [all] () -> Tally in
+            var tally = Tally()
+            tally.handedOver = await feed.run { responses in
+                let accepted = tally.take(responses, printingAll: all)
+                progress.update {
+                    $0.sent += responses.count
+                    $0.accepted += accepted
+                    $0.notAccepted += responses.count - accepted
+                }
+            }
+            return tally
+        }
         // Stopped: what is in flight gets the drain window to be answered, then is withdrawn.
         let stopper = interrupt.cancel(feeding, afterStopAnd: SendInterrupt.drainWindow)
-        let responses = await feeding.value
+        var tally = await feeding.value
         stopper.cancel()
-        // Interrupted, nothing waits to be answered worth a close (it would wait for it).
+        // Interrupted, nothing waits to be answered worth a close (it would wait for it); the
+        // 410s answered are committed all the same.
         if !interrupt.isRequested { await provider.close() }
+        var storeKeys: [(String, JSONValue)] = []
+        if let tokenStore { storeKeys = tokenStore.finish(await tokenStore.recording.flush()) }
+        progress.finish()
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
-        var delivered = 0
-        var rejected = 0
-        var failed = 0
-        var retried = 0
-        var notSent = 0
-        for (index, response) in responses.enumerated() {
-            guard let response else {
-                notSent += 1
-                LineWriter.stdout(SendRun.notSentLine(devices[index]))
-                continue
-            }
-            if response.error?.code == .cancelled && response.attempts == 0 {
-                // Withdrawn by the stop before it was written: never sent.
-                notSent += 1
-                LineWriter.stdout(SendRun.notSentLine(response.device))
-                continue
-            }
-            switch Self.outcome(of: response) {
-            case .delivered: delivered += 1
-            case .rejected: rejected += 1
-            case .failed: failed += 1
-            }
-            if response.attempts > 1 { retried += 1 }
-            if all || !response.isSuccess { LineWriter.stdout(line(response)) }
+        for device in devices[tally.handedOver...] {
+            tally.counts.count(.notSent)
+            LineWriter.stdout(SendOutput.notSentLine(device))
         }
-        if let failure = responses.lazy.compactMap({ $0?.error }).first(where: { [.authentication, .connectionFailed].contains($0.code) }) {
-            LineWriter.stderr("apn send: \(failure)")
-        }
+        if let failure = tally.ending { LineWriter.stderr("apn send: \(failure)") }
         LineWriter.stdout(
-            .object([
-                ("sent", .integer(devices.count)), ("delivered", .integer(delivered)), ("rejected", .integer(rejected)),
-                ("failed", .integer(failed)), ("retried", .integer(retried)), ("not_sent", .integer(notSent)),
-                ("invalid_tokens", .integer(badLines.count)), ("interrupted", .bool(interrupt.isRequested)),
-                ("seconds", .string(String(format: "%.3f", seconds))),
-                ("per_second", .integer(seconds > 0 ? Int(Double(devices.count) / seconds) : 0)),
-            ]))
+            SendOutput.summary(
+                protocol: "http2", total: devices.count, tally.counts, invalidTokens: badLines.count,
+                interrupted: interrupt.isRequested, seconds: seconds, extra: [("retried", .integer(tally.retried))] + storeKeys))
         if interrupt.isRequested { return 130 }
-        return delivered == devices.count && badLines.isEmpty ? 0 : 1
+        return tally.counts.accepted == devices.count && badLines.isEmpty ? 0 : 1
     }
 
-    /// What one response counts as in the summary and its line.
-    enum Outcome: String {
-        case delivered, rejected, failed
+    /// What the responses so far came to; only counts are kept, each line is printed as its
+    /// response comes.
+    struct Tally {
+        var counts = SendOutput.Counts()
+        var retried = 0
+        /// Devices handed over (or failed after a give-up): the rest were not sent.
+        var handedOver = 0
+        /// The first error that ended the send (credentials, no connection).
+        var ending: ProviderError?
+
+        /// Counts and prints a chunk's responses; returns how many were accepted.
+        mutating func take(_ responses: [ProviderResponse], printingAll all: Bool) -> Int {
+            var accepted = 0
+            for response in responses {
+                let outcome = ProviderSendRun.outcome(of: response)
+                counts.count(outcome)
+                if outcome == .accepted { accepted += 1 }
+                if response.attempts > 1 { retried += 1 }
+                if ending == nil, let error = response.error, [.authentication, .connectionFailed].contains(error.code) {
+                    ending = error
+                }
+                if all || outcome != .accepted { LineWriter.stdout(ProviderSendRun.line(response, outcome)) }
+            }
+            return accepted
+        }
     }
 
-    /// Apple's refusals (also after retries) are `rejected`; everything else not delivered
-    /// is `failed`.
+    /// Apple's 200 is `accepted`; its refusals (also after retries) `rejected`; a request
+    /// withdrawn by the stop before it was written `not_sent`; one written whose answer never
+    /// came (a timeout, a lost connection, the stop: ``ProviderError/mayHaveBeenDelivered``)
+    /// `unknown_fate`; the rest `failed`.
     ///
     /// Written as a `guard` and a `switch` on purpose. Swift 6.3.1's optimizer crashed (signal
     /// 6, "Found ownership error?!", CopyPropagation) on `run()` when it compared
@@ -100,30 +134,33 @@ struct ProviderSendRun: Sendable {
     /// loop: an optional-chained `==` on a borrowed `ProviderResponse` inside an async
     /// function. Debug builds accepted it, `swift build -c release` did not; do not write the
     /// chain back (.ci/run builds release).
-    static func outcome(of response: ProviderResponse) -> Outcome {
-        guard let error = response.error else { return .delivered }
+    static func outcome(of response: ProviderResponse) -> SendOutput.Outcome {
+        guard let error = response.error else { return .accepted }
         switch error.code {
         case .rejected, .retriesExhausted: return .rejected
-        default: return .failed
+        case .cancelled where response.attempts == 0: return .notSent
+        default: return error.mayHaveBeenDelivered ? .unknownFate : .failed
         }
     }
 
-    private func line(_ response: ProviderResponse) -> JSONValue {
-        var members: [(String, JSONValue)] = [("token", .string(response.device.hexString))]
-        let outcome = Self.outcome(of: response)
-        members.append(("outcome", .string(outcome.rawValue)))
-        if let error = response.error {
-            if let status = error.status { members.append(("status", .integer(status))) }
-            if let reason = error.reason { members.append(("reason", .string(reason.rawValue))) }
-            if let timestamp = error.timestamp {
-                members.append(("timestamp", .integer(Int((timestamp.timeIntervalSince1970 * 1_000).rounded()))))
-            }
-            members.append(("error", .string(error.description)))
-        } else {
-            members.append(("status", .integer(response.status ?? 0)))
+    /// A notification's line (``SendOutput``): HTTP/2 extras `http_status`, `reason` (Apple's,
+    /// as it spells it), `timestamp` (410: milliseconds), `apns_id`, `attempts`, and `error`
+    /// (failed, unknown fate: the provider's code, snake_case).
+    static func line(_ response: ProviderResponse, _ outcome: SendOutput.Outcome) -> JSONValue {
+        guard outcome != .notSent else { return SendOutput.notSentLine(response.device) }
+        var extra: [(String, JSONValue)] = []
+        let error = response.error
+        if let status = error?.status ?? response.status { extra.append(("http_status", .integer(status))) }
+        if let reason = error?.reason { extra.append(("reason", .string(reason.rawValue))) }
+        if let timestamp = error?.timestamp {
+            extra.append(("timestamp", .integer(Int((timestamp.timeIntervalSince1970 * 1_000).rounded()))))
         }
-        if let apnsID = response.apnsID { members.append(("apns_id", .string(apnsID))) }
-        if response.attempts > 1 { members.append(("attempts", .integer(response.attempts))) }
-        return .object(members)
+        if let apnsID = response.apnsID ?? error?.apnsID { extra.append(("apns_id", .string(apnsID))) }
+        extra.append(("attempts", .integer(response.attempts)))
+        if let error, outcome == .failed || outcome == .unknownFate {
+            extra.append(("error", .string(SendOutput.snakeCase(error.code.description))))
+        }
+        let description = error.map(\.description) ?? "accepted: HTTP \(response.status ?? 200) (Apple took it; not a delivery receipt)"
+        return SendOutput.line(token: response.device, outcome, description: description, extra: extra)
     }
 }

@@ -22,16 +22,23 @@ enum SendCommand {
           --content-available --mutable-content --custom KEY=JSON (repeatable)
           --expiry UNIXTIME         when the gateway may stop trying (default 0)
           --priority N              10 (default) or 5; other than 10 sends command 2 (--format frame)
-        Output:
-          one JSON line per notification not accepted ({"token":…,"outcome":…}; --all: every one),
-          then one summary line; a progress line on standard error when it is a terminal.
+        Output (the same for both protocols; README's "apn send output" lists every key):
+          one JSON line per notification not accepted (--all: every one):
+            {"token":HEX,"outcome":"accepted|rejected|failed|unknown_fate|not_sent",…,"description":TEXT}
+          with the protocol's detail in extra keys (binary: "status", "possibly_duplicated";
+          --http2: "http_status", "reason", "apns_id", "attempts"; "error" when failed or unknown_fate),
+          then one summary line:
+            {"protocol":"binary|http2","total":N,"accepted":N,"rejected":N,"failed":N,"unknown_fate":N,
+             "not_sent":N,"invalid_tokens":N,"interrupted":false,"seconds":S.sss,"per_second":N,…}
+          and a progress line on standard error when it is a terminal. Accepted means the gateway
+          took it (with --http2: Apple answered 200), not that the device received it.
           --no-confirm              end by waiting the grace window instead of a confirmed flush
         \(ConnectFlags.usage)
           e.g. apn send: connecting to 127.0.0.1:2195 failed: connection refused (errno 111); next try in 1 s
           (the last: "...; giving up")
         Interrupting (SIGINT, Ctrl-C, or SIGTERM): hands nothing more over, waits up to 2.5 s for the
           outcomes of what is in flight, prints a line for each notification not accepted
-          ({"outcome":"not_sent"} for those never sent, "unknown fate" for those still unanswered)
+          ({"outcome":"not_sent"} for those never sent, "unknown_fate" for those still unanswered)
           and the summary ("interrupted":true), and exits 130. A second signal exits 130 at once.
         \(ProviderFlags.usage)
         Exits 0 when every notification was accepted, 1 when some were not, 2 on bad usage,
@@ -115,7 +122,7 @@ enum SendCommand {
         let list = try TokenList(recipientsOf: flags, binary: false)
         let sending = ProviderSendRun(
             options: options, notification: note, tokens: list, all: flags.switches.contains("--all"),
-            interrupt: interrupt)
+            interrupt: interrupt, store: try ProviderFlags.store(flags))
         return runBlocking { await sending.run() }
     }
 }

@@ -78,8 +78,9 @@ struct SendRun: Sendable {
         progress.finish()
         let seconds = Self.seconds(since: started)
         if all {
+            // After shutdown every notification has its outcome (the report says so).
             for (index, outcome) in (book.snapshot().all ?? []).enumerated() {
-                LineWriter.stdout(line(devices[index], outcome))
+                LineWriter.stdout(line(devices[index], outcome ?? .unknownFate(.cancelled)))
             }
         } else {
             for undelivered in report.notAccepted {
@@ -91,8 +92,8 @@ struct SendRun: Sendable {
         }
         LineWriter.stdout(
             summary(
-                Counts(report), resent: report.resent, confirmed: report.confirmed, seconds: seconds,
-                interrupted: interrupt.isRequested))
+                Self.counts(report), possiblyDuplicated: report.possiblyDuplicated, resent: report.resent,
+                confirmed: report.confirmed, seconds: seconds, interrupted: interrupt.isRequested))
         if interrupt.isRequested { return 130 }
         return report.accepted == devices.count && badLines.isEmpty ? 0 : 1
     }
@@ -116,22 +117,23 @@ struct SendRun: Sendable {
         progress.finish()
         let seconds = Self.seconds(since: started)
         let state = book.snapshot()
-        var counts = Counts()
+        var counts = SendOutput.Counts()
         counts.accepted = state.accepted
-        counts.possiblyDuplicated = state.possiblyDuplicated
-        counts.notSent = devices.count - handedOver
         for (index, device) in devices.enumerated() {
             guard index < handedOver else {
-                LineWriter.stdout(Self.notSentLine(device))
+                counts.count(.notSent)
+                LineWriter.stdout(SendOutput.notSentLine(device))
                 continue
             }
             let outcome = state.settled[index] ? (state.all?[index] ?? state.notAccepted[index]) : .unknownFate(.cancelled)
             guard let outcome else { continue }  // accepted, without --all
-            counts.count(outcome)
+            if !outcome.isAccepted { counts.count(Self.kind(outcome)) }
             if all || !outcome.isAccepted { LineWriter.stdout(line(device, outcome)) }
         }
         LineWriter.stdout(
-            summary(counts, resent: drained.resent, confirmed: false, seconds: seconds, interrupted: true))
+            summary(
+                counts, possiblyDuplicated: state.possiblyDuplicated, resent: drained.resent, confirmed: false,
+                seconds: seconds, interrupted: true))
         return 130
     }
 
@@ -148,81 +150,60 @@ struct SendRun: Sendable {
         Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
     }
 
-    /// The line of a notification an interrupted send never handed to the connection.
-    static func notSentLine(_ device: Device) -> JSONValue {
-        .object([
-            ("token", .string(device.hexString)), ("outcome", .string("not_sent")),
-            ("description", .string("not sent: apn send was interrupted first")),
-        ])
+    /// A notification's line (``SendOutput``): binary extras `possibly_duplicated` (accepted),
+    /// `status` (rejected: the error response's status code), `error` (failed, unknown fate:
+    /// the library's code or the unknown fate's reason, snake_case).
+    private func line(_ device: Device?, _ outcome: NotificationOutcome) -> JSONValue {
+        let extra: [(String, JSONValue)] = switch outcome {
+        case .accepted(let acceptance): [("possibly_duplicated", .bool(acceptance.possiblyDuplicated))]
+        case .rejected(let status): [("status", .integer(Int(status.rawValue)))]
+        case .failed(let error): [("error", .string(SendOutput.snakeCase(error.code.description)))]
+        case .unknownFate(let reason): [("error", .string(Self.name(of: reason)))]
+        }
+        return SendOutput.line(token: device, Self.kind(outcome), description: "\(outcome)", extra: extra)
     }
 
-    private func line(_ device: Device?, _ outcome: NotificationOutcome?) -> JSONValue {
-        var members: [(String, JSONValue)] = [("token", device.map { .string($0.hexString) } ?? .null)]
+    /// The output's outcome for the library's.
+    static func kind(_ outcome: NotificationOutcome) -> SendOutput.Outcome {
         switch outcome {
-        case .accepted(let acceptance)?:
-            members.append(("outcome", .string("accepted")))
-            members.append(("possibly_duplicated", .bool(acceptance.possiblyDuplicated)))
-        case .rejected(let status)?:
-            members.append(("outcome", .string("rejected")))
-            members.append(("status", .integer(Int(status.rawValue))))
-        case .failed(let error)?:
-            members.append(("outcome", .string("failed")))
-            members.append(("error", .string("\(error)")))
-        case .unknownFate(let reason)?:
-            members.append(("outcome", .string("unknown fate")))
-            members.append(("reason", .string("\(reason)")))
-        case nil:
-            members.append(("outcome", .null))
-        }
-        if let outcome { members.append(("description", .string("\(outcome)"))) }
-        return .object(members)
-    }
-
-    /// The summary's counts.
-    struct Counts {
-        var accepted = 0
-        var possiblyDuplicated = 0
-        var rejected = 0
-        var failed = 0
-        var unknownFate = 0
-        var notSent = 0
-
-        init() {}
-
-        init(_ report: DeliveryReport) {
-            accepted = report.accepted
-            possiblyDuplicated = report.possiblyDuplicated
-            rejected = report.rejected
-            failed = report.failed
-            unknownFate = report.unknownFate
-        }
-
-        /// Counts one outcome other than accepted.
-        mutating func count(_ outcome: NotificationOutcome) {
-            switch outcome {
-            case .accepted: break
-            case .rejected: rejected += 1
-            case .failed: failed += 1
-            case .unknownFate: unknownFate += 1
-            }
+        case .accepted: .accepted
+        case .rejected: .rejected
+        case .failed: .failed
+        case .unknownFate: .unknownFate
         }
     }
 
-    private func summary(_ counts: Counts, resent: Int, confirmed: Bool, seconds: Double, interrupted: Bool) -> JSONValue {
-        .object([
-            ("sent", .integer(devices.count)),
-            ("accepted", .integer(counts.accepted)),
-            ("possibly_duplicated", .integer(counts.possiblyDuplicated)),
-            ("rejected", .integer(counts.rejected)),
-            ("failed", .integer(counts.failed)),
-            ("unknown_fate", .integer(counts.unknownFate)),
-            ("not_sent", .integer(counts.notSent)),
-            ("invalid_tokens", .integer(badLines.count)),
-            ("resent", .integer(resent)),
-            ("confirmed", .bool(confirmed)),
-            ("interrupted", .bool(interrupted)),
-            ("seconds", .string(String(format: "%.3f", seconds))),
-            ("per_second", .integer(seconds > 0 ? Int(Double(devices.count) / seconds) : 0)),
-        ])
+    /// The reason's case name, snake_case.
+    private static func name(of reason: UnknownFateReason) -> String {
+        switch reason {
+        case .evictedFromCache: "evicted_from_cache"
+        case .unconfirmedAtClose: "unconfirmed_at_close"
+        case .unattributedError: "unattributed_error"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    private static func counts(_ report: DeliveryReport) -> SendOutput.Counts {
+        var counts = SendOutput.Counts()
+        counts.accepted = report.accepted
+        counts.rejected = report.rejected
+        counts.failed = report.failed
+        counts.unknownFate = report.unknownFate
+        return counts
+    }
+
+    /// The summary (``SendOutput``), with the binary extras `possibly_duplicated` (accepted
+    /// after a resend that may have doubled them), `resent` and `confirmed`.
+    private func summary(
+        _ counts: SendOutput.Counts, possiblyDuplicated: Int, resent: Int, confirmed: Bool, seconds: Double,
+        interrupted: Bool
+    ) -> JSONValue {
+        SendOutput.summary(
+            protocol: "binary", total: devices.count, counts, invalidTokens: badLines.count, interrupted: interrupted,
+            seconds: seconds,
+            extra: [
+                ("possibly_duplicated", .integer(possiblyDuplicated)), ("resent", .integer(resent)),
+                ("confirmed", .bool(confirmed)),
+            ])
     }
 }

@@ -20,7 +20,7 @@ struct TokenList {
         var report: JSONValue {
             .object([
                 ("line", .integer(line)), ("source", .string(source)), ("token", .string(text)),
-                ("outcome", .string("invalid token")), ("error", .string(error.message)),
+                ("outcome", .string("invalid_token")), ("error", .string(error.message)),
             ])
         }
     }

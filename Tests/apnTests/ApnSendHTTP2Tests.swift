@@ -11,7 +11,7 @@ struct ApnSendHTTP2Tests {
     static let refused = String(repeating: "bb", count: 32)
     static let unregistered = String(repeating: "cc", count: 32)
 
-    @Test("provider tokens: one delivered, BadDeviceToken and 410 Unregistered listed with their details, exit 1; recorded as sent")
+    @Test("provider tokens: one accepted, BadDeviceToken and 410 Unregistered listed with their details, exit 1; recorded as sent")
     func providerTokens() throws {
         let recordFile = (NSTemporaryDirectory() as NSString).appendingPathComponent("apn-h2-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(atPath: recordFile) }
@@ -28,14 +28,15 @@ struct ApnSendHTTP2Tests {
         #expect(status == 1, "\(standardError)")
         let refused = try #require(lines.first { $0["token"] as? String == Self.refused })
         #expect(refused["outcome"] as? String == "rejected")
-        #expect(refused["status"] as? Int == 400)
+        #expect(refused["http_status"] as? Int == 400)
         #expect(refused["reason"] as? String == "BadDeviceToken")
         let gone = try #require(lines.first { $0["token"] as? String == Self.unregistered })
-        #expect(gone["status"] as? Int == 410)
+        #expect(gone["outcome"] as? String == "rejected")
+        #expect(gone["http_status"] as? Int == 410)
         #expect(gone["reason"] as? String == "Unregistered")
         #expect(gone["timestamp"] as? Int == 1_700_000_000_000)
         let summary = try #require(lines.last)
-        #expect(summary["delivered"] as? Int == 1)
+        #expect(summary["accepted"] as? Int == 1)
         #expect(summary["rejected"] as? Int == 2)
         let gatewaySummary = try fixture.stop()
         let http2 = try #require(gatewaySummary["http2"] as? [String: Any])
@@ -52,16 +53,16 @@ struct ApnSendHTTP2Tests {
         #expect(record["payload"] as? String == #"{"aps":{"alert":"Hello"}}"#)
     }
 
-    @Test("the push certificate instead of a token: delivered, exit 0")
+    @Test("the push certificate instead of a token: accepted, exit 0")
     func certificate() throws {
         let fixture = try SendFixture(gatewayArguments: ["--http2"])
         let (status, lines, standardError) = try fixture.sendHTTP2([
             "--certs", fixture.certs, "--token", Self.delivered, "--alert", "Hi", "--all",
         ])
         #expect(status == 0, "\(standardError)")
-        #expect(lines.first?["outcome"] as? String == "delivered")
-        #expect(lines.first?["status"] as? Int == 200)
-        #expect(lines.last?["delivered"] as? Int == 1)
+        #expect(lines.first?["outcome"] as? String == "accepted")
+        #expect(lines.first?["http_status"] as? Int == 200)
+        #expect(lines.last?["accepted"] as? Int == 1)
         #expect(try fixture.stop()["http2"] != nil)
     }
 
@@ -77,10 +78,10 @@ struct ApnSendHTTP2Tests {
             ["--certs", fixture.certs, "--alert", "Hi"] + (tokens + [tooLong]).flatMap { ["--token", $0] })
         #expect(status == 1, "the 101-byte one: \(standardError)")
         let bad = try #require(lines.first { $0["token"] as? String == tooLong })
-        #expect(bad["outcome"] as? String == "invalid token")
+        #expect(bad["outcome"] as? String == "invalid_token")
         #expect((bad["error"] as? String)?.contains("must be 1 to 100 bytes, got 101") == true)
         let summary = try #require(lines.last)
-        #expect(summary["delivered"] as? Int == 3)
+        #expect(summary["accepted"] as? Int == 3)
         let http2 = try #require(try fixture.stop()["http2"] as? [String: Any])
         #expect(http2["accepted"] as? Int == 3)
     }
@@ -110,7 +111,7 @@ struct ApnSendHTTP2Tests {
             "--production", "--certs", fixture.certs, "--token", Self.delivered, "--alert", "Hi", "--all",
         ])
         #expect(status == 0, "\(standardError)")
-        #expect(lines.first?["status"] as? Int == 200)
+        #expect(lines.first?["http_status"] as? Int == 200)
         let http2 = try #require(try fixture.stop()["http2"] as? [String: Any])
         #expect(http2["accepted"] as? Int == 1)
     }
@@ -125,7 +126,7 @@ struct ApnSendHTTP2Tests {
                 "--key-id", "MOCKKEY001", "--team-id", "MOCKTEAM01", "--p8", key, "--topic", topic,
                 "--token", Self.delivered, "--alert", "Hi", "--all",
             ])
-            #expect(lines.first?["status"] as? Int == status, "\(topic): \(standardError)")
+            #expect(lines.first?["http_status"] as? Int == status, "\(topic): \(standardError)")
             if status == 400 { #expect(lines.first?["reason"] as? String == "TopicDisallowed") }
         }
         let http2 = try #require(try fixture.stop()["http2"] as? [String: Any])
@@ -140,6 +141,8 @@ struct ApnSendHTTP2Tests {
         (["send", "--http2", "--push-type", "bogus", "--token", "11"], "--push-type: \"bogus\""),
         (["send", "--http2", "--priority", "7", "--token", "11"], "takes 10, 5 or 1"),
         (["send", "--http2", "--provider-token", "jwt", "--key-id", "K", "--token", "11"], "--provider-token excludes --key-id"),
+        (["send", "--store", "t.sqlite", "--token", String(repeating: "aa", count: 32)], "--store is for the HTTP/2 provider API"),
+        (["send", "--http2", "--min-free", "1", "--token", "11"], "--min-free needs --store FILE"),
         (["mock-gateway", "--http2-reason", "aa:BadDeviceToken"], "--http2-reason needs --http2"),
         (["mock-gateway", "--http2", "--http2-reason", "aa:NotAReason"], "not one of Apple's reasons"),
         (["mock-gateway", "--http2", "--provider-key", "K:T"], "--provider-key needs KEYID:TEAMID:FILE"),

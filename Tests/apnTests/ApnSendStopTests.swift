@@ -56,12 +56,17 @@ struct ApnSendStopTests {
         let (_, lines) = try interrupt(apn)
         let summary = try #require(lines.last)
         #expect(summary["interrupted"] as? Bool == true)
-        let delivered = try #require(summary["delivered"] as? Int)
+        let accepted = try #require(summary["accepted"] as? Int)
         let outcomes = lines.dropLast()
-        #expect(outcomes.count == Self.count - delivered)
+        #expect(outcomes.count == Self.count - accepted)
         let notSent = outcomes.filter { $0["outcome"] as? String == "not_sent" }.count
         #expect(notSent > 0)
         #expect(summary["not_sent"] as? Int == notSent)
+        // Written and never answered (the mock holds answers 30 s): unknown fate, not failed.
+        let unanswered = outcomes.filter { $0["outcome"] as? String == "unknown_fate" }
+        #expect(summary["unknown_fate"] as? Int == unanswered.count)
+        #expect(unanswered.allSatisfy { $0["error"] as? String == "cancelled" }, "\(unanswered.prefix(2))")
+        #expect(summary["total"] as? Int == Self.count)
         #expect(Set(outcomes.compactMap { $0["token"] as? String }).count == outcomes.count, "one line per notification")
     }
 }

@@ -33,7 +33,7 @@ struct ApnSendTests {
         let (status, lines, standardError) = try fixture.send(["--token", "0123456789abcdef", "--token", Self.good[0], "--alert", "Hi"])
         #expect(status == 1, "\(standardError)")
         let bad = try #require(lines.first { $0["token"] as? String == "0123456789abcdef" })
-        #expect(bad["outcome"] as? String == "invalid token")
+        #expect(bad["outcome"] as? String == "invalid_token")
         #expect(bad["error"] as? String
             == "device token is 8 bytes; the binary interface carries 32-byte tokens only (Apple's HTTP/2 API takes 1 to 100)")
         #expect(lines.last?["accepted"] as? Int == 1)

@@ -45,11 +45,13 @@ final class SendFixture {
     }
 
     /// Runs `apn send --http2 --ca … --address HTTP2` plus `arguments`: status, JSON lines, stderr.
-    func sendHTTP2(_ arguments: [String]) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
+    func sendHTTP2(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (status: Int32, lines: [[String: Any]], standardError: String) {
         let address = try #require(http2Address, "the gateway was not started with --http2")
         let apn = try ApnProcess(
             ["send", "--http2", "--ca", (certs as NSString).appendingPathComponent("ca.pem"), "--address", address]
-                + arguments)
+                + arguments, environment: environment)
         let (status, standardError) = try apn.waitForExit(timeout: 30)
         return (status, try apn.remainingLines().map(jsonObject), standardError)
     }

@@ -140,12 +140,19 @@ public final class Provider: Sendable {
             }
             return
         }
+        // Each 410 is handed to the recording before its caller hears of it, so a close
+        // after the answers waits for it too.
+        let recording = options.unregisteredTokens
+        let now = options.currentDate
         // Handed over in batches, so the I/O thread starts sending while the rest are made.
         var submissions: [ProviderSubmission] = []
         submissions.reserveCapacity(min(devices.count, Self.submissionBatch))
         for (index, device) in devices.enumerated() {
             submissions.append(
-                ProviderSubmission(request: template.request(to: device)) { completion(index, $0) })
+                ProviderSubmission(request: template.request(to: device)) { response in
+                    recording?.take(response, now: now)
+                    completion(index, response)
+                })
             if submissions.count == Self.submissionBatch {
                 inbox.post(.send(submissions, cancellation))
                 submissions.removeAll(keepingCapacity: true)
@@ -207,7 +214,9 @@ public final class Provider: Sendable {
 
     /// Stops taking notifications (later ones fail with ``ProviderError/Code/shutDown``),
     /// waits for every answer still due (each bounded by ``Options/requestTimeout``),
-    /// then closes the connections with GOAWAY. Event streams end.
+    /// then closes the connections with GOAWAY. Event streams end. With
+    /// ``Options/unregisteredTokens``, returns once every 410 is recorded or kept as not
+    /// recorded.
     public func close() async {
         await withCheckedContinuation { continuation in
             close { continuation.resume() }
@@ -215,9 +224,11 @@ public final class Provider: Sendable {
     }
 
     /// ``close()`` for a caller on a thread of its own (the bridge's stop): `completion`
-    /// is called on the I/O thread once the provider is closed.
+    /// is called on the I/O thread once the provider is closed (on the recording's queue,
+    /// after its last 410, with ``Options/unregisteredTokens``).
     package func close(completion: @escaping @Sendable () -> Void) {
-        inbox.post(.close(reply: completion))
+        guard let recording = options.unregisteredTokens else { return inbox.post(.close(reply: completion)) }
+        inbox.post(.close(reply: { recording.flush { _ in completion() } }))
     }
 }
 

@@ -97,6 +97,14 @@ extension Provider {
         /// The wall clock a provider token's `iat` is read from (tests move it).
         public var currentDate: @Sendable () -> Date = { Date() }
 
+        // MARK: Unregistered tokens
+
+        /// Where every 410 (`Unregistered`, `ExpiredToken`) answered to ``Provider/send(_:to:)-(_,Device)``
+        /// goes, with Apple's timestamp: a token store, say. Recorded off the I/O thread, in
+        /// batches; ``Provider/close()`` waits until each is recorded (or kept as not
+        /// recorded, see ``UnregisteredTokenRecording``). `nil`: the 410s only reach the caller.
+        public var unregisteredTokens: UnregisteredTokenRecording?
+
         // MARK: Callbacks
 
         /// Where event listeners and completion handlers run, in order. `nil`: a private

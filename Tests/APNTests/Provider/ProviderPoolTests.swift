@@ -255,6 +255,7 @@ struct ProviderPoolTests {
         h.pool.cancel(cancellation)
         h.turn()
         #expect(h.code(1) == .cancelled && h.code(2) == .cancelled)
+        #expect(h.responses[1]?.mayHaveBeenDelivered == true, "written before the cancel: not recalled")
         #expect(h.resets[c]?.count == 2)
         h.answer(3, on: c)
         #expect(h.delivered(3))

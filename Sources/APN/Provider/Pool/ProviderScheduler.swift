@@ -198,10 +198,11 @@ struct ProviderScheduler: ~Copyable {
         return complete(id, error: error, answer: nil)
     }
 
-    /// Request `id` is withdrawn by its sender (cancelled); nil if it already completed.
+    /// Request `id` is withdrawn by its sender (cancelled); nil if it already completed. One
+    /// in flight may have been delivered all the same.
     mutating func cancel(_ id: ID) -> Completion? {
-        guard entries[id] != nil else { return nil }
-        return complete(id, error: Self.cancelled, answer: nil)
+        guard let place = entries[id]?.place else { return nil }
+        return complete(id, error: place == .inFlight ? Self.cancelledInFlight : Self.cancelled, answer: nil)
     }
 
     /// Every request still waiting or in flight under `cancellation` is withdrawn (the ids it
@@ -212,8 +213,10 @@ struct ProviderScheduler: ~Copyable {
         }
     }
 
-    private static let cancelled = ProviderError(
-        code: .cancelled, message: "the task awaiting it was cancelled; a request already written is not recalled")
+    private static let cancelled = ProviderError(code: .cancelled, message: "the task awaiting it was cancelled")
+    private static let cancelledInFlight = ProviderError(
+        code: .cancelled, message: "the task awaiting it was cancelled after it was written; it may have been delivered",
+        mayHaveBeenDelivered: true)
 
     /// Moves requests whose backoff is over back to `ready` (at the front, soonest first),
     /// and completes those in flight past their deadline (the loop resets their streams:
