@@ -137,7 +137,7 @@ struct ProviderLoop: ~Copyable {
             let number = socket.number
             let end = socket.read { bytes in
                 pool.received(bytes, on: number, now: now)
-                return pool.connection(number)?.failure == nil
+                return pool.connection(number).map { $0.failure == nil } ?? false
             }
             switch end {
             case .drained: break

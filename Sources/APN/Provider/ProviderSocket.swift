@@ -91,8 +91,13 @@ final class ProviderSocket {
         return .drained
     }
 
-    /// Writes `lastBytes` if the socket takes them at once, then closes it.
-    func close(lastBytes: [UInt8]) {
+    /// Writes `lastBytes` if the socket takes them at once, then closes it; nil: closes at
+    /// once (the socket failed).
+    func close(lastBytes: [UInt8]?) {
+        guard let lastBytes else {
+            connection.close()
+            return
+        }
         if written < output.count {
             // Frames queued earlier go first; a socket that would not take them gets none.
             _ = flush { _ in 0 }

@@ -86,6 +86,16 @@ package struct RingBuffer<Element>: ~Copyable {
         isEmpty ? nil : removeFirst()
     }
 
+    /// When empty and holding room for more than `limit` elements, gives the memory back
+    /// (a burst, a cancelled send of 100,000, must not keep its ring for good).
+    package mutating func releaseMemoryIfEmpty(above limit: Int) {
+        guard count == 0, capacity > limit else { return }
+        elements.deallocate()
+        capacity = 16
+        elements = .allocate(capacity: capacity)
+        head = 0
+    }
+
     /// Removes every element, keeping the memory.
     package mutating func removeAll() {
         while count > 0 { removeLast() }

@@ -282,3 +282,117 @@ struct ProviderPoolTests {
         #expect(h.stopped)
     }
 }
+
+/// Rows the review of the first version found untested or wrong.
+@Suite("HTTP/2 provider pool: failed attempts, odd servers, odd inputs", .threadPerTest)
+struct ProviderPoolEdgeTests {
+    @Test func aServerThatSendsGoawayBeforeAnyAnswerOnEveryConnectionIsGivenUpAtTheRetryLimit() {
+        let h = ProviderPoolHarness()
+        h.send(1...3)
+        for _ in 1...3 {
+            let c = h.connect()
+            h.goaway(on: c, lastStreamID: 0)
+            h.advance(.seconds(1))
+        }
+        #expect(h.events.contains("gaveUp"))
+        for n in 1...3 {
+            #expect(h.code(n) == .connectionFailed)
+            #expect(h.responses[n]?.mayHaveBeenDelivered == false, "refused unprocessed (above last-stream-id 0)")
+        }
+        #expect(h.duplicates.isEmpty)
+    }
+
+    @Test func aConnectionThatCarriedNoStreamClosesWithoutCountingAsAFailedAttempt() {
+        let h = ProviderPoolHarness { $0.maxConnections = 2 }
+        h.serverConfiguration.maxConcurrentStreams = 1
+        h.send(1...2)
+        let first = h.connect()
+        #expect(h.connects.count == 2, "1 holds the only stream: a second connection for 2")
+        h.answer(1, on: first)
+        #expect(h.received(on: first) == [1, 2], "the first took 2 before the second was up")
+        let second = h.connect()
+        #expect(h.received(on: second).isEmpty)
+        h.goaway(on: second, lastStreamID: 0)
+        h.socketEnds(second)
+        #expect(!h.events.contains { $0.hasPrefix("retryIn") || $0 == "gaveUp" }, "\(h.events)")
+        h.answer(2, on: first)
+        #expect(h.delivered(1) && h.delivered(2))
+    }
+
+    @Test func aServerThatAllowsNoStreamsIsGivenUpAndWhatWaitsFailsAtTheRetryLimit() {
+        let h = ProviderPoolHarness()
+        h.serverConfiguration.maxConcurrentStreams = 0
+        h.send(1...1)
+        for _ in 1...3 {
+            _ = h.connect()
+            h.advance(.seconds(1))
+        }
+        #expect(h.code(1) == .connectionFailed, "\(h.events)")
+        #expect(h.closes.count == 3)
+    }
+
+    @Test func maxConcurrentStreamsZeroStillSendsOneAtATime() {
+        let h = ProviderPoolHarness { $0.maxConcurrentStreams = 0 }
+        h.send(1...2)
+        let c = h.connect()
+        #expect(h.received(on: c) == [1])
+        h.answer(1, on: c)
+        h.answer(2, on: c)
+        #expect(h.delivered(2))
+    }
+
+    @Test func anAnswerWithoutAUsableStatusFailsAsMaybeDelivered() {
+        let h = ProviderPoolHarness()
+        h.send(1...1)
+        let c = h.connect()
+        try! h.servers[c]!.submitResponse(
+            streamID: h.stream(of: 1, on: c), headers: [HTTP2Header(":status", "999")], body: [])
+        h.exchange(c)
+        #expect(h.code(1) == .protocolError)
+        #expect(h.responses[1]?.mayHaveBeenDelivered == true)
+    }
+
+    @Test func aCredentialFailureGivesUpAtOnce() {
+        let h = ProviderPoolHarness()
+        h.send(1...2)
+        h.failConnect(ProviderError(code: .authentication, message: "no such key"))
+        #expect(h.events.last == "gaveUp")
+        #expect(h.code(1) == .authentication && h.code(2) == .authentication)
+    }
+
+    @Test func aConnectAnsweredForAnotherAttemptOrAfterTheCloseIsRefused() {
+        let h = ProviderPoolHarness()
+        h.send(1...1)
+        #expect(h.pool.connected(attempt: 99, peer: "late:443", now: h.now) == nil, "not the attempt under way")
+        let c = h.connect()
+        h.answer(1, on: c)
+        h.pool.close(reply: {})
+        h.turn()
+        #expect(h.finished)
+        #expect(h.pool.connected(attempt: h.connects.last!, peer: "late:443", now: h.now) == nil)
+        h.send(2...2)
+        #expect(h.code(2) == .shutDown)
+    }
+
+    @Test func aSendAlreadyCancelledAndASendWhileClosingCompleteAtOnce() {
+        let h = ProviderPoolHarness()
+        let cancellation = ProviderCancellation()
+        cancellation.cancel()
+        h.send(1...1, cancellation: cancellation)
+        #expect(h.code(1) == .cancelled && h.connects.isEmpty)
+        h.send(2...2)
+        let c = h.connect()
+        h.pool.close(reply: {})
+        h.send(3...3)
+        #expect(h.code(3) == .shutDown, "closing: refused, while 2 is still due")
+        h.answer(2, on: c)
+        #expect(h.delivered(2) && h.finished)
+    }
+
+    @Test func barriersAreAnsweredInOrderWithWhatCameBefore() {
+        let h = ProviderPoolHarness()
+        h.pool.barrier(reply: {})
+        h.drain()
+        #expect(h.replies == 1)
+    }
+}

@@ -1,8 +1,7 @@
 /// A provider's requests by id, ids handed out in enqueue order: an array from the oldest
 /// live id on, with holes where requests completed. Finding one is an index, not a hash
 /// (the table holds every request waiting or in flight, hundreds of thousands after a
-/// large send), and the array is also deadline order, every deadline being the same time
-/// after its enqueue.
+/// large send).
 struct ProviderEntryTable<Entry> {
     private var slots: [Entry?] = []
     /// Where the oldest live id is in `slots`.

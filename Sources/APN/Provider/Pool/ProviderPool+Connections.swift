@@ -13,7 +13,9 @@ extension ProviderPool {
         do throws(HTTP2Error) {
             session = try HTTP2Session(role: .client, configuration: configuration.session)
         } catch {
-            failedAttempt(ProviderError(code: .protocolError, message: "starting HTTP/2: \(error)"), now: now)
+            let failure = ProviderError(code: .protocolError, message: "starting HTTP/2: \(error)")
+            event(.connectionFailed(failure))
+            failedAttempt(failure, now: now)
             return nil
         }
         nextConnectionNumber += 1
@@ -40,7 +42,7 @@ extension ProviderPool {
     mutating func failedAttempt(_ error: ProviderError, now: Timestamp) {
         failedAttempts += 1
         let hopeless = error.code == .authentication || failedAttempts >= max(1, configuration.connectionRetryLimit)
-        let givesUp = hopeless && !connections.contains(where: \.isUsable)
+        let givesUp = hopeless && !connections.contains { $0.isUsable && !$0.isDone }
         if givesUp {
             for completion in scheduler.failWaiting(error) { complete(completion) }
             failedAttempts = 0
@@ -48,6 +50,13 @@ extension ProviderPool {
         let delay = scheduler.backoff(afterRetry: max(1, failedAttempts))
         event(.connectAttemptFailed(error, nextAttemptIn: givesUp ? nil : delay))
         nextAttemptAt = now + delay
+    }
+
+    /// Counts `connection` as a failed attempt, once.
+    mutating func countFailedAttempt(_ connection: ProviderPoolConnection, _ error: ProviderError, now: Timestamp) {
+        guard !connection.countedAsFailedAttempt else { return }
+        connection.countedAsFailedAttempt = true
+        failedAttempt(error, now: now)
     }
 
     /// Whether another connection would take ready requests: none is being opened, every
@@ -59,7 +68,7 @@ extension ProviderPool {
         guard connections.count < 2 * limit else { return false }
         var usable = 0
         for connection in connections where connection.isUsable {
-            if connection.capacity(limit: configuration.maxConcurrentStreams) > 0 { return false }
+            if connection.capacity(limit: streamLimit) > 0 { return false }
             usable += 1
         }
         return usable < limit
@@ -106,12 +115,20 @@ extension ProviderPool {
             connection.streams.removeAll()
             connection.busySince = nil
             for id in open { complete(scheduler.failInFlight(id, lost)) }
-            actions.append(.close(connection: connection.number, lastBytes: lastBytes(of: connection)))
+            // A failed socket takes no more bytes (and OpenSSL none after a fatal error).
+            actions.append(
+                .close(
+                    connection: connection.number,
+                    lastBytes: connection.failure == nil ? lastBytes(of: connection) : nil))
             event(.disconnected(connection.peer, connection.failure))
-            if connection.hung || (connection.answered == 0 && !connection.draining) {
+            if connection.hung || (connection.answered == 0 && connection.carried > 0) {
                 // Nothing answered (dropped at once, hung): back off as from a failed
-                // attempt rather than reconnect in a loop. (A GOAWAY already did.)
-                failedAttempt(connection.failure ?? .lost("the server closed the connection, answering nothing"), now: now)
+                // attempt rather than reconnect in a loop.
+                let cause =
+                    connection.failure
+                    ?? connection.goawayBeforeAnswer.map { .lost("the server sent GOAWAY before any answer (error code \($0))") }
+                    ?? .lost("the server closed the connection, answering nothing")
+                countFailedAttempt(connection, cause, now: now)
             }
         }
         connections = kept

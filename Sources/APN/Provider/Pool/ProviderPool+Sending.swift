@@ -15,7 +15,7 @@ extension ProviderPool {
         if token.renewed, let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
         let authorizationHeader = token.value.map { HTTP2Header("authorization", $0) }
         for connection in connections where connection.isUsable {
-            var room = connection.capacity(limit: configuration.maxConcurrentStreams)
+            var room = connection.capacity(limit: streamLimit)
             while room > 0, let (id, request) = scheduler.take(now: now) {
                 headerScratch.removeAll(keepingCapacity: true)
                 request.appendHeaders(to: &headerScratch)
@@ -23,6 +23,7 @@ extension ProviderPool {
                 do throws(HTTP2Error) {
                     let streamID = try connection.session.submitRequest(headers: headerScratch, body: request.body)
                     if connection.streams.isEmpty { connection.busySince = now }
+                    connection.carried += 1
                     connection.streams[streamID] = ProviderPoolConnection.OpenStream(
                         id: id, tokenIssuedAt: authorization.issuedAt)
                     scheduler.sent(id, socket: connection.number, stream: streamID)
@@ -43,6 +44,10 @@ extension ProviderPool {
             if scheduler.readyCount == 0 { break }
         }
     }
+
+    /// Streams per connection at most: `maxConcurrentStreams`, at least 1 (0 would leave
+    /// every request waiting for good).
+    var streamLimit: Int { max(1, configuration.maxConcurrentStreams) }
 
     /// Appends what connection `number` has to send (at most about 64 KiB); the count.
     func appendOutput(of number: Int, to buffer: inout [UInt8]) -> Int {

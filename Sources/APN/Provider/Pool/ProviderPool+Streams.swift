@@ -44,9 +44,10 @@ extension ProviderPool {
                         code: .protocolError, message: "a malformed answer (\(reason)); it may have been delivered",
                         mayHaveBeenDelivered: true)))
         case .goaway(_, let code, let debugData):
-            if !connection.draining && connection.answered == 0 {
-                failedAttempt(.lost("the server sent GOAWAY before any answer (error code \(code.rawValue))"), now: now)
-            }
+            // Before any answer, it counts as a failed attempt when it closes, once the streams
+            // it refused are back in line (counted now, they would still be in flight, and
+            // escape the retry limit's failing of what waits).
+            if !connection.draining && connection.answered == 0 { connection.goawayBeforeAnswer = code.rawValue }
             connection.draining = true
             event(
                 .goaway(
@@ -69,7 +70,13 @@ extension ProviderPool {
         do throws(ProviderError) {
             answer = try ProviderAnswer(headers: headers, body: body)
         } catch {
-            complete(scheduler.failInFlight(open.id, error))
+            // Something answered: it may have been processed.
+            complete(
+                scheduler.failInFlight(
+                    open.id,
+                    ProviderError(
+                        code: error.code, message: "\(error.message); it may have been delivered",
+                        mayHaveBeenDelivered: true)))
             return
         }
         var canRetry = false

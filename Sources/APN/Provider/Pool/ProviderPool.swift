@@ -17,21 +17,26 @@ import APNHTTP2
 /// | end of turn | requests ready, every usable connection full (or none), fewer than `maxConnections` usable, fewer than twice that open, no attempt under way, no backoff | `connect(attempt)` |
 /// | connecting | `connected` | a connection (one stream until the server's SETTINGS); `connected` event; the failure count stays until its first answer |
 /// | connecting | `connectFailed` | failed attempt (below) |
-/// | any | a failed attempt: connect failed, or a connection that ends (or sends GOAWAY, or hangs) having answered nothing | count + 1; the next attempt waits `backoff(count)`; at `connectionRetryLimit` (or at once for a credential failure), with no usable connection left, every waiting request fails `connectionFailed` and the count restarts |
+/// | any | a failed attempt: connect failed, the session could not start, or a connection that carried a stream and ends (or sends GOAWAY) having answered nothing, or hangs | count + 1 (once per connection); the next attempt waits `backoff(count)`; at `connectionRetryLimit` (or at once for a credential failure), with no usable connection left, every waiting request fails with the attempt's error and the count restarts |
+/// | any | the provider token cannot be made | every waiting request fails `authentication` |
 /// | open connection | an answer | its request completes or is retried (``ProviderScheduler``); the failure count restarts |
 /// | open connection | 403 `ExpiredProviderToken` | the token is renewed (when the request went with the current one and Apple allows it now); the request goes again once |
 /// | open connection | 503 `Shutdown` | the request is retried; the connection takes no new streams (it drains) |
 /// | open connection | REFUSED_STREAM, or a stream above a GOAWAY's last stream id | the request goes again first, on any connection |
 /// | open connection | another stream reset, a malformed answer | the request fails, may have been delivered |
+/// | open connection | the server allows no streams while requests wait | given up (as below) |
 /// | open connection | GOAWAY | it drains: no new streams; those below last-stream-id are still answered |
 /// | open connection | silent for `pingInterval` (for `min(pingInterval, pingTimeout)` while streams wait) | PING |
-/// | open connection | PING unanswered for `pingTimeout`; our bytes refused for `pingTimeout`; streams open and nothing answered for `requestTimeout` | given up: `close`, its open streams fail `connectionFailed`, may have been delivered |
+/// | open connection | PING unanswered for `pingTimeout`; our bytes refused for `pingTimeout` | given up: `close`, its open streams fail `connectionFailed`, may have been delivered |
+/// | open connection | streams open and nothing answered for `requestTimeout` (hung) | given up: the streams time out (`timedOut`, may have been delivered), the rest as above |
 /// | open connection | the peer closed it, a read or write failed, it broke HTTP/2 | the same |
 /// | open connection | drained (GOAWAY, nothing open) | `close` |
 /// | open | `close(reply)` | closing: new sends refused; queued and in-flight requests finish |
 /// | closing | nothing left | every connection gets GOAWAY and `close`; `finish` (events end, replies answered) |
 /// | closed | `close(reply)` | answered at once |
 /// | any | `release` | closing; once closed, `stop` |
+/// | any | `barrier(reply)` | answered in order with the completions and events before it |
+/// | not connecting that attempt | `connected`, `connectFailed` | ignored (the driver closes the socket) |
 ///
 /// ## Contract with the driver
 /// After every input, drain ``nextAction()`` and perform the actions in order. Answer every
@@ -83,7 +88,9 @@ struct ProviderPool: ~Copyable {
 
     /// The next thing for the driver to do.
     mutating func nextAction() -> ProviderPoolAction? {
-        actions.popFirst()
+        if let action = actions.popFirst() { return action }
+        actions.releaseMemoryIfEmpty(above: 4_096)
+        return nil
     }
 
     /// Every request not yet complete.

@@ -5,8 +5,9 @@ enum ProviderPoolAction {
     /// `connected(attempt:peer:now:)` or `connectFailed(attempt:_:now:)`.
     case connect(attempt: Int)
     /// Write `lastBytes` (the session's last frames, a GOAWAY) if the socket takes them,
-    /// then close connection `connection`'s socket. The pool has already forgotten it.
-    case close(connection: Int, lastBytes: [UInt8])
+    /// then close connection `connection`'s socket; nil: a failed socket, closed at once,
+    /// written to no more. The pool has already forgotten it.
+    case close(connection: Int, lastBytes: [UInt8]?)
     /// Call the request's completion with its response (a failure also goes to listeners
     /// as ``ProviderEvent/failed(_:)``).
     case complete(ProviderScheduler.Completion)

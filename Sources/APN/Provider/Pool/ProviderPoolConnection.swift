@@ -46,6 +46,13 @@ final class ProviderPoolConnection {
     var busySince: Timestamp?
     /// Given up as hung: counts as a failed attempt even if it answered before.
     var hung = false
+    /// Streams ever opened on it: a connection that carried none and closes (an idle one
+    /// Apple times out) is no failed attempt.
+    var carried = 0
+    /// Already counted as a failed attempt.
+    var countedAsFailedAttempt = false
+    /// The error code of a GOAWAY that came before any answer.
+    var goawayBeforeAnswer: UInt32?
 
     init(number: Int, session: HTTP2Session, peer: String, now: Timestamp) {
         self.number = number

@@ -13,7 +13,7 @@
 /// | refused (REFUSED_STREAM, above a GOAWAY's last stream id) | never processed by the server: ready again at the front (not counted against `retryLimit`: nothing was answered), at most `refusalLimit` times; past it: `retriesExhausted` |
 /// | lost (the connection ended with the stream open, no answer) | complete `connectionFailed`, marked may-have-been-delivered: the server may have processed it, so it is not sent again |
 /// | tick past an in-flight request's deadline | complete `timedOut`, marked may-have-been-delivered; the loop resets its stream |
-/// | failAll | every request not in flight completes with the error (no connection could be made; shutdown) |
+/// | failWaiting | every request not in flight completes with the error (no connection could be made; no provider token) |
 struct ProviderScheduler: ~Copyable {
     /// A request's identity inside one provider.
     typealias ID = Int
@@ -71,7 +71,9 @@ struct ProviderScheduler: ~Copyable {
     private var backingOff: [(until: Timestamp, id: ID)] = []
     /// Each write's deadline in write order, which is deadline order (every one is
     /// `requestTimeout` after its write). An element is stale once its request was answered
-    /// or written again (`attempt` no longer its count); stale ones leave from the front.
+    /// or written again (`attempt` no longer its count); stale ones leave from the front, so
+    /// one request long unanswered keeps the writes after it here until its deadline (at
+    /// most `requestTimeout` of writes, 24 bytes each).
     private var deadlines = RingBuffer<(deadline: Timestamp, id: ID, attempt: Int)>()
 
     init(configuration: Configuration) {
@@ -132,6 +134,7 @@ struct ProviderScheduler: ~Copyable {
     /// flight, not every write of the last `requestTimeout`.
     private mutating func dropStaleDeadlines() {
         while let first = deadlines.first, !isLive(first) { _ = deadlines.popFirst() }
+        deadlines.releaseMemoryIfEmpty(above: 65_536)
     }
 
     /// Notes where request `id` is in flight.
