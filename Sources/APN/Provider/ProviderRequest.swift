@@ -147,8 +147,11 @@ struct ProviderRequest: Sendable {
                         "apns-topic is required with token authentication: set Notification.topic or Provider.Options.topic (MissingTopic)"
                     ))
             }
+            // `:path` names one device: used once, so kept out of the HPACK tables, where each
+            // would evict the fields every request repeats (`authorization`, `apns-topic`) and
+            // make both ends send and read them out again.
             var headers: [HTTP2Header] = [
-                HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"), HTTP2Header(":path", ""),
+                HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"), HTTP2Header(":path", "", isIndexable: false),
                 HTTP2Header(":authority", authority),
             ]
             if let topic { headers.append(HTTP2Header("apns-topic", topic)) }

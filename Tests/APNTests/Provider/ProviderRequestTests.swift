@@ -63,6 +63,13 @@ struct ProviderRequestTests {
         #expect(Self.fields(try Self.request(alertAndContent)).contains("apns-priority: 10"), "an alert push, not background")
     }
 
+    @Test(":path (one device's) stays out of the HPACK tables; the fields every request repeats are indexed")
+    func pathNotIndexed() throws {
+        let headers = try Self.request(PushNotification().setBadge(1)).headers
+        #expect(headers.first { $0.name == ":path" }?.isIndexable == false)
+        #expect(headers.filter { $0.name != ":path" }.allSatisfy { $0.isIndexable })
+    }
+
     @Test("Notification.silent(): content-available only, background, priority 5")
     func silentConvenience() throws {
         let note = try PushNotification.silent(["sync": "inbox"])
