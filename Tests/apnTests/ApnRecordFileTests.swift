@@ -69,7 +69,7 @@ struct ApnRecordFileTests {
 
         """#
 
-    @Test("HTTP/2 gateway: optional headers present and absent, escapes, certificate and token authentication")
+    @Test("HTTP/2 gateway: optional headers present and absent, escapes, certificate and token authentication; writer threads named")
     func http2RecordLines() throws {
         let recordFile = temporaryFile()
         defer { try? FileManager.default.removeItem(atPath: recordFile) }
@@ -106,6 +106,13 @@ struct ApnRecordFileTests {
             ]),
             body: Array(#"{"aps":{"badge":1}}"#.utf8))
         #expect(third?.status == 200)
+
+        // Both record writers' threads carry names the system keeps (at most 15 bytes).
+        let tasks = "/proc/\(fixture.gateway.process.processIdentifier)/task"
+        let names = Set(((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).compactMap {
+            try? String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+        #expect(names.isSuperset(of: ["apn-record", "apn-record-h2"]), "\(names.sorted())")
 
         let summary = try fixture.stop()
         #expect((summary["http2"] as? [String: Any])?["accepted"] as? Int == 3)
