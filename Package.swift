@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "apnTests",
             dependencies: [
-                "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNTLS", "APNWire", "CSQLite", "TestSupport",
+                "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNHTTP2", "APNTLS", "APNWire", "CSQLite", "TestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

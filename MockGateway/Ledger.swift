@@ -26,6 +26,10 @@ struct Ledger: GatewayLedger, ~Copyable {
     func records(in range: Range<Int>) -> [MockGateway.Record] {
         records.records(in: range)
     }
+
+    func copyRecords(_ range: Range<Int>, into copy: inout RecordStore.Copy) {
+        records.copy(range, into: &copy)
+    }
     var rejections: [MockGateway.RejectionRecord] = []
     /// Notifications decoded overall, accepted or not: numbers the next one.
     var decodedCount = 0

@@ -25,3 +25,13 @@ extension MockGateway {
         shared.releaseRecords(upTo: sequence)
     }
 }
+
+extension MockGateway {
+    /// Appends the record file's lines (`apn mock-gateway --record`) of at most `limit`
+    /// records from position `start` on (as ``records(from:limit:)`` picks them) to `lines`,
+    /// and returns the position after the last one appended (`start` when none was).
+    /// Copied under the gateway's lock, formatted after it is released.
+    package func appendRecordLines(from start: Int, limit: Int, to lines: inout RecordLineBuffer) -> Int {
+        shared.appendRecordLines(from: start, limit: limit, to: &lines)
+    }
+}

@@ -92,6 +92,32 @@ struct RecordBlocks<Entry>: ~Copyable {
         }
     }
 
+    /// Replaces `entries` with the entries at `range` (within ``firstKept``..<``count``) and
+    /// `bytes` with their bytes, back to back in the same order, where `location` says an
+    /// entry's bytes lie: records stored one after the other lie together in a byte block,
+    /// so each such run is copied at once.
+    func copy(
+        _ range: Range<Int>, entries: inout [Entry], bytes: inout [UInt8],
+        location: (Entry) -> (start: UnsafeRawPointer, count: Int)
+    ) {
+        entries.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        entries.reserveCapacity(range.count)
+        var run: (start: UnsafeRawPointer, count: Int)?
+        for index in range {
+            let entry = self[index]
+            entries.append(entry)
+            let (start, count) = location(entry)
+            if let current = run, current.start + current.count == start {
+                run = (current.start, current.count + count)
+            } else {
+                if let current = run { bytes.append(contentsOf: UnsafeRawBufferPointer(start: current.start, count: current.count)) }
+                run = (start, count)
+            }
+        }
+        if let current = run { bytes.append(contentsOf: UnsafeRawBufferPointer(start: current.start, count: current.count)) }
+    }
+
     /// The entry numbered `index` (from ``firstKept`` to below ``count``).
     subscript(index: Int) -> Entry {
         entryBlocks.block(index / Self.entriesPerBlock).assumingMemoryBound(to: Entry.self)[index % Self.entriesPerBlock]

@@ -69,6 +69,19 @@ struct RecordStore: ~Copyable {
             priority: notification.priority ?? 0, command: notification.command, presence: presence))
     }
 
+    /// An entry's optional fields, `nil` where the notification had none.
+    struct Fields {
+        var identifier: UInt32?
+        var expiry: UInt32?
+        var priority: UInt8?
+
+        init(_ entry: Entry) {
+            identifier = entry.presence & Presence.identifier != 0 ? entry.identifier : nil
+            expiry = entry.presence & Presence.expiry != 0 ? entry.expiry : nil
+            priority = entry.presence & Presence.priority != 0 ? entry.priority : nil
+        }
+    }
+
     /// The records at `range` (0-based positions in acceptance order), built as public values.
     /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [MockGateway.Record] {
@@ -78,12 +91,11 @@ struct RecordStore: ~Copyable {
             let token = UnsafeRawBufferPointer(start: entry.bytes, count: Int(entry.tokenLength))
             let payload = UnsafeRawBufferPointer(
                 start: entry.bytes + Int(entry.tokenLength), count: Int(entry.payloadLength))
+            let fields = Fields(entry)
             return MockGateway.Record(
                 connection: entry.connection, sequence: index + 1, command: entry.command,
-                identifier: entry.presence & Presence.identifier != 0 ? entry.identifier : nil,
-                token: Array(token), payload: Array(payload),
-                expiry: entry.presence & Presence.expiry != 0 ? entry.expiry : nil,
-                priority: entry.presence & Presence.priority != 0 ? entry.priority : nil)
+                identifier: fields.identifier, token: Array(token), payload: Array(payload),
+                expiry: fields.expiry, priority: fields.priority)
         }
     }
 }

@@ -24,6 +24,18 @@ protocol GatewayLedger: ~Copyable, SendableMetatype {
     var recordRoom: Int { get }
     /// Frees the records at positions below `end`.
     mutating func releaseRecords(upTo end: Int)
+    /// Records copied out of the ledger, to be formatted as record-file lines outside the lock.
+    associatedtype RecordCopy: RecordFileLines
+    /// Copies the records at `range` (within ``firstKeptRecord``..<``recordCount``) into `copy`.
+    func copyRecords(_ range: Range<Int>, into copy: inout RecordCopy)
+}
+
+/// Copied records that format themselves as the record file's lines.
+protocol RecordFileLines {
+    /// No records.
+    init()
+    /// Appends one line per record to `lines`.
+    func appendLines(to lines: inout RecordLineBuffer)
 }
 
 /// The binary gateway's shared state.
@@ -114,13 +126,37 @@ final class GatewayState<Ledger: GatewayLedger & ~Copyable>: Sendable {
     ///
     /// - Precondition: `start >= 0`, `limit >= 0`.
     func records(from start: Int, limit: Int = .max) -> [Ledger.Record] {
+        withKeptRecords(from: start, limit: limit) { ledger, range in range.isEmpty ? [] : ledger.records(in: range) }
+    }
+
+    /// Calls `body` under the lock with the positions of at most `limit` records kept from
+    /// position `start` (0-based) on: from the oldest kept when `start` lies before it, an
+    /// empty range at `start` when there are none.
+    ///
+    /// - Precondition: `start >= 0`, `limit >= 0`.
+    func withKeptRecords<T: Sendable>(
+        from start: Int, limit: Int, _ body: (borrowing Ledger, Range<Int>) -> T
+    ) -> T {
         precondition(start >= 0 && limit >= 0, "records(from:limit:) needs 0 or more, not \(start), \(limit)")
         return read { ledger in
             let first = max(start, ledger.firstKeptRecord)
-            guard first < ledger.recordCount else { return [] }
-            let end = first + min(limit, ledger.recordCount - first)
-            return ledger.records(in: first..<end)
+            guard first < ledger.recordCount else { return body(ledger, start..<start) }
+            return body(ledger, first..<first + min(limit, ledger.recordCount - first))
         }
+    }
+
+    /// Appends the record file's lines of at most `limit` records from position `start` on
+    /// (as ``records(from:limit:)`` picks them) to `lines`; returns the position after the
+    /// last one appended (`start` when none was). The records are copied under the lock in
+    /// one acquisition and formatted after it is released: the connections record on meanwhile.
+    func appendRecordLines(from start: Int, limit: Int, to lines: inout RecordLineBuffer) -> Int {
+        var copy = Ledger.RecordCopy()
+        let end = withKeptRecords(from: start, limit: limit) { ledger, range in
+            ledger.copyRecords(range, into: &copy)
+            return range.upperBound
+        }
+        copy.appendLines(to: &lines)
+        return end
     }
 
     /// Frees the records at positions below `end` and wakes connections waiting for room.

@@ -85,6 +85,10 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
         records.records(in: range)
     }
 
+    func copyRecords(_ range: Range<Int>, into copy: inout HTTP2RecordStore.Copy) {
+        records.copy(range, into: &copy)
+    }
+
     /// The answer an answer fault gives `request`, if one applies (the first that does, in
     /// the order ``HTTP2MockGateway/Faults`` documents).
     private mutating func faultAnswer(for request: ValidatedRequest, streamID: Int32) -> Answer? {

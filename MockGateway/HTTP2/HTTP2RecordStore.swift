@@ -33,13 +33,13 @@ struct HTTP2RecordStore: ~Copyable {
         var hasExpiration: Bool
     }
 
-    private static let pushTypes = PushType.documented.map(\.rawValue)
+    fileprivate static let pushTypes = PushType.documented.map(\.rawValue)
 
     /// The storage, and what it keeps (``RecordBlocks/firstKept``, ``RecordBlocks/room``,
     /// ``RecordBlocks/release(upTo:)``).
     var blocks: RecordBlocks<Entry>
-    private var topics = Interned<String>()
-    private var authentications = Interned<HTTP2MockGateway.Authentication>()
+    private(set) var topics = Interned<String>()
+    private(set) var authentications = Interned<HTTP2MockGateway.Authentication>()
     /// How many records are stored.
     var count: Int { blocks.count }
     init(retention: RecordRetention) {
@@ -100,35 +100,62 @@ struct HTTP2RecordStore: ~Copyable {
         cursor += bytes.count
     }
 
+    /// One entry's fields, read from its bytes and flags.
+    struct Parts {
+        /// The token (binary), the `apns-id`, the collapse id (empty when none was sent:
+        /// ``Entry/collapseIDLength`` tells an empty one apart) and the payload.
+        var token, apnsID, collapseID, payload: UnsafeRawBufferPointer
+        /// The push type's raw value, when sent.
+        var pushType: String?
+        var priority, expiration: Int?
+
+        /// The parts of `entry`, whose bytes are at `bytes` (its own, or a copy of them).
+        init(_ entry: Entry, bytes: UnsafeRawPointer) {
+            var cursor = bytes
+            func take(_ count: Int) -> UnsafeRawBufferPointer {
+                defer { cursor += count }
+                return UnsafeRawBufferPointer(start: cursor, count: count)
+            }
+            token = take(Int(entry.tokenLength))
+            apnsID = take(Int(entry.apnsIDLength))
+            collapseID = take(max(0, Int(entry.collapseIDLength) - 1))
+            payload = take(Int(entry.payloadLength))
+            pushType = entry.pushType == 0 ? nil : HTTP2RecordStore.pushTypes[Int(entry.pushType) - 1]
+            priority = entry.priority == 0 ? nil : Int(entry.priority)
+            expiration = entry.hasExpiration ? entry.expiration : nil
+        }
+    }
+
     /// The records at `range` (0-based positions in acceptance order), as public values.
     /// - Precondition: `range` lies within `firstKept..<count`.
     func records(in range: Range<Int>) -> [HTTP2MockGateway.Record] {
         precondition(range.lowerBound >= blocks.firstKept && range.upperBound <= count, "records \(range) of \(blocks.firstKept)..<\(count)")
         return range.map { index in
             let entry = blocks[index]
-            var cursor = entry.bytes
-            func take(_ count: Int) -> UnsafeRawBufferPointer {
-                defer { cursor += count }
-                return UnsafeRawBufferPointer(start: cursor, count: count)
-            }
-            let token = hexString(take(Int(entry.tokenLength)))
-            let apnsID = String(decoding: take(Int(entry.apnsIDLength)), as: UTF8.self)
-            let collapseID = String(decoding: take(max(0, Int(entry.collapseIDLength) - 1)), as: UTF8.self)
+            let parts = Parts(entry, bytes: entry.bytes)
             return HTTP2MockGateway.Record(
-                connection: Int(entry.connection), sequence: index + 1, token: token, topic: topics[entry.topic],
-                pushType: entry.pushType == 0 ? nil : PushType(rawValue: Self.pushTypes[Int(entry.pushType) - 1]),
-                priority: entry.priority == 0 ? nil : Int(entry.priority),
-                expiration: entry.hasExpiration ? entry.expiration : nil,
-                collapseID: entry.collapseIDLength == 0 ? nil : collapseID, apnsID: apnsID,
-                payload: Array(take(Int(entry.payloadLength))), authentication: authentications[entry.authentication])
+                connection: Int(entry.connection), sequence: index + 1, token: hexString(parts.token),
+                topic: topics[entry.topic], pushType: parts.pushType.flatMap(PushType.init(rawValue:)),
+                priority: parts.priority, expiration: parts.expiration,
+                collapseID: entry.collapseIDLength == 0 ? nil : String(decoding: parts.collapseID, as: UTF8.self),
+                apnsID: String(decoding: parts.apnsID, as: UTF8.self),
+                payload: Array(parts.payload), authentication: authentications[entry.authentication])
         }
+    }
+}
+
+extension HTTP2RecordStore.Entry {
+    /// How many bytes the record has in its byte block.
+    var byteCount: Int {
+        Int(tokenLength) + Int(apnsIDLength) + max(0, Int(collapseIDLength) - 1) + Int(payloadLength)
     }
 }
 
 /// Values stored once and named by their index: the topics and authentications records
 /// share. The last value looked up is checked first, as consecutive records usually share it.
-private struct Interned<Value: Hashable> {
-    private var values: [Value] = []
+struct Interned<Value: Hashable> {
+    /// Every value stored, each at its index.
+    private(set) var values: [Value] = []
     private var indices: [Value: UInt32] = [:]
     private var last: (value: Value, index: UInt32)?
 

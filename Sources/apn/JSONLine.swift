@@ -42,11 +42,16 @@ enum LineWriter {
     /// - Returns: whether everything was written.
     @discardableResult
     static func write(bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { write(bytes: $0, to: descriptor) }
+    }
+
+    /// Writes `bytes` to `descriptor`, retrying short writes.
+    /// - Returns: whether everything was written.
+    @discardableResult
+    static func write(bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            }
+            let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return false

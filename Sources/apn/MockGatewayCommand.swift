@@ -129,8 +129,10 @@ enum MockGatewayCommand {
         }
         refusalLog.start()
 
-        let recorder = recordDescriptor.map { RecordWriter(gateway, descriptor: $0) }
-        let http2Recorder = recordDescriptor.flatMap { descriptor in http2.map { RecordWriter($0, descriptor: descriptor) } }
+        let recorder = recordDescriptor.map { RecordWriter(gateway, descriptor: $0, threadName: RecordWriter.binaryThreadName) }
+        let http2Recorder = recordDescriptor.flatMap { descriptor in
+            http2.map { RecordWriter($0, descriptor: descriptor, threadName: RecordWriter.http2ThreadName) }
+        }
         let recorders = [recorder, http2Recorder].compactMap { $0 }
         for recorder in recorders { recorder.start() }
 

@@ -7,55 +7,66 @@ import Synchronization
 /// Appends accepted notifications to the record file as JSON lines, from a thread that waits
 /// on the gateway's record count (a condition wait) rather than polling.
 ///
-/// Records are taken in batches of ``batchSize``, their lines gathered into one buffer
-/// written with one `write(2)` per ``bufferSize`` (not one a line), and released from the
-/// gateway as soon as their lines are built. The gateway keeps at most ``retention`` records
-/// and pauses its connections when that many wait (``RecordRetention/Overflow/pauseConnections``):
-/// a writer that falls behind slows the clients down instead of growing memory, and at
-/// shutdown there are at most that many records left to write.
+/// Records are taken in batches of ``batchSize`` (waiting ``batchWait`` at most for one to
+/// fill) — copied out under the gateway's lock in one
+/// acquisition, formatted after it into one reused buffer (``RecordLineBuffer``) — written with
+/// one `write(2)` per ``bufferSize`` (not one a line), and released from the gateway as soon as
+/// their lines are built. The gateway keeps at most ``retention`` records and pauses its
+/// connections when that many wait (``RecordRetention/Overflow/pauseConnections``): a writer
+/// that falls behind slows the clients down instead of growing memory, and at shutdown there
+/// are at most that many records left to write.
 final class RecordWriter: Sendable {
     /// Records taken from the gateway at a time.
     static let batchSize = 4096
+    /// How long the thread waits for a whole batch once a record is there.
+    static let batchWait = Duration.milliseconds(5)
     /// Bytes of lines gathered before a write.
     static let bufferSize = 1 << 20
     /// What the gateway keeps for a writer: 65,536 records waiting at most.
     static let retention = RecordRetention(limit: 1 << 16, whenFull: .pauseConnections)
+    /// The writing threads' names, as `top -H` and `/proc/PID/task/*/comm` show them.
+    static let binaryThreadName = "apn-record"
+    static let http2ThreadName = "apn-record-h2"
 
-    /// The lines of at most `limit` records from position `start`, and the position after the last.
-    typealias Batch = @Sendable (_ start: Int, _ limit: Int) -> (lines: [String], end: Int)
-
-    private let waitForRecords: @Sendable (Int) -> Bool
-    private let batch: Batch
-    private let release: @Sendable (Int) -> Void
+    private let source: any RecordSource
     private let descriptor: Int32
+    private let threadName: String
     private let stopping = Atomic<Bool>(false)
-    /// How many records were written (the position of the next).
-    private let written = Lock(0)
+    /// How many records were written (the position of the next), and the buffer their lines
+    /// are gathered in.
+    private let state = Lock(State())
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Writes the records of `gateway` (either kind) to `descriptor`.
-    init<Gateway: RecordSource>(_ gateway: Gateway, descriptor: Int32) {
+    private struct State: ~Copyable {
+        var written = 0
+        var lines = RecordLineBuffer(capacity: RecordWriter.bufferSize + (1 << 20))
+    }
+
+    /// Writes the records of `gateway` (either kind) to `descriptor`, from a thread named
+    /// `threadName`.
+    init(_ gateway: some RecordSource, descriptor: Int32, threadName: String) {
+        source = gateway
         self.descriptor = descriptor
-        waitForRecords = { gateway.waitForRecords(count: $0, timeout: .seconds(1)) }
-        batch = { start, limit in
-            let records = gateway.records(from: start, limit: limit)
-            return (records.map(Gateway.line), records.last.map(Gateway.sequence) ?? start)
-        }
-        release = { gateway.releaseRecords(through: $0) }
+        self.threadName = threadName
     }
 
     /// Starts the writing thread.
     func start() {
         let thread = Thread { [self] in
+            // Foundation's `Thread.name` reaches Linux only up to 15 bytes.
+            SystemThreadName.set(threadName)
             while !stopping.load(ordering: .sequentiallyConsistent) {
-                let next = written.withLock { $0 } + 1
-                if waitForRecords(next) {
-                    drain(upTo: .max)
-                }
+                let written = state.withLock { $0.written }
+                guard source.waitForRecords(count: written + 1, timeout: .seconds(1)) else { continue }
+                // Then a batch's worth, or a moment: at full rate each wake-up takes a whole
+                // batch (the connections wake this thread once a batch, not once a read, and
+                // each write(2) is large); at a low rate lines still reach the file at once.
+                _ = source.waitForRecords(count: written + Self.batchSize, timeout: Self.batchWait)
+                drain(upTo: .max)
             }
             finished.signal()
         }
-        thread.name = "apn record writer"
+        thread.name = threadName
         thread.start()
     }
 
@@ -75,52 +86,39 @@ final class RecordWriter: Sendable {
     /// Writes the records from the last written to position `end` (or as many as there are),
     /// in batches, releasing each batch from the gateway once its lines are built.
     private func drain(upTo end: Int) {
-        written.withLock { written in
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(Self.bufferSize + 64 * 1024)
-            while written < end {
-                let (lines, next) = batch(written, min(Self.batchSize, end - written))
-                guard !lines.isEmpty else { break }
-                for line in lines {
-                    buffer.append(contentsOf: line.utf8)
-                    buffer.append(UInt8(ascii: "\n"))
-                }
-                written = next
-                release(next)
-                if buffer.count >= Self.bufferSize {
-                    LineWriter.write(bytes: buffer, to: descriptor)
-                    buffer.removeAll(keepingCapacity: true)
-                }
+        state.withLock { state in
+            while state.written < end {
+                let next = source.appendRecordLines(
+                    from: state.written, limit: min(Self.batchSize, end - state.written), to: &state.lines)
+                guard next > state.written else { break }
+                state.written = next
+                source.releaseRecords(through: next)
+                if state.lines.count >= Self.bufferSize { flush(&state.lines) }
                 // Between batches, a stop ends the thread's drain: ``finish(upTo:)`` writes the rest.
                 if end == .max && stopping.load(ordering: .sequentiallyConsistent) { break }
             }
-            if !buffer.isEmpty { LineWriter.write(bytes: buffer, to: descriptor) }
+            flush(&state.lines)
         }
+    }
+
+    private func flush(_ lines: inout RecordLineBuffer) {
+        guard lines.count > 0 else { return }
+        lines.withUnsafeBytes { _ = LineWriter.write(bytes: $0, to: descriptor) }
+        lines.removeAll()
     }
 }
 
 /// A gateway whose records a ``RecordWriter`` writes: ``MockGateway`` and ``HTTP2MockGateway``.
 protocol RecordSource: Sendable {
-    /// The gateway's record type.
-    associatedtype Record
     /// Waits until `count` records were accepted, or `timeout` passes, or the gateway stops.
     func waitForRecords(count: Int, timeout: Duration) -> Bool
-    /// At most `limit` records from position `start` on.
-    func records(from start: Int, limit: Int) -> [Record]
+    /// Appends the record file's lines of at most `limit` records from position `start` on;
+    /// the position after the last one appended.
+    func appendRecordLines(from start: Int, limit: Int, to lines: inout RecordLineBuffer) -> Int
     /// Frees the records up to the one with `sequence`.
     func releaseRecords(through sequence: Int)
-    /// A record's line in the record file.
-    static func line(_ record: Record) -> String
-    /// A record's place among all accepted (1-based).
-    static func sequence(_ record: Record) -> Int
 }
 
-extension MockGateway: RecordSource {
-    static func line(_ record: Record) -> String { RecordLine.line(record) }
-    static func sequence(_ record: Record) -> Int { record.sequence }
-}
+extension MockGateway: RecordSource {}
 
-extension HTTP2MockGateway: RecordSource {
-    static func line(_ record: Record) -> String { RecordLine.line(record) }
-    static func sequence(_ record: Record) -> Int { record.sequence }
-}
+extension HTTP2MockGateway: RecordSource {}
