@@ -7,6 +7,11 @@ import MockGateway
 /// ``HTTP2MockGateway`` over one TLS connection (both ends on this machine), provider-token
 /// authentication (`--auth certificate` for a client certificate instead), `--streams`
 /// (1,000) in flight; then the resident memory per request waiting or in flight.
+///
+/// With `--port N --certs DIR` the notifications go to a server already listening on
+/// `127.0.0.1:N` instead (no gateway in this process), trusting `DIR/ca.pem` and signing
+/// provider tokens with the key `apn certs DIR` writes: how `scripts/callgrind-http2`
+/// counts our client's instructions per request against nghttpd.
 enum HTTP2Benchmark {
     static let keyID = "BENCHKEY01"
     static let teamID = "BENCHTEAM1"
@@ -15,8 +20,9 @@ enum HTTP2Benchmark {
 
     static func run(_ arguments: [String]) throws {
         let options = try BenchOptions(
-            arguments, defaultOperations: 200_000, extra: ["--streams", "--connections"],
-            choices: ["--auth": ["token", "certificate"]])
+            arguments, defaultOperations: 200_000, extra: ["--streams", "--connections", "--port"],
+            choices: ["--auth": ["token", "certificate"]], pathOptions: ["--certs", "--payload"])
+        if let port = options.values["--port"] { return try runAgainstServer(port: port, options: options) }
         let usesCertificate = options.words["--auth"] == "certificate"
         let count = options.operations
         let streams = max(1, options.values["--streams"] ?? 1_000)
@@ -77,6 +83,43 @@ enum HTTP2Benchmark {
             try memory(gateway: gateway, provider: provider, devices: Array(devices.prefix(100_000)), note: note)
         }
         blocking { await provider.close() }
+    }
+
+    /// `--port N --certs DIR [--payload FILE]`: the client alone, against a server on
+    /// `127.0.0.1:N` (nghttpd, say), with a provider token made from `DIR`'s key, `--streams`
+    /// in flight on one connection.
+    static func runAgainstServer(port: Int, options: BenchOptions) throws {
+        guard let certs = options.paths["--certs"] else {
+            throw BenchUsageError(description: "http2 --port needs --certs DIR (its ca.pem and the provider key apn certs writes)")
+        }
+        guard let port = UInt16(exactly: port) else { throw BenchUsageError(description: "--port \(port) is not a port") }
+        let streams = max(1, options.values["--streams"] ?? 1_000)
+        var settings = Provider.Options()
+        settings.authentication = .token(
+            keyID: "MOCKKEY001", teamID: "MOCKTEAM01", key: .file(certs + "/AuthKey_MOCKKEY001.p8"))
+        settings.topic = "com.example.app"  // apn certs' topic
+        settings.address = "127.0.0.1"
+        settings.port = port
+        settings.ca = [.file(certs + "/ca.pem")]
+        settings.maxConcurrentStreams = streams
+        settings.maxConnections = 1
+        settings.requestTimeout = .seconds(600)
+        let provider = Provider(options: settings)
+        let devices = (0..<options.operations).map { SendBenchmark.makeDevice($0) }
+        // `--payload FILE`: JSON sent as it is (the script gives h2load the same bytes).
+        let note = try options.paths["--payload"].map { try APN.Notification(payloadJSON: Array(try Data(contentsOf: URL(fileURLWithPath: $0)))) }
+            ?? PushNotification().setAlertText("Hello, this is a benchmark notification").setBadge(1)
+        _ = note.compiledPayload()
+        print("http2: \(options.operations) notifications a round through Provider to 127.0.0.1:\(port), \(streams) streams, "
+            + "one connection, provider tokens; \(options.rounds) round(s) after one unmeasured")
+        var failures = 0
+        let seconds = measureRounds(options.rounds) {
+            let responses = blocking { await provider.send(note, to: devices) }
+            failures += responses.count { !$0.isSuccess }
+        }
+        report("throughput (sendMany)", operations: options.operations, seconds: seconds, unit: "notifications/s")
+        blocking { await provider.close() }
+        if failures > 0 { throw BenchUsageError(description: "http2: \(failures) not answered 200") }
     }
 
     /// Resident memory with `devices.count` requests sent to a gateway that answers none

@@ -18,17 +18,26 @@ struct BenchOptions {
     var values: [String: Int] = [:]
     /// The scenario's own options that take a word (`--auth certificate`).
     var words: [String: String] = [:]
+    /// The scenario's own options that take a path (`--certs DIR`).
+    var paths: [String: String] = [:]
 
     /// Reads `arguments`; `extra` names the whole-number options the scenario takes beside
-    /// `--operations`, `--rounds` and `--only`, `choices` those taking one of a few words.
+    /// `--operations`, `--rounds` and `--only`, `choices` those taking one of a few words,
+    /// `pathOptions` those taking a path.
     init(
-        _ arguments: [String], defaultOperations: Int, extra: Set<String> = [], choices: [String: [String]] = [:]
+        _ arguments: [String], defaultOperations: Int, extra: Set<String> = [], choices: [String: [String]] = [:],
+        pathOptions: Set<String> = []
     ) throws {
         operations = defaultOperations
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             if flag == "--only", let value = rest.popFirst() {
                 only = value
+                continue
+            }
+            if pathOptions.contains(flag) {
+                guard let value = rest.popFirst(), !value.isEmpty else { throw BenchUsageError(description: "\(flag) needs a path") }
+                paths[flag] = value
                 continue
             }
             if let allowed = choices[flag] {

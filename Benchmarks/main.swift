@@ -22,6 +22,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     var text = "usage: apn-bench SCENARIO [--operations N] [--rounds N] [--only MEASUREMENT]\n"
         + "       apn-bench h2session [--in-flight N]\n"
         + "       apn-bench http2 [--streams N] [--connections N] [--auth token|certificate] [--only throughput|memory]\n"
+        + "       apn-bench http2 --port N --certs DIR [--payload FILE] [--streams N]   (the client alone, to 127.0.0.1:N)\n"
         + "       apn-bench chaos [--latency-ms MS] [--connections N] [--confirm N] [--report 1] [--settle-ms MS]\n"
         + "\nscenarios:\n"
     for scenario in scenarios {

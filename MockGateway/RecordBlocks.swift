@@ -43,6 +43,16 @@ struct RecordBlocks<Entry>: ~Copyable {
         return max(0, retention.limit - (count - firstKept))
     }
 
+    /// Whether no record is kept at all (a limit of 0, discarding: `apn mock-gateway` without
+    /// `--record`): records are then only counted (``countWithoutKeeping()``), not copied.
+    var keepsNone: Bool { retention.limit == 0 && retention.whenFull == .discardOldest }
+
+    /// Counts a record that is not kept, as storing and discarding it at once would.
+    mutating func countWithoutKeeping() {
+        count += 1
+        firstKept = count
+    }
+
     /// `length` bytes for the next record, uninitialized; they stay where they are until
     /// the record is released.
     mutating func reserveBytes(_ length: Int) -> UnsafeMutableRawPointer {

@@ -48,6 +48,7 @@ struct RecordStore: ~Copyable {
 
     /// Stores a notification that arrived on `connection`, copying its token and payload.
     mutating func append(_ notification: DecodedNotificationView, connection: Int) {
+        guard !blocks.keepsNone else { return blocks.countWithoutKeeping() }
         let tokenLength = notification.token.count
         let payloadLength = notification.payload.count
         let bytes = blocks.reserveBytes(tokenLength + payloadLength)

@@ -48,6 +48,7 @@ struct HTTP2RecordStore: ~Copyable {
 
     /// Stores `request`, accepted on `connection`, copying what it keeps.
     mutating func append(_ request: ValidatedRequest, connection: Int) {
+        guard !blocks.keepsNone else { return blocks.countWithoutKeeping() }
         var path = request.path
         var apnsID = request.apnsID
         var collapseID = request.collapseID ?? ""

@@ -59,6 +59,19 @@ import Testing
         client.connection.close()
     }
 
+    /// A limit of 0 (`apn mock-gateway` without `--record`) keeps nothing and copies nothing,
+    /// yet counts every record, as storing and discarding each would.
+    @Test func aLimitOfZeroCountsRecordsWithoutKeepingAny() throws {
+        let harness = try Harness { $0.recordRetention = RecordRetention(limit: 0, whenFull: .discardOldest) }
+        let client = try harness.connect()
+        try client.send(bulkFrames(0..<100))
+        #expect(harness.gateway.waitForRecords(count: 100, timeout: .seconds(10)))
+        #expect(harness.gateway.recordCount == 100)
+        #expect(harness.gateway.discardedRecordCount == 100)
+        #expect(harness.gateway.records.isEmpty)
+        client.connection.close()
+    }
+
     @Test func pauseConnectionsReadsNothingMoreUntilRecordsAreReleased() throws {
         let harness = try Harness { $0.recordRetention = RecordRetention(limit: 5, whenFull: .pauseConnections) }
         let client = try harness.connect()

@@ -19,6 +19,7 @@ import Testing
         "{a:1}", "{'a':1}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":-}", "{\"a\":1e}", "{\"a\":tru}",
         "{\"a\":\"\u{01}\"}", #"{"a":"\x"}"#, #"{"a":"\u12"}"#, "{\"a\":[1,]}", "{\"a\":[1}", "{\"a\":{]}",
         "{\"a\":1 \"b\":2}", "\u{FEFF}{}", "{\"a\":1}/*c*/",
+        "{\"abc", "{\"a\":\"plain text, never closed", "{\"a\":\"tab\there\"}",
         String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 99),
     ])
     func refusesWhatIsNotOneJSONObject(_ text: String) {
