@@ -114,7 +114,11 @@ struct ProviderSendRun: Sendable {
                 counts.count(outcome)
                 if outcome == .accepted { accepted += 1 }
                 if response.attempts > 1 { retried += 1 }
-                if ending == nil, let error = response.error, [.authentication, .connectionFailed].contains(error.code) {
+                // A stream lost with its connection did not end the send (the provider went on
+                // with a new one); a credential failure or no connection at all did.
+                if ending == nil, let error = response.error, !error.mayHaveBeenDelivered,
+                    [.authentication, .connectionFailed].contains(error.code)
+                {
                     ending = error
                 }
                 if all || outcome != .accepted { LineWriter.stdout(ProviderSendRun.line(response, outcome)) }

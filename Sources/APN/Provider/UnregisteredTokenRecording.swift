@@ -83,7 +83,7 @@ public final class UnregisteredTokenRecording: Sendable {
 
     /// Takes `response`'s token when it is a 410; `now`: the time of a 410 without a timestamp.
     func take(_ response: ProviderResponse, now: @Sendable () -> Date) {
-        if let token = UnregisteredToken(response, now: now()) { take(token) }
+        if let token = UnregisteredToken(response, now: now) { take(token) }
     }
 
     /// Returns once every token taken before the call is recorded or not recorded, with the
