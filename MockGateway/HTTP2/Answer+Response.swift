@@ -27,6 +27,14 @@ extension Answer {
 
     private static let ok = HTTP2Header(":status", "200")
 
+    /// The fields of an accepted answer (``response(uniqueID:)`` without a refusal), laid
+    /// out once; each answer fills in its `apns-id`. Constant fields that are valid, so
+    /// making the block cannot fail.
+    static let accepted = try! HTTP2HeaderBlock([ok, id("")], varying: ["apns-id"])
+    /// As ``accepted``, with `apns-unique-id` after `apns-id`.
+    static let acceptedWithUniqueID = try! HTTP2HeaderBlock(
+        [ok, id(""), uniqueID("")], varying: ["apns-id", "apns-unique-id"])
+
     /// `apns-id`: one value per response, so kept out of the HPACK tables (indexing each
     /// made the gateway search ~50 earlier ids in its table per response).
     private static func id(_ value: String) -> HTTP2Header {

@@ -50,10 +50,23 @@ struct ConnectionAuthenticator {
     /// Whether that certificate is for the other environment only.
     private let certificateIsForOtherEnvironment: Bool
     /// The token the connection uses now, already verified, and who it names.
-    private var current: (
-        authorization: String, token: Substring, claims: ProviderTokenClaims,
-        authentication: HTTP2MockGateway.Authentication
-    )?
+    private var current: VerifiedToken?
+
+    /// A verified token, boxed: every request of a connection looks at it, and a box copies
+    /// for one retain where the fields would cost one each.
+    private final class VerifiedToken: Sendable {
+        let authorization: String
+        let token: Substring
+        let claims: ProviderTokenClaims
+        let authentication: HTTP2MockGateway.Authentication
+
+        init(authorization: String, token: Substring, claims: ProviderTokenClaims, authentication: HTTP2MockGateway.Authentication) {
+            self.authorization = authorization
+            self.token = token
+            self.claims = claims
+            self.authentication = authentication
+        }
+    }
     /// When the connection took its current token (wall-clock seconds since 1970).
     private var switchedAt = 0.0
 
@@ -63,13 +76,16 @@ struct ConnectionAuthenticator {
         certificateIsForOtherEnvironment = certificate?.isForOtherEnvironment ?? false
     }
 
-    /// Authenticates a request with this `authorization` header (if any).
-    mutating func authenticate(authorization: String?) -> Outcome {
+    /// The wall clock, in seconds since 1970: read once for all the requests of one read.
+    var now: Double { rules.wallClock().timeIntervalSince1970 }
+
+    /// Authenticates a request with this `authorization` header (if any) that arrived at
+    /// `now` (``now``).
+    mutating func authenticate(authorization: String?, now: Double) -> Outcome {
         if certificateTopics != nil {
             return certificateIsForOtherEnvironment ? refuse(.badCertificateEnvironment) : .authenticated(.certificate)
         }
         guard let authorization else { return refuse(.missingProviderToken) }
-        let now = rules.wallClock().timeIntervalSince1970
         // The same header as the last verified one (usually the very same string, which the
         // session reuses for an unchanged field, so the comparison is immediate): no parsing.
         if let current, current.authorization == authorization {
@@ -77,7 +93,9 @@ struct ConnectionAuthenticator {
         }
         guard let token = Self.bearerToken(authorization) else { return refuse(.invalidProviderToken) }
         if let current, current.token == token {
-            self.current?.authorization = authorization
+            self.current = VerifiedToken(
+                authorization: authorization, token: current.token, claims: current.claims,
+                authentication: current.authentication)
             return isFresh(current.claims, now: now) ? .authenticated(current.authentication) : refuse(.expiredProviderToken)
         }
         guard let decoded = try? JSONWebToken.decode(String(token)),
@@ -90,7 +108,8 @@ struct ConnectionAuthenticator {
         }
         let authentication = HTTP2MockGateway.Authentication.token(
             keyID: decoded.claims.keyID, teamID: decoded.claims.teamID)
-        current = (authorization, token, decoded.claims, authentication)
+        current = VerifiedToken(
+            authorization: authorization, token: token, claims: decoded.claims, authentication: authentication)
         switchedAt = now
         return .authenticated(authentication)
     }

@@ -16,6 +16,8 @@ extension HTTP2ConnectionLoop {
             self.authenticator = authenticator
             self.ids = ids
         }
+        // One wall-clock reading for the requests of one read: they arrived together.
+        let now = authenticator.now
         reading: for event in events {
             switch event {
             case .request(let streamID, let headers, let body):
@@ -37,7 +39,7 @@ extension HTTP2ConnectionLoop {
                 if let last = goawayLastStream, streamID > last { continue }
                 pending.append(PendingRequest(
                     streamID: streamID,
-                    verdict: validator.check(headers: headers, body: body, authenticator: &authenticator, ids: &ids)))
+                    verdict: validator.check(headers: headers, body: body, authenticator: &authenticator, ids: &ids, now: now)))
                 if let limit = streamLimitAfterToken, authenticator.teamID != nil {
                     // The first valid provider token: the connection gets its full stream limit.
                     streamLimitAfterToken = nil
@@ -99,8 +101,19 @@ extension HTTP2ConnectionLoop {
     }
 
     private func submit(_ answer: Answer) {
-        let (headers, body) = answer.response(uniqueID: sendsUniqueID ? uniqueIDs.next() : nil)
-        // Fails only when the client reset the stream meanwhile: nothing to answer then.
-        try? session.submitResponse(streamID: answer.streamID, headers: headers, body: body)
+        let uniqueID = sendsUniqueID ? uniqueIDs.next() : nil
+        // Submitting fails only when the client reset the stream meanwhile: nothing to answer then.
+        guard answer.refusal == nil else {
+            let (headers, body) = answer.response(uniqueID: uniqueID)
+            try? session.submitResponse(streamID: answer.streamID, headers: headers, body: body)
+            return
+        }
+        // The common answer: fields laid out once, only the ids filled in.
+        answerValues.removeAll(keepingCapacity: true)
+        answerValues.append(answer.apnsID)
+        if let uniqueID { answerValues.append(uniqueID) }
+        try? session.submitResponse(
+            streamID: answer.streamID, uniqueID == nil ? Answer.accepted : Answer.acceptedWithUniqueID, values: answerValues,
+            body: [])
     }
 }

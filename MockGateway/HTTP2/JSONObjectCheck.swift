@@ -177,7 +177,7 @@ package struct JSONObjectCheck {
         while true {
             // Printable ASCII other than `"` and `\` — most of a payload's text — in a tight
             // loop on a local index, without an optional a byte.
-            var index = offset
+            var index = Self.plainASCIIWords(in: bytes, from: offset)
             while index < bytes.count {
                 let byte = bytes[index]
                 guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
@@ -208,6 +208,25 @@ package struct JSONObjectCheck {
             default: guard multibyteSequence(lead: byte) else { return false }
             }
         }
+    }
+
+    /// Where the run of whole eight-byte words of printable ASCII other than `"` and `\`
+    /// starting at `start` ends: each word is judged at once (no byte below 0x20 or above
+    /// 0x7F, none equal to either character), the bytes after it one by one by the caller.
+    private static func plainASCIIWords(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let buffer = UnsafeRawBufferPointer(bytes)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* UInt64(UInt8(ascii: "\"")), backslashes = ones &* UInt64(UInt8(ascii: "\\"))
+        var index = start
+        while index + 8 <= buffer.count {
+            let word = buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let control = (word &- ones &* 0x20) & ~word
+            let quote = ((word ^ quotes) &- ones) & ~(word ^ quotes)
+            let backslash = ((word ^ backslashes) &- ones) & ~(word ^ backslashes)
+            guard (word | control | quote | backslash) & highs == 0 else { break }
+            index += 8
+        }
+        return index
     }
 
     /// The continuation bytes of a UTF-8 sequence whose lead byte was just consumed.

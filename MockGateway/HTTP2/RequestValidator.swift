@@ -57,9 +57,11 @@ struct RequestValidator: Sendable {
 
     let rules: Rules
 
-    /// Validates one request; `ids` makes the `apns-id` of a request that has no valid one.
+    /// Validates one request that arrived at `now` (``ConnectionAuthenticator/now``); `ids`
+    /// makes the `apns-id` of a request that has no valid one.
     func check(
-        headers: [HTTP2Header], body: [UInt8], authenticator: inout ConnectionAuthenticator, ids: inout UUIDSequence
+        headers: [HTTP2Header], body: [UInt8], authenticator: inout ConnectionAuthenticator, ids: inout UUIDSequence,
+        now: Double
     ) -> RequestVerdict {
         let fields = RequestHeaders(headers)
         var apnsID: String {
@@ -67,7 +69,7 @@ struct RequestValidator: Sendable {
             return ids.next()
         }
         do throws(Refused) {
-            let valid = try validate(fields, body: body, authenticator: &authenticator)
+            let valid = try validate(fields, body: body, authenticator: &authenticator, now: now)
             return .valid(ValidatedRequest(
                 path: fields.path!, topic: valid.topic, pushType: fields.pushType,
                 priority: fields.priority.flatMap { Int($0) }, expiration: fields.expiration.flatMap { Int($0) },
@@ -97,7 +99,7 @@ struct RequestValidator: Sendable {
     }
 
     private func validate(
-        _ fields: RequestHeaders, body: [UInt8], authenticator: inout ConnectionAuthenticator
+        _ fields: RequestHeaders, body: [UInt8], authenticator: inout ConnectionAuthenticator, now: Double
     ) throws(Refused) -> Valid {
         guard fields.method == "POST" else { throw Refused(.methodNotAllowed) }
         guard let path = fields.path else { throw Refused(.badPath) }
@@ -110,7 +112,7 @@ struct RequestValidator: Sendable {
         guard !fields.hasDuplicates else { throw Refused(.duplicateHeaders) }
 
         let authentication: HTTP2MockGateway.Authentication
-        switch authenticator.authenticate(authorization: fields.authorization) {
+        switch authenticator.authenticate(authorization: fields.authorization, now: now) {
         case .refused(let refusal): throw Refused(refusal)
         case .authenticated(let who): authentication = who
         }

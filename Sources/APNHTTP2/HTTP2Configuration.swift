@@ -35,6 +35,13 @@ extension HTTP2Session {
         /// so far are dropped. 64 KiB is well above APNs' 4 KiB (5 KiB VoIP) payloads, so a
         /// gateway can still answer an oversized payload with its own 413.
         public var maxBodySize: Int = 64 * 1024
+        /// For a client that reads only some response fields: their names (lowercase). A
+        /// response's other regular fields still count against ``maxHeaderListSize`` but are
+        /// not kept in its ``HTTP2Event/response(streamID:headers:body:)``; pseudo-header
+        /// fields (`:status`) are always kept. `nil`, the default, keeps every field. A
+        /// provider reads `apns-id` and `apns-unique-id` only, where a server or a proxy
+        /// before it may send several more (`server`, `date`, …).
+        public var keptResponseFields: [String]? = nil
 
         /// The defaults above.
         public init() {}

@@ -26,3 +26,61 @@ extension HTTP2Session {
         }
     }
 }
+
+extension HTTP2Session {
+    /// Server: queues a response whose header fields are `block`'s, its varying fields'
+    /// values (``HTTP2HeaderBlock/init(_:varying:)``) taken from `values` in order.
+    /// Otherwise as ``submitResponse(streamID:headers:body:)``; only `values` are checked
+    /// here, the block was checked when made.
+    ///
+    /// - Throws: ``HTTP2Error/Kind/invalidHeader`` for a value that cannot be a header value,
+    ///   or a count of values other than the block's varying fields; the errors of
+    ///   ``submitResponse(streamID:headers:body:)`` otherwise.
+    public func submitResponse(streamID: Int32, _ block: HTTP2HeaderBlock, values: [String], body: [UInt8]) throws(HTTP2Error) {
+        guard role == .server else {
+            throw HTTP2Error(.wrongRole, "submitResponse on a client session", streamID: streamID)
+        }
+        guard values.count == block.varyingIndices.count else {
+            throw HTTP2Error(
+                .invalidHeader, "\(values.count) values for a block of \(block.varyingIndices.count) varying fields",
+                streamID: streamID)
+        }
+        guard let slot = state.pointee.streams.slot(of: streamID), !state.pointee.streams[slot: slot].rejected else {
+            throw HTTP2Error(.streamClosed, "submitting a response", streamID: streamID)
+        }
+        let byteCount = values.reduce(0) { $0 + $1.utf8.count }
+        let result = try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, block.count)) {
+            (fields) throws(HTTP2Error) -> Int32 in
+            let base = fields.baseAddress!
+            base.update(from: block.fields, count: block.count)
+            return try withUnsafeTemporaryAllocation(byteCount: max(1, byteCount), alignment: 1) {
+                (bytes) throws(HTTP2Error) -> Int32 in
+                // The values copied side by side onto the stack, each checked, the fields pointed at them.
+                var cursor = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for (value, index) in zip(values, block.varyingIndices) {
+                    let start = cursor
+                    cursor = HTTP2HeaderBlock.copyUTF8(of: value, to: cursor)
+                    guard HTTP2HeaderBlock.isValidValue(UnsafeRawBufferPointer(start: start, count: cursor - start)) else {
+                        throw HTTP2Error(
+                            .invalidHeader, "the header field \"\(block.headers[index].name)\" (no CR, LF, NUL or surrounding whitespace)",
+                            streamID: streamID)
+                    }
+                    base[index].value = start
+                    base[index].valuelen = cursor - start
+                }
+                state.pointee.streams[slot: slot].outgoing = body
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: LibraryObject.bodyReader)
+                return withExtendedLifetime(block) {
+                    body.isEmpty
+                        ? nghttp2_submit_response(session, streamID, base, block.count, nil)
+                        : nghttp2_submit_response(session, streamID, base, block.count, &provider)
+                }
+            }
+        }
+        guard result == 0 else {
+            state.pointee.streams[slot: slot].outgoing = []
+            let kind: HTTP2Error.Kind = result == LibraryCode.invalidArgument ? .invalidHeader : .streamClosed
+            throw HTTP2Error(kind, "submitting a response", streamID: streamID, libraryCode: result)
+        }
+    }
+}

@@ -31,6 +31,11 @@ extension SessionState {
             return LibraryCode.temporalCallbackFailure
         }
         streams[slot: slot].headerListSize = size
+        if let kept = keptResponseFields, name.first != UInt8(ascii: ":"),
+            !kept.contains(where: { $0.count == name.count && bytesEqual($0, name.baseAddress!, count: name.count) })
+        {
+            return 0
+        }
         let field = headerReuse.field(at: streams[slot: slot].headers.count, name: name, value: value)
         streams[slot: slot].headers.append(field)
         return 0

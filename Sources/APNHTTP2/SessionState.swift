@@ -12,6 +12,8 @@ struct SessionState {
     let role: HTTP2Session.Role
     let maxHeaderListSize: Int
     let maxBodySize: Int
+    /// ``HTTP2Session/Configuration/keptResponseFields`` as bytes, for a client.
+    let keptResponseFields: [[UInt8]]?
     /// Every stream the session knows of and has not reported closed.
     var streams = StreamTable()
     /// Events not yet taken, oldest first.
@@ -26,6 +28,7 @@ struct SessionState {
         self.role = role
         maxHeaderListSize = Int(configuration.maxHeaderListSize)
         maxBodySize = configuration.maxBodySize
+        keptResponseFields = role == .client ? configuration.keptResponseFields.map { $0.filter { !$0.isEmpty }.map { Array($0.utf8) } } : nil
     }
 
     /// The state behind a callback's user_data.

@@ -53,6 +53,11 @@ final class BridgeFixture: Sendable {
         options.ca = [.data(Array(try upstream.certificateAuthority.certificate.pem().utf8))]
         options.requestTimeout = .seconds(20)
         options.initialBackoff = .milliseconds(5)
+        // 5xx retries as quick as the others: an outage of N failures then exhausts the
+        // retries of the first requests it meets, rather than being used up by fresh ones
+        // while they wait out Apple's one-second back-off (which made the outage test
+        // depend on how fast the provider is).
+        options.serverErrorBackoff = .milliseconds(5)
         options.maxBackoff = .milliseconds(40)
         var configuration = Bridge.Configuration(
             serverCredentials: try authority.issueServerCertificate().credentials(),

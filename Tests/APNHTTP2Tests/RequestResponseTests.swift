@@ -149,4 +149,30 @@ import Testing
         #expect(submitted.count == 6)
         #expect(received == Array(submitted.prefix(5)), "the repeated :method is refused by the server")
     }
+
+    @Test(arguments: [Chunking.whole, .byteByByte])
+    func aClientKeepsOnlyTheResponseFieldsItNamesAndEveryPseudoHeader(_ chunking: Chunking) throws {
+        var client = HTTP2Session.Configuration()
+        client.keptResponseFields = ["apns-id", ""]
+        let pair = try SessionPair(client: client, chunking: chunking)
+        let streamID = try pair.client.submitRequest(headers: apnsHeaders(token: token(1)), body: [])
+        try pair.exchange()
+        try pair.server.submitResponse(
+            streamID: streamID,
+            headers: [
+                HTTP2Header(":status", "200"), HTTP2Header("server", "nghttpd"), HTTP2Header("apns-id", "abc"),
+                HTTP2Header("date", "Wed, 02 Dec 2026 15:00:00 GMT"),
+            ],
+            body: [])
+        try pair.exchange()
+        #expect(pair.clientEvents.contains(
+            .response(streamID: streamID, headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "abc")], body: [])))
+        // A server session keeps every field of a request, whatever the setting says.
+        var server = HTTP2Session.Configuration()
+        server.keptResponseFields = []
+        let second = try SessionPair(server: server)
+        let id = try second.client.submitRequest(headers: apnsHeaders(token: token(2)), body: [])
+        try second.exchange()
+        #expect(second.serverEvents.last == .request(streamID: id, headers: apnsHeaders(token: token(2)), body: []))
+    }
 }

@@ -56,7 +56,9 @@ extension Provider {
                         device: notification.device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
                 continue
             }
-            submissions.append(ProviderSubmission(request: template.request(to: notification.device)) { completion(index, $0) })
+            submissions.append(
+                ProviderSubmission(
+                    request: template.request(to: notification.device), completion: ProviderReply(index: index, sink: completion)))
             if submissions.count == Self.submissionBatch {
                 inbox.post(.send(submissions, nil))
                 submissions.removeAll(keepingCapacity: true)

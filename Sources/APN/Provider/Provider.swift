@@ -144,15 +144,21 @@ public final class Provider: Sendable {
         // after the answers waits for it too.
         let recording = options.unregisteredTokens
         let now = options.currentDate
+        let sink: @Sendable (Int, ProviderResponse) -> Void
+        if let recording {
+            sink = { index, response in
+                recording.take(response, now: now)
+                completion(index, response)
+            }
+        } else {
+            sink = completion
+        }
         // Handed over in batches, so the I/O thread starts sending while the rest are made.
         var submissions: [ProviderSubmission] = []
         submissions.reserveCapacity(min(devices.count, Self.submissionBatch))
         for (index, device) in devices.enumerated() {
             submissions.append(
-                ProviderSubmission(request: template.request(to: device)) { response in
-                    recording?.take(response, now: now)
-                    completion(index, response)
-                })
+                ProviderSubmission(request: template.request(to: device), completion: ProviderReply(index: index, sink: sink)))
             if submissions.count == Self.submissionBatch {
                 inbox.post(.send(submissions, cancellation))
                 submissions.removeAll(keepingCapacity: true)
@@ -235,16 +241,33 @@ public final class Provider: Sendable {
 /// Collects the responses of one `send(_:to: [Device])` and resumes its caller once all
 /// have come. Responses arrive on the I/O thread (or at once, for refused notifications).
 private final class ResponseGathering: Sendable {
-    private struct State {
-        var responses: [ProviderResponse?]
+    /// The responses so far, each written in place at its request's index (no optional per
+    /// slot, no copy at the end: the finished buffer is moved into the array returned).
+    private struct State: ~Copyable {
+        let responses: UnsafeMutablePointer<ProviderResponse>
+        var delivered: [Bool]
         var remaining: Int
         var continuation: CheckedContinuation<[ProviderResponse], Never>?
+
+        init(count: Int) {
+            responses = .allocate(capacity: count)
+            delivered = Array(repeating: false, count: count)
+            remaining = count
+        }
+
+        deinit {
+            // Responses not moved out (a send whose continuation never came): destroyed here.
+            if remaining > 0 {
+                for index in delivered.indices where delivered[index] { (responses + index).deinitialize(count: 1) }
+            }
+            responses.deallocate()
+        }
     }
 
     private let state: Lock<State>
 
     init(count: Int) {
-        state = Lock(State(responses: Array(repeating: nil, count: count), remaining: count))
+        state = Lock(State(count: count))
     }
 
     func setContinuation(_ continuation: CheckedContinuation<[ProviderResponse], Never>) {
@@ -253,15 +276,22 @@ private final class ResponseGathering: Sendable {
 
     func deliver(_ response: ProviderResponse, at index: Int) {
         let finished: (CheckedContinuation<[ProviderResponse], Never>, [ProviderResponse])? = state.withLock { state in
-            guard state.responses[index] == nil else {
+            guard !state.delivered[index] else {
                 assertionFailure("a second response for notification \(index)")
                 return nil
             }
-            state.responses[index] = response
+            (state.responses + index).initialize(to: response)
+            state.delivered[index] = true
             state.remaining -= 1
             guard state.remaining == 0, let continuation = state.continuation else { return nil }
             state.continuation = nil
-            return (continuation, state.responses.map { $0! })
+            let count = state.delivered.count
+            let responses = state.responses
+            let all = [ProviderResponse](unsafeUninitializedCapacity: count) { buffer, initialized in
+                buffer.baseAddress!.moveInitialize(from: responses, count: count)
+                initialized = count
+            }
+            return (continuation, all)
         }
         if let (continuation, responses) = finished { continuation.resume(returning: responses) }
     }

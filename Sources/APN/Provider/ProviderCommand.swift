@@ -24,7 +24,20 @@ enum ProviderCommand: Sendable {
 /// One request handed to the I/O thread, and what to call with its response.
 struct ProviderSubmission: Sendable {
     let request: ProviderRequest
-    let completion: @Sendable (ProviderResponse) -> Void
+    let completion: ProviderReply
+}
+
+/// Where one request's response goes: the closure every request of one send (or forward)
+/// shares, and the request's index there — one closure per send, not one per request.
+struct ProviderReply: Sendable {
+    let index: Int
+    let sink: @Sendable (Int, ProviderResponse) -> Void
+
+    /// Hands `response` to the sink with the request's index.
+    func callAsFunction(_ response: ProviderResponse) { sink(index, response) }
+
+    /// A reply nobody reads (tests of the scheduler).
+    static let ignored = ProviderReply(index: 0) { _, _ in }
 }
 
 /// A connected, HTTP/2-speaking TLS socket, or why there is none.

@@ -36,6 +36,7 @@ struct ProviderLoop: ~Copyable {
         // Apple's answers are small; a larger body is a broken or hostile peer.
         session.maxBodySize = ProviderAnswer.bodyLimit
         session.maxConcurrentStreams = 100  // server-initiated streams: none expected
+        session.keptResponseFields = ProviderAnswer.fieldsRead
         self.pool = ProviderPool(
             configuration: ProviderPool.Configuration(
                 scheduler: ProviderScheduler.Configuration(

@@ -30,8 +30,38 @@ struct ProviderRequest: Sendable {
     func appendHeaders(to headers: inout [HTTP2Header]) {
         let start = headers.count
         headers.append(contentsOf: template.headers)
-        headers[start + Template.pathIndex].value = hexString(device.token, after: "/3/device/")
+        headers[start + Template.pathIndex].value = hexString(device.token, after: Self.pathPrefix)
     }
+
+    /// The header fields but `:path`, checked and laid out for nghttp2 once per notification.
+    var headerBlock: HTTP2HeaderBlock { template.block }
+
+    /// Calls `body` with this request's `:path` (`/3/device/` and the token in lowercase
+    /// hex), written on the stack: no string is made for it.
+    func withPath<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let token = device.token
+        let count = Self.pathPrefix.utf8CodeUnitCount + 2 * token.count
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { (path) throws(Failure) -> Result in
+            let digits: StaticString = "0123456789abcdef"
+            Self.pathPrefix.withUTF8Buffer { prefix in
+                path.copyMemory(from: UnsafeRawBufferPointer(prefix))
+                digits.withUTF8Buffer { digits in
+                    var at = prefix.count
+                    for byte in token {
+                        path[at] = digits[Int(byte >> 4)]
+                        path[at + 1] = digits[Int(byte & 0x0F)]
+                        at += 2
+                    }
+                }
+            }
+            return try body(UnsafeRawBufferPointer(path))
+        }
+    }
+
+    /// What every device's `:path` starts with.
+    static let pathPrefix: StaticString = "/3/device/"
 
     /// The payload limit: 4 KB, 5 KB for VoIP notifications.
     static func payloadLimit(for pushType: PushType) -> Int {
@@ -74,6 +104,8 @@ struct ProviderRequest: Sendable {
     final class Template: Sendable {
         /// The header fields, `:path` (index 2) to be filled in.
         fileprivate let headers: [HTTP2Header]
+        /// `headers` laid out for nghttp2, `:path` to be filled in per device.
+        fileprivate let block: HTTP2HeaderBlock
         fileprivate let body: [UInt8]
         fileprivate static let pathIndex = 2
 
@@ -162,6 +194,11 @@ struct ProviderRequest: Sendable {
             headers.append(HTTP2Header("apns-expiration", String(expiry)))
             if let collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
             if let apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
+            do throws(HTTP2Error) {
+                block = try HTTP2HeaderBlock(headers)
+            } catch {
+                throw .invalid(.invalidValue("a header field cannot be sent: \(error)"))
+            }
             self.headers = headers
             self.body = payload
         }

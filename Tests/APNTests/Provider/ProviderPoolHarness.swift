@@ -68,7 +68,7 @@ final class ProviderPoolHarness {
 
     func send(_ numbers: ClosedRange<Int>, cancellation: ProviderCancellation? = nil) {
         pool.send(
-            numbers.map { ProviderSubmission(request: Self.request($0), completion: { _ in }) },
+            numbers.map { ProviderSubmission(request: Self.request($0), completion: .ignored) },
             cancellation: cancellation)
         turn()
     }

@@ -11,6 +11,9 @@ struct ProviderAnswer: Sendable, Equatable {
     /// The 410 timestamp: milliseconds since 1970 in Apple's body.
     var timestamp: Date?
 
+    /// The response fields read besides `:status` (the session keeps no other).
+    static let fieldsRead = ["apns-id", "apns-unique-id"]
+
     /// The largest response body read as JSON; Apple's are under 100 bytes.
     static let bodyLimit = 4_096
 
@@ -20,10 +23,13 @@ struct ProviderAnswer: Sendable, Equatable {
     init(headers: [HTTP2Header], body: [UInt8]) throws(ProviderError) {
         var status: Int?
         for header in headers {
-            switch header.name {
-            case ":status": status = Int(header.value)
-            case "apns-id": apnsID = header.value
-            case "apns-unique-id": uniqueID = header.value
+            // Told apart by length and first byte before `==`: equal small strings compare
+            // in one step, unequal ones take the slow path, and most fields are neither.
+            let name = header.name.utf8
+            switch (name.count, name.first) {
+            case (7, UInt8(ascii: ":")) where header.name == ":status": status = Self.statusCode(header.value)
+            case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = header.value
+            case (14, UInt8(ascii: "a")) where header.name == "apns-unique-id": uniqueID = header.value
             default: break
             }
         }
@@ -43,6 +49,18 @@ struct ProviderAnswer: Sendable, Equatable {
         if case .number(let milliseconds)? = object["timestamp"], milliseconds.isFinite {
             timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
         }
+    }
+
+    /// A `:status` value: three digits (RFC 9110 §15), or nil.
+    static func statusCode(_ text: String) -> Int? {
+        let digits = text.utf8
+        guard digits.count == 3 else { return nil }
+        var value = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     init(status: Int, apnsID: String? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {

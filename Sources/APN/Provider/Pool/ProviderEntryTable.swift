@@ -18,6 +18,21 @@ struct ProviderEntryTable<Entry> {
         return base + (slots.count - 1 - head)
     }
 
+    /// Adds `entry` as id `id`, at or above the id ``append(_:)`` would give next (any id
+    /// when the table is empty); the ids skipped are never live. For keys handed out
+    /// elsewhere, such as a connection's stream ids.
+    mutating func insert(_ entry: Entry, at id: Int) {
+        if count == 0 {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+            base = id
+        }
+        precondition(id >= base + slots.count - head, "id \(id) is below the table's newest")
+        while base + slots.count - head < id { slots.append(nil) }
+        slots.append(entry)
+        count += 1
+    }
+
     /// Room for `additional` more entries without growing (at least doubling, so repeated
     /// calls do not copy the table each time).
     mutating func reserve(_ additional: Int) {
@@ -50,6 +65,16 @@ struct ProviderEntryTable<Entry> {
     var oldest: (id: Int, entry: Entry)? {
         guard head < slots.count, let entry = slots[head] else { return nil }
         return (base, entry)
+    }
+
+    /// The live entries, oldest first.
+    var values: [Entry] { slots[head...].compactMap { $0 } }
+
+    /// Removes every entry.
+    mutating func removeAll() {
+        slots.removeAll(keepingCapacity: true)
+        head = 0
+        count = 0
     }
 
     /// The live ids, oldest first.

@@ -13,19 +13,26 @@ extension ProviderPool {
             return
         }
         if token.renewed, let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
-        let authorizationHeader = token.value.map { HTTP2Header("authorization", $0) }
+        let authorizationBlock: HTTP2HeaderBlock?
+        do throws(HTTP2Error) {
+            authorizationBlock = try authorizationHeader(token.value)
+        } catch {
+            let failure = ProviderError(code: .authentication, message: "the provider token cannot be sent: \(error)")
+            for completion in scheduler.failWaiting(failure) { complete(completion) }
+            return
+        }
         for connection in connections where connection.isUsable {
             var room = connection.capacity(limit: streamLimit)
             while room > 0, let (id, request) = scheduler.take(now: now) {
-                headerScratch.removeAll(keepingCapacity: true)
-                request.appendHeaders(to: &headerScratch)
-                if let authorizationHeader { headerScratch.append(authorizationHeader) }
                 do throws(HTTP2Error) {
-                    let streamID = try connection.session.submitRequest(headers: headerScratch, body: request.body)
+                    let streamID = try request.withPath { (path) throws(HTTP2Error) in
+                        try connection.session.submitRequest(
+                            request.headerBlock, path: path, appending: authorizationBlock, body: request.body)
+                    }
                     if connection.streams.isEmpty { connection.busySince = now }
                     connection.carried += 1
-                    connection.streams[streamID] = ProviderPoolConnection.OpenStream(
-                        id: id, tokenIssuedAt: authorization.issuedAt)
+                    connection.streams.insert(
+                        ProviderPoolConnection.OpenStream(id: id, tokenIssuedAt: authorization.issuedAt), for: streamID)
                     scheduler.sent(id, socket: connection.number, stream: streamID)
                     room -= 1
                 } catch where error.kind == .sessionClosing || error.kind == .streamIDsExhausted {
@@ -43,6 +50,16 @@ extension ProviderPool {
             }
             if scheduler.readyCount == 0 { break }
         }
+    }
+
+    /// The `authorization` field for provider token `value` (none without a token): made
+    /// again only when the token changes.
+    private mutating func authorizationHeader(_ value: String?) throws(HTTP2Error) -> HTTP2HeaderBlock? {
+        guard let value else { return nil }
+        if let cached = authorizationBlock, cached.headers[0].value == value { return cached }
+        let block = try HTTP2HeaderBlock([HTTP2Header("authorization", value)])
+        authorizationBlock = block
+        return block
     }
 
     /// Streams per connection at most: `maxConcurrentStreams`, at least 1 (0 would leave

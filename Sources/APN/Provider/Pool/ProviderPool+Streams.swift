@@ -94,7 +94,7 @@ extension ProviderPool {
             // Apple's server is going away: no new streams here; a new connection takes them.
             connection.draining = true
         }
-        complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry))
+        complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry), resettingStream: false)
     }
 
     /// The request stream `streamID` carried; the busy clock restarts (an answer or an end

@@ -62,8 +62,8 @@ struct ProviderPool: ~Copyable {
     let authorization: ProviderAuthorization
     var connections: [ProviderPoolConnection] = []
     var actions = RingBuffer<ProviderPoolAction>(minimumCapacity: 64)
-    /// The request's header fields plus `authorization`, reused from request to request.
-    var headerScratch: [HTTP2Header] = []
+    /// The `authorization` field of the current provider token, laid out for nghttp2 once.
+    var authorizationBlock: HTTP2HeaderBlock?
     /// The attempt under way, if any.
     var connecting: Int?
     var attempts = 0
@@ -158,10 +158,10 @@ struct ProviderPool: ~Copyable {
     // MARK: Reports
 
     /// Reports `completion` (resetting its stream when it was in flight: timed out,
-    /// cancelled).
-    mutating func complete(_ completion: ProviderScheduler.Completion?) {
+    /// cancelled; not for an answer, whose stream has ended).
+    mutating func complete(_ completion: ProviderScheduler.Completion?, resettingStream: Bool = true) {
         guard let completion else { return }
-        if let stream = completion.stream { resetStream(stream) }
+        if resettingStream, let stream = completion.stream { resetStream(stream) }
         actions.append(.complete(completion))
     }
 

@@ -16,7 +16,7 @@ final class ProviderPoolConnection {
     let peer: String
     /// Open streams: the request each carries and the provider token it was sent with; a
     /// stream leaves when its answer or its end arrives.
-    var streams: [Int32: OpenStream] = [:]
+    var streams = OpenStreamTable<OpenStream>()
     /// GOAWAY received (or the connection is being given up): no new streams.
     var draining = false
     /// When bytes last arrived: the idle time before a PING.

@@ -40,7 +40,7 @@ struct ProviderScheduler: ~Copyable {
     struct Entry {
         let request: ProviderRequest
         /// Called once with the response (on the I/O thread).
-        let completion: @Sendable (ProviderResponse) -> Void
+        let completion: ProviderReply
         /// The connection and stream carrying it while in flight.
         var stream: (socket: Int, stream: Int32)?
         /// The cancellation it shares with the other requests of one `send`.
@@ -56,7 +56,7 @@ struct ProviderScheduler: ~Copyable {
     struct Completion {
         let id: ID
         let response: ProviderResponse
-        let completion: @Sendable (ProviderResponse) -> Void
+        let completion: ProviderReply
         /// Where it was in flight (its stream, to reset when it timed out or was cancelled).
         let stream: (socket: Int, stream: Int32)?
 
@@ -90,7 +90,7 @@ struct ProviderScheduler: ~Copyable {
     @discardableResult
     mutating func enqueue(
         _ request: ProviderRequest, cancellation: ProviderCancellation? = nil,
-        completion: @escaping @Sendable (ProviderResponse) -> Void = { _ in }
+        completion: ProviderReply = .ignored
     ) -> ID {
         let id = entries.append(
             Entry(request: request, completion: completion, cancellation: cancellation, place: .ready))
