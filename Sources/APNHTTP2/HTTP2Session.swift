@@ -17,6 +17,9 @@ public final class HTTP2Session {
     /// The streams and events the callbacks fill in, at the address nghttp2 holds as
     /// user_data; allocated here and freed in deinit, after the nghttp2 session.
     let state: UnsafeMutablePointer<SessionState>
+    /// The session's memory (``SessionMemory``), at the address nghttp2 holds as the
+    /// allocator's user data; freed in deinit, after the nghttp2 session.
+    private let memory: UnsafeMutablePointer<SessionMemory>
     /// Reused buffers for header fields on their way to nghttp2.
     var headerFields = HeaderFields()
     /// The error that ended the session (the peer's, or nghttp2's own); `receive` throws it
@@ -34,16 +37,23 @@ public final class HTTP2Session {
         let options = try LibraryObject.sessionOptions()
         state = .allocate(capacity: 1)
         state.initialize(to: SessionState(role: role, configuration: configuration))
+        memory = .allocate(capacity: 1)
+        memory.initialize(to: SessionMemory())
+        // nghttp2 copies the allocator into the session.
+        var allocator = SessionMemory.allocator(memory)
         do {
             session = try LibraryObject.create("an nghttp2 \(role) session") { [state] created in
                 switch role {
-                case .client: nghttp2_session_client_new2(&created, callbacks.pointer, state, options.pointer)
-                case .server: nghttp2_session_server_new2(&created, callbacks.pointer, state, options.pointer)
+                case .client: nghttp2_session_client_new3(&created, callbacks.pointer, state, options.pointer, &allocator)
+                case .server: nghttp2_session_server_new3(&created, callbacks.pointer, state, options.pointer, &allocator)
                 }
             }
         } catch {
             state.deinitialize(count: 1)
             state.deallocate()
+            memory.pointee.releaseAll()
+            memory.deinitialize(count: 1)
+            memory.deallocate()
             throw error
         }
         try submitSettings(configuration)
@@ -53,6 +63,9 @@ public final class HTTP2Session {
         nghttp2_session_del(session)
         state.deinitialize(count: 1)
         state.deallocate()
+        memory.pointee.releaseAll()
+        memory.deinitialize(count: 1)
+        memory.deallocate()
     }
 
     /// Feeds bytes read from the connection; events they complete wait in ``takeEvents()``.
