@@ -87,7 +87,9 @@ final class SQLiteDatabase {
     /// The typed error for a SQLite result code.
     func error(_ result: Int32, _ context: String) -> StoreError {
         let detail = String(cString: sqlite3_errmsg(handle))
-        let message = "\(context): \(detail)"
+        // sqlite3_exec's own message is errmsg's: said once, not "file is not a database:
+        // file is not a database".
+        let message = context.hasSuffix(detail) ? context : "\(context): \(detail)"
         switch result & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(.locked, "the token store is locked by another process; \(message)", resultCode: result)

@@ -3,13 +3,14 @@ import APNBridge
 import Foundation
 
 /// `apn bridge …`: runs a ``Bridge`` until SIGINT or SIGTERM.
-enum BridgeCommand {
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let flags = try Flags(arguments, valued: BridgeFlags.valued, switches: BridgeFlags.switches)
-        if flags.wantsHelp {
-            print(BridgeFlags.usage)
-            return 0
-        }
+enum BridgeCommand: Subcommand {
+    static let name = "bridge"
+    static let summary = "a binary gateway and feedback service in front of Apple's HTTP/2 API"
+    static let about = BridgeFlags.about
+    static let flagGroups = BridgeFlags.groups
+    static let epilogue = BridgeFlags.epilogue
+
+    static func run(_ flags: Flags) throws -> Int32 {
         var options = try BridgeFlags.parse(flags)
         options.configuration.log = { event in LineWriter.stderr(BridgeLog.line(event).text) }
 

@@ -8,71 +8,101 @@ import Foundation
 /// with which certificate, whom it serves (one tenant by flags, several by `--config`),
 /// and where its notifications go (`--upstream`, `--sandbox`, `--upstream-ca`).
 enum BridgeFlags {
-    static let usage = """
-        usage: apn bridge [options]
+    static let about: String? = """
         A binary gateway (Apple's port 2195 protocol) and feedback service (2196) in front of
         Apple's HTTP/2 API: a legacy sender changes nothing but its host name.
-        Listening:
-          --host ADDR                 address both listeners bind (default 127.0.0.1)
-          --port N                    gateway port (default 2195; 0: the system chooses)
-          --feedback-port N           feedback port (default 2196; 0: the system chooses)
-          --certs DIR                 DIR/server.pem and DIR/server.key are the bridge's certificate,
-                                      DIR/ca.pem verifies clients (as written by `apn certs DIR`)
-          --server-cert FILE --server-key FILE
-                                      the bridge's certificate and key instead of --certs
-          --client-ca FILE            client certificates must chain to this CA (instead of DIR/ca.pem)
-        Upstream (Apple's HTTP/2 API):
-          --upstream HOST:PORT        default api.push.apple.com:443 (api.sandbox.push.apple.com:443
-                                      with --sandbox)
-          --sandbox                   Apple's sandbox environment
-          --upstream-ca FILE          trust this CA for the upstream (default: the system store)
-          --max-streams N             streams in flight per upstream connection (default 1000)
-        One tenant by flags:
-          --topic TOPIC               apns-topic of every notification (the bundle id)
-          --key-id ID --team-id ID --p8 FILE
-                                      authenticate with a provider token signed by the .p8 key
-          --upstream-cert FILE --upstream-key FILE
-                                      or with the push certificate and its key (PEM)
-          --push-type TYPE            apns-push-type for all (default: background for a payload whose
-                                      aps holds only content-available, else alert)
-          --client-uid UID            clients whose certificate's subject UID is UID (Apple push
-                                      certificates carry the bundle id there); repeatable.
-                                      Default: the topic
-          --client-fingerprint HEX    the client certificate with this SHA-256 fingerprint; repeatable
-          --tenant NAME               the tenant's name in logs and in the store (default: the topic)
-        Several tenants:
-          --config FILE               tenants from a JSON file (see README, "Bridge"); excludes the
-                                      one-tenant flags
-        State and limits:
-          --store FILE                keep 410s for the feedback port in this SQLite token store
-                                      (default: in memory, lost when the bridge stops)
-          --window N                  unanswered notifications per connection before reading pauses
-                                      (default 10000)
-          --max-connections N         client connections per listener (default 1000)
-          --idle-timeout SECONDS      close a client that sends nothing for SECONDS (default: never)
-          --resend-retention SECONDS  how long what was forwarded after a refusal is remembered, to answer
-                                      the client's resends without forwarding them again (default 600)
-          --resend-capacity N         how many such notifications are remembered per tenant (default 100000)
-          --session-tickets           issue TLS session tickets (default off: some legacy clients trip on
-                                      TLS 1.3's post-handshake tickets)
-          --tls-max 1.2|1.3           the newest TLS version offered (default 1.3)
-          --grace SECONDS             at SIGINT/SIGTERM, wait this long for upstream answers (default 5)
+        """
+
+    /// The one-tenant flags, which `--config` excludes.
+    static let tenantGroup = FlagGroup(
+        "One tenant by flags:",
+        [
+            .valued("--topic", "TOPIC", "apns-topic of every notification (the bundle id)"),
+            .valued("--key-id", "ID", "authenticate with a provider token signed by the .p8 key: its id (with --team-id, --p8)"),
+            .valued("--team-id", "ID", "the key's team"),
+            .valued("--p8", "FILE", "the .p8 signing key"),
+            .valued("--upstream-cert", "FILE", "or with the push certificate (PEM; with --upstream-key)"),
+            .valued("--upstream-key", "FILE", "its key"),
+            .valued(
+                "--push-type", "TYPE",
+                "apns-push-type for all (default: background for a payload whose aps holds only content-available, "
+                    + "else alert)"),
+            .valued(
+                "--client-uid", "UID",
+                "clients whose certificate's subject UID is UID (Apple push certificates carry the bundle id "
+                    + "there); repeatable. Default: the topic"),
+            .valued(
+                "--client-fingerprint", "HEX", "the client certificate with this SHA-256 fingerprint; repeatable"),
+            .valued("--tenant", "NAME", "the tenant's name in logs and in the store (default: the topic)"),
+        ])
+
+    static let groups = [
+        FlagGroup(
+            "Listening:",
+            [
+                .valued("--host", "ADDR", "address both listeners bind", default: "127.0.0.1"),
+                .valued("--port", "N", "gateway port (0: the system chooses)", default: "2195"),
+                .valued("--feedback-port", "N", "feedback port (0: the system chooses)", default: "2196"),
+                .valued(
+                    "--certs", "DIR",
+                    "DIR/server.pem and DIR/server.key are the bridge's certificate, DIR/ca.pem verifies clients (as "
+                        + "written by `apn certs DIR`)"),
+                .valued("--server-cert", "FILE", "the bridge's certificate instead of --certs (with --server-key)"),
+                .valued("--server-key", "FILE", "its key"),
+                .valued("--client-ca", "FILE", "client certificates must chain to this CA (instead of DIR/ca.pem)"),
+            ]),
+        FlagGroup(
+            "Upstream (Apple's HTTP/2 API):",
+            [
+                .valued(
+                    "--upstream", "HOST:PORT",
+                    "default api.push.apple.com:443 (api.sandbox.push.apple.com:443 with --sandbox)"),
+                .toggle("--sandbox", "Apple's sandbox environment"),
+                .valued("--upstream-ca", "FILE", "trust this CA for the upstream (default: the system store)"),
+                .valued("--max-streams", "N", "streams in flight per upstream connection", default: "1000"),
+            ]),
+        tenantGroup,
+        FlagGroup(
+            "Several tenants:",
+            [
+                .valued(
+                    "--config", "FILE",
+                    "tenants from a JSON file (see README, \"Bridge\"); excludes the one-tenant flags"),
+            ]),
+        FlagGroup(
+            "State and limits:",
+            [
+                .valued(
+                    "--store", "FILE",
+                    "keep 410s for the feedback port in this SQLite token store (default: in memory, lost when the "
+                        + "bridge stops)"),
+                .valued(
+                    "--window", "N", "unanswered notifications per connection before reading pauses", default: "10000"),
+                .valued("--max-connections", "N", "client connections per listener", default: "1000"),
+                .valued(
+                    "--idle-timeout", "SECONDS", "close a client that sends nothing for SECONDS (default: never)"),
+                .valued(
+                    "--resend-retention", "SECONDS",
+                    "how long what was forwarded after a refusal is remembered, to answer the client's resends "
+                        + "without forwarding them again", default: "600"),
+                .valued(
+                    "--resend-capacity", "N", "how many such notifications are remembered per tenant",
+                    default: "100000"),
+                .toggle(
+                    "--session-tickets",
+                    "issue TLS session tickets (default off: some legacy clients trip on TLS 1.3's post-handshake "
+                        + "tickets)"),
+                .valued("--tls-max", "1.2|1.3", "the newest TLS version offered", default: "1.3"),
+                .valued("--grace", "SECONDS", "at SIGINT/SIGTERM, wait this long for upstream answers", default: "5"),
+            ]),
+    ]
+
+    static let epilogue: String? = """
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT"} once listening, logs connections,
         error responses and upstream events as JSON lines on standard error (never a token, key
         or payload), and at SIGINT or SIGTERM stops reading, waits for the answers due, tells
         every client status 10, prints a JSON summary and exits 0. Bad options exit with 2.
         """
-
-    static let tenantValued: Set<String> = [
-        "--topic", "--key-id", "--team-id", "--p8", "--upstream-cert", "--upstream-key", "--push-type", "--client-uid",
-        "--client-fingerprint", "--tenant",
-    ]
-    static let valued: Set<String> = tenantValued.union([
-        "--host", "--port", "--feedback-port", "--certs", "--server-cert", "--server-key", "--client-ca", "--upstream",
-        "--upstream-ca", "--max-streams", "--config", "--store", "--window", "--max-connections", "--idle-timeout",
-        "--grace", "--resend-retention", "--resend-capacity", "--tls-max",
-    ])
-    static let switches: Set<String> = ["--sandbox", "--session-tickets"]
 
     /// What the flags ask for: the bridge's configuration and how long a stop waits.
     struct Options {
@@ -120,7 +150,7 @@ enum BridgeFlags {
         if let idleTimeout { configuration.idleTimeout = idleTimeout == 0 ? nil : .seconds(idleTimeout) }
         if let retention { configuration.resendRetention = .seconds(retention) }
         if let capacity { configuration.resendCapacity = capacity }
-        configuration.sessionTickets = flags.switches.contains("--session-tickets")
+        configuration.sessionTickets = flags.has("--session-tickets")
         configuration.maximumTLSVersion = maximumVersion
         return Options(configuration: configuration, grace: .seconds(grace))
     }
@@ -157,7 +187,7 @@ enum BridgeFlags {
 
     private static func upstream(_ flags: Flags) throws -> Provider.Options {
         var options = Provider.Options()
-        options.production = !flags.switches.contains("--sandbox")
+        options.production = !flags.has("--sandbox")
         if let text = flags.value("--upstream") {
             let (host, port) = Flags.splitSuffix(text)
             guard let port, !host.isEmpty else { throw UsageError("--upstream needs HOST:PORT, got \"\(text)\"") }
@@ -182,7 +212,7 @@ enum BridgeFlags {
 
     private static func tenants(_ flags: Flags) throws -> BridgeTenants {
         if let path = flags.value("--config") {
-            if let flag = tenantValued.sorted().first(where: { flags.value($0) != nil }) {
+            if let flag = tenantGroup.flags.map(\.name).sorted().first(where: { flags.value($0) != nil }) {
                 throw UsageError("--config excludes \(flag): the tenants come from the file")
             }
             let bytes: [UInt8]

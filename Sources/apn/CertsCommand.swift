@@ -4,9 +4,12 @@ import Foundation
 /// `apn certs DIR [--topic T] [--environment E] [--p12-password PW]`: a CA, a loopback
 /// server certificate and an Apple-style push client certificate, written as PEM files (and
 /// the client as .p12).
-enum CertsCommand {
-    static let usage = """
-        usage: apn certs DIR [--topic com.example.app] [--environment sandbox|production|both] [--p12-password PW]
+enum CertsCommand: Subcommand {
+    static let name = "certs"
+    static let arguments = "DIR"
+    static let summary = "write a CA, a server and a push client certificate into DIR"
+    static let synopsis = "DIR [--topic com.example.app] [--environment sandbox|production|both] [--p12-password PW] [--force]"
+    static let about: String? = """
           Writes ca.pem, ca.key, server.pem, server.key, client.pem, client.key and client.p12
           into DIR (created if needed). The server certificate covers localhost, 127.0.0.1 and ::1;
           the client certificate carries the sandbox and production push markers for the topic
@@ -20,13 +23,26 @@ enum CertsCommand {
           and AuthKey_MOCKKEY001.pub.pem, its public key for the mock gateway (key id MOCKKEY001,
           team id MOCKTEAM01). Keys are written with mode 0600.
         """
+    static let flagGroups = [
+        FlagGroup([
+            .valued("--topic", "TOPIC", "the bundle id the client certificate is for", default: "com.example.app"),
+            .valued(
+                "--environment", "sandbox|production|both",
+                "mark the client certificate for one environment, or both with the topics extension (default: both "
+                    + "markers, no topics extension)"),
+            .valued("--p12-password", "PW", "the password of client.p12 (default empty)"),
+            .toggle(
+                "--force",
+                "replace a set already in DIR (a mock gateway using its CA then refuses clients of the new one)"),
+        ])
+    ]
+    static let epilogue: String? = """
+        Prints {"dir":"DIR","files":["ca.pem",…],"provider_key_id":"MOCKKEY001","provider_team_id":"MOCKTEAM01"}.
+        Exits 1 when DIR already holds any of those files (without --force) or they cannot be written,
+        2 on bad usage.
+        """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let flags = try Flags(arguments, valued: ["--topic", "--p12-password", "--environment"], switches: [])
-        if flags.wantsHelp {
-            print(usage)
-            return 0
-        }
+    static func run(_ flags: Flags) throws -> Int32 {
         guard flags.positional.count == 1, let directory = flags.positional.first else {
             throw UsageError(flags.positional.isEmpty ? "certs needs a directory" : "certs takes one directory")
         }
@@ -42,9 +58,21 @@ enum CertsCommand {
             }
             marking = chosen
         }
+        let existing = CertificateFiles.names.filter { FileManager.default.fileExists(atPath: PathText.join(directory, $0)) }
+        if !existing.isEmpty && !flags.has("--force") {
+            LineWriter.stderr(
+                "apn certs: \(directory) already holds \(existing.joined(separator: ", ")); not replaced (a running "
+                    + "mock gateway may use that CA). --force replaces them.")
+            return 1
+        }
         let written = try CertificateFiles.generate(
             in: directory, topic: topic, p12Password: flags.value("--p12-password") ?? "", marking: marking)
-        LineWriter.write("wrote \(written.joined(separator: ", ")) to \(directory)", to: STDOUT_FILENO)
+        LineWriter.stdout(
+            .object([
+                ("dir", .string(directory)), ("files", .array(written.map { .string($0) })),
+                ("provider_key_id", .string(CertificateFiles.providerKeyID)),
+                ("provider_team_id", .string(CertificateFiles.providerTeamID)),
+            ]))
         return 0
     }
 }
@@ -61,6 +89,11 @@ enum CertificateFiles {
     static let providerKeyFile = "AuthKey_\(providerKeyID).p8"
     /// Its public key, for the mock gateway.
     static let providerPublicKeyFile = "AuthKey_\(providerKeyID).pub.pem"
+    /// Every file ``generate(in:topic:p12Password:marking:)`` writes, in order.
+    static let names = [
+        "ca.pem", "ca.key", "server.pem", "server.key", "client.pem", "client.key", "client.p12", providerKeyFile,
+        providerPublicKeyFile,
+    ]
 
     /// What the client certificate is marked for.
     enum Marking {

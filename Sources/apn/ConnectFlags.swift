@@ -10,18 +10,25 @@ import Foundation
 /// `--retry-limit`), so 27 s for an address that never answers, 3 s for a refused port.
 /// Through `--http2` the provider's own backoff (0.25 s doubling) applies between attempts.
 enum ConnectFlags {
-    static let usage = """
-        Connecting (each failed attempt is one line on standard error):
-          --connect-timeout SECONDS give up a connection attempt (TCP and TLS) after SECONDS
-                                    (default 8; 0.1 to 600)
-          --retry-limit N           failed connection attempts retried before giving up (default 2;
-                                    0: none); the binary gateway waits 1 s, 2 s, 4 s, 4 s … between them
-          --write-stall-timeout SECONDS  give a binary connection up as failed (a failed attempt) when
-                                    the gateway takes or acknowledges no byte for SECONDS with bytes
-                                    waiting: a gateway that stopped reading (default 10; 1 to 3600)
-        """
-
-    static let valued: Set<String> = ["--connect-timeout", "--retry-limit", "--write-stall-timeout"]
+    static let group = FlagGroup(
+        "Connecting (each failed attempt is one line on standard error):",
+        [
+            .valued(
+                "--connect-timeout", "SECONDS", "give up a connection attempt (TCP and TLS) after SECONDS (0.1 to 600)",
+                default: "8"),
+            .valued(
+                "--retry-limit", "N",
+                "failed connection attempts retried before giving up (0: none); the binary gateway waits 1 s, 2 s, "
+                    + "4 s, 4 s … between them", default: "2"),
+            .valued(
+                "--write-stall-timeout", "SECONDS",
+                "give a binary connection up as failed (a failed attempt) when the gateway takes or acknowledges no "
+                    + "byte for SECONDS with bytes waiting: a gateway that stopped reading (1 to 3600)", default: "10"),
+        ],
+        notes: """
+              e.g. apn send: connecting to 127.0.0.1:2195 failed: connection refused (errno 111); next try in 1 s
+              (the last: "...; giving up")
+            """)
 
     /// The connect timeout without `--connect-timeout`.
     static let defaultConnectTimeout: Duration = .seconds(8)

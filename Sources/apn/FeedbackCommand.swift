@@ -6,25 +6,24 @@ import Synchronization
 
 /// `apn feedback …`: reads the feedback service once or every interval and prints one JSON
 /// line per entry.
-enum FeedbackCommand {
-    static let usage = """
-        usage: apn feedback [options]
-        \(CredentialFlags.feedbackUsage)
-          --interval SECONDS        poll now, then every SECONDS until SIGINT/SIGTERM (default 3600)
-          --once                    poll once and exit
+enum FeedbackCommand: Subcommand {
+    static let name = "feedback"
+    static let summary = "read the feedback service once or every interval, one JSON line per entry"
+    static let flagGroups = [
+        CredentialFlags.feedbackGroup,
+        FlagGroup(
+            "Polling:",
+            [
+                .valued("--interval", "SECONDS", "poll now, then every SECONDS until SIGINT/SIGTERM", default: "3600"),
+                .toggle("--once", "poll once and exit (with nothing to read, says so on standard error)"),
+            ]),
+    ]
+    static let epilogue: String? = """
         Prints one line per entry: {"time":UNIX,"date":"ISO-8601","token":"<hex>"}.
         Exits 0 after --once, or on SIGINT/SIGTERM; 1 when the service cannot be read; 2 on bad options.
         """
 
-    private static let valued = CredentialFlags.valued.union(["--interval"])
-    private static let switches = CredentialFlags.switches.union(["--once"])
-
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let flags = try Flags(arguments, valued: valued, switches: switches)
-        if flags.wantsHelp {
-            print(usage)
-            return 0
-        }
+    static func run(_ flags: Flags) throws -> Int32 {
         let (options, once) = try parse(flags)
         if once {
             return readOnce(Feedback(options: options))
@@ -50,9 +49,10 @@ enum FeedbackCommand {
         feedback.on { event in
             switch event {
             case .feedback: break
-            case .feedbackError(let error): LineWriter.stderr("apn feedback: \(error) (trying again at the next interval)")
+            case .feedbackError(let error):
+                LineWriter.stderr("apn feedback: \(ErrorText.message(error)) (trying again at the next interval)")
             case .error(let error):
-                LineWriter.stderr("apn feedback: \(error)")
+                LineWriter.stderr("apn feedback: \(ErrorText.message(error))")
                 status.value = 1
             }
         }
@@ -74,10 +74,13 @@ enum FeedbackCommand {
         let status = Handoff<Int32>()
         Task {
             do {
-                for entry in try await feedback.read() { LineWriter.stdout(line(for: entry)) }
+                let entries = try await feedback.read()
+                for entry in entries { LineWriter.stdout(line(for: entry)) }
+                // On standard error: standard output stays one line per entry for a pipe.
+                if entries.isEmpty { LineWriter.stderr("apn feedback: nothing to read (the service had no tuples)") }
                 status.put(0)
             } catch {
-                LineWriter.stderr("apn feedback: \(error)")
+                LineWriter.stderr("apn feedback: \(ErrorText.of(error))")
                 status.put(1)
             }
         }
@@ -117,14 +120,16 @@ enum FeedbackCommand {
             throw UsageError("feedback takes no arguments, got \"\(flags.positional[0])\"")
         }
         var options = Feedback.Options()
-        try CredentialFlags(flags).apply(to: &options.access)
-        let once = flags.switches.contains("--once")
+        let credentials = try CredentialFlags(flags)
+        credentials.apply(to: &options.access)
+        let once = flags.has("--once")
         // --once reads with `read()`: the poller must not visit on its own as well.
         if once { options.interval = nil }
         if let interval = try flags.integer("--interval", as: Int.self, in: 1...86_400 * 7) {
             guard !once else { throw UsageError("--interval and --once exclude each other") }
             options.interval = .seconds(interval)
         }
+        try credentials.requireCertificate()
         return (options, once)
     }
 }

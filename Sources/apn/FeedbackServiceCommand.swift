@@ -4,18 +4,32 @@ import Foundation
 
 /// `apn feedback-service …`: polls the feedback service every interval and applies what it
 /// reads to a token store, committing each batch before reading more.
-enum FeedbackServiceCommand {
-    static let usage = """
-        usage: apn feedback-service --store FILE [options]
-          --store FILE              the token store (SQLite; created when missing), as `apn tokens --store`
-        \(CredentialFlags.feedbackUsage)
-          --interval SECONDS        visit now, then every SECONDS until SIGINT/SIGTERM (default 3600)
-          --once                    visit once and exit
-          --batch-size N            commit at most N tuples per transaction (default 1000); a batch
-                                    also ends with each read from the socket
-          --log-batches             also print a line after each batch is committed
-          --min-free BYTES          room the store's disk must have before each visit (default 8 KiB
-                                    per --batch-size tuple, from 1 MiB to 64 MiB; 0: the write transaction only)
+enum FeedbackServiceCommand: Subcommand {
+    static let name = "feedback-service"
+    static let summary = "poll the feedback service and apply it to a token store (SQLite)"
+    static let synopsis = "--store FILE [options]"
+    static let flagGroups = [
+        FlagGroup([
+            .valued("--store", "FILE", "the token store (SQLite; created when missing), as `apn tokens --store`")
+        ]),
+        CredentialFlags.feedbackGroup,
+        FlagGroup(
+            "Polling:",
+            [
+                .valued("--interval", "SECONDS", "visit now, then every SECONDS until SIGINT/SIGTERM", default: "3600"),
+                .toggle("--once", "visit once and exit"),
+                .valued(
+                    "--batch-size", "N",
+                    "commit at most N tuples per transaction; a batch also ends with each read from the socket",
+                    default: "1000"),
+                .toggle("--log-batches", "also print a line after each batch is committed"),
+                .valued(
+                    "--min-free", "BYTES",
+                    "room the store's disk must have before each visit (default 8 KiB per --batch-size tuple, from "
+                        + "1 MiB to 64 MiB; 0: the write transaction only)"),
+            ]),
+    ]
+    static let epilogue: String? = """
         Each batch read is applied to the store in one transaction before the next read from the
         socket: a token is deactivated when the feedback time is at or after its last registration,
         kept when it was registered again later. One line per visit:
@@ -34,12 +48,12 @@ enum FeedbackServiceCommand {
         that applies them (apn tokens import FILE --store STORE) and exits 1.
         With --log-batches, after each commit: {"event":"batch","read":N,"committed":TOTAL_THIS_VISIT}.
         SIGINT/SIGTERM stops reading, commits what was read, prints the visit's line and exits 0.
-        Exits 1 when the store cannot be opened, the credentials are unusable, the --once visit
-        failed or was skipped, or a commit failed; 2 on bad options.
+        One service polls a store at a time: it holds an exclusive lock on STORE.lock (flock(2),
+        released by the kernel however the process ends); a second one exits 1 saying which
+        process holds it.
+        Exits 1 when the store cannot be opened or is polled by another service, the credentials are
+        unusable, the --once visit failed or was skipped, or a commit failed; 2 on bad options.
         """
-
-    private static let valued = CredentialFlags.valued.union(["--store", "--interval", "--batch-size", "--min-free"])
-    private static let switches = CredentialFlags.switches.union(["--once", "--log-batches"])
 
     /// What the flags asked for, checked.
     struct Settings {
@@ -57,12 +71,7 @@ enum FeedbackServiceCommand {
     /// tests of the recovery output on machines where they cannot fill a disk. Not for use.
     static let commitFailureVariable = "APN_TEST_STORE_FAILS_AFTER_COMMITS"
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let flags = try Flags(arguments, valued: valued, switches: switches)
-        if flags.wantsHelp {
-            print(usage)
-            return 0
-        }
+    static func run(_ flags: Flags) throws -> Int32 {
         let settings = try parse(flags)
         // Signals are caught before the store is opened, so a stop during start-up is seen.
         let stop: StopRequest
@@ -77,6 +86,15 @@ enum FeedbackServiceCommand {
             signals.wait()
             stop.request()
         }
+        // Before the store is opened: a second service must not touch it at all.
+        let lock: PollLock
+        do throws(PollLock.Held) {
+            lock = try PollLock(store: settings.store)
+        } catch {
+            LineWriter.stderr("apn feedback-service: \(error)")
+            return 1
+        }
+        defer { withExtendedLifetime(lock) {} }
         let store: TokenStore
         do throws(StoreError) {
             store = try TokenStore(path: settings.store)
@@ -96,10 +114,11 @@ enum FeedbackServiceCommand {
         }
         guard let store = flags.value("--store"), !store.isEmpty else { throw UsageError("--store FILE is required") }
         var options = Feedback.Options()
-        try CredentialFlags(flags).apply(to: &options.access)
+        let credentials = try CredentialFlags(flags)
+        credentials.apply(to: &options.access)
         // The service schedules its own visits (Feedback.visit): the poller must not.
         options.interval = nil
-        let once = flags.switches.contains("--once")
+        let once = flags.has("--once")
         var interval: Duration? = .seconds(3600)
         if let seconds = try flags.integer("--interval", as: Int.self, in: 1...86_400 * 7) {
             guard !once else { throw UsageError("--interval and --once exclude each other") }
@@ -111,8 +130,9 @@ enum FeedbackServiceCommand {
         // feedback row and its token): 8 KiB a tuple is a batch of scattered tokens. The
         // floor covers a checkpoint growing the file; the cap keeps a huge batch's check cheap.
         let room = try flags.integer("--min-free", in: 0...(1 << 40)) ?? min(max(batchSize * 8192, 1 << 20), 64 << 20)
+        try credentials.requireCertificate()
         return Settings(
             store: store, feedback: options, interval: interval, batchSize: batchSize,
-            logsBatches: flags.switches.contains("--log-batches"), minimumFreeBytes: room)
+            logsBatches: flags.has("--log-batches"), minimumFreeBytes: room)
     }
 }

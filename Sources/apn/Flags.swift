@@ -7,8 +7,8 @@ struct UsageError: Error {
     }
 }
 
-/// A small flag parser: `--name value`, `--name=value`, repeatable flags, boolean switches
-/// and positional arguments, checked against the flags a subcommand declares.
+/// The flag parser: `--name value`, `--name=value`, repeatable flags, switches and
+/// positional arguments, checked against the flags a subcommand declares (``FlagGroup``).
 struct Flags {
     /// Values of flags that take one, in the order given (repeatable flags keep them all).
     private(set) var values: [String: [String]] = [:]
@@ -18,9 +18,19 @@ struct Flags {
     private(set) var positional: [String] = []
     /// Whether `--help` or `-h` was given.
     private(set) var wantsHelp = false
+    /// Every flag declared, so that reading an undeclared one is caught (a test run traps).
+    private let declared: Set<String>
 
-    /// Parses `arguments` given the flags that take a value and the switches that do not.
-    init(_ arguments: [String], valued: Set<String>, switches known: Set<String>) throws(UsageError) {
+    /// Parses `arguments` against the flags `groups` declare.
+    init(_ arguments: [String], groups: [FlagGroup]) throws(UsageError) {
+        let flags = groups.flatMap(\.flags)
+        try self.init(
+            arguments, valued: Set(flags.filter { $0.value != nil }.map(\.name)),
+            switches: Set(flags.filter { $0.value == nil }.map(\.name)))
+    }
+
+    private init(_ arguments: [String], valued: Set<String>, switches known: Set<String>) throws(UsageError) {
+        declared = valued.union(known)
         var index = 0
         var onlyPositional = false
         while index < arguments.count {
@@ -62,14 +72,32 @@ struct Flags {
         }
     }
 
+    /// Whether the switch `name` was given.
+    func has(_ name: String) -> Bool {
+        check(name)
+        return switches.contains(name)
+    }
+
+    /// Whether `name` was given, with a value or as a switch.
+    func given(_ name: String) -> Bool {
+        check(name)
+        return values[name] != nil || switches.contains(name)
+    }
+
+    private func check(_ name: String) {
+        assert(declared.contains(name), "\(name) is read but not declared")
+    }
+
     /// The last value of `name`, if given.
     func value(_ name: String) -> String? {
-        values[name]?.last
+        check(name)
+        return values[name]?.last
     }
 
     /// Every value of the repeatable flag `name`.
     func all(_ name: String) -> [String] {
-        values[name] ?? []
+        check(name)
+        return values[name] ?? []
     }
 
     /// The last value of `name` as an integer within `range`, if given (in hex too, with

@@ -6,45 +6,43 @@ import MockGateway
 /// The flags of `apn mock-gateway --http2`: an ``HTTP2MockGateway`` beside the binary
 /// gateway, on its own port, with its provider-token keys and faults.
 enum HTTP2MockFlags {
-    static let usage = """
-        HTTP/2 provider API (--http2: also serve Apple's HTTP/2 API, POST /3/device/TOKEN, on its own port):
-          --http2                     serve it; the start line then has "http2":"HOST:PORT"
-          --http2-port N              its port (default 0: the system chooses)
-          --provider-key KEYID:TEAMID:FILE
-                                      accept provider tokens signed by the key in FILE (a public key PEM,
-                                      or the .p8 itself) for team TEAMID; repeatable. With --certs DIR
-                                      holding AuthKey_MOCKKEY001.pub.pem (apn certs writes it), that key
-                                      is accepted as MOCKKEY001 of team MOCKTEAM01.
-          --team-topics TEAMID:TOPIC[,TOPIC...]
-                                      the only topics team TEAMID's provider tokens may push to; others get
-                                      400 TopicDisallowed (without it, any topic); repeatable
-          --http2-environment sandbox|production
-                                      the environment it is (default sandbox): a client certificate marked for
-                                      the other one only (apn certs --environment) gets 403 BadCertificateEnvironment
-          --http2-reason TOKEN:REASON refuse a token (hex) with one of Apple's reasons (its status); repeatable
-          --http2-unregistered TOKEN:MS
-                                      answer 410 Unregistered for a token, last valid MS ms after 1970
-          --http2-fail N[:REASON]     answer the next N requests 500 InternalServerError (or REASON)
-          --http2-throttle N:COUNT    after N accepted, answer COUNT requests 429 TooManyRequests
-          --http2-goaway-after N      send GOAWAY after N requests on each connection
-          --http2-reset-after N       reset a connection at its N-th request, leaving its open streams unanswered
-          --http2-stall-after N       a connection goes silent at its N-th request: nothing more answered, PINGs included
-          --http2-delay-ms MS         hold every answer back MS milliseconds
-          --http2-max-streams N       SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)
-        """
-
-    static let valued: Set<String> = [
-        "--http2-port", "--provider-key", "--http2-reason", "--http2-unregistered", "--http2-fail", "--http2-throttle",
-        "--http2-goaway-after", "--http2-reset-after", "--http2-stall-after", "--http2-delay-ms", "--http2-max-streams",
-        "--team-topics", "--http2-environment",
-    ]
-    static let switches: Set<String> = ["--http2"]
+    static let group = FlagGroup(
+        "HTTP/2 provider API (--http2: also serve Apple's HTTP/2 API, POST /3/device/TOKEN, on its own port):",
+        [
+            .toggle("--http2", "serve it; the start line then has \"http2\":\"HOST:PORT\""),
+            .valued("--http2-port", "N", "its port (0: the system chooses)", default: "0"),
+            .valued(
+                "--provider-key", "KEYID:TEAMID:FILE",
+                "accept provider tokens signed by the key in FILE (a public key PEM, or the .p8 itself) for team "
+                    + "TEAMID; repeatable. With --certs DIR holding AuthKey_MOCKKEY001.pub.pem (apn certs writes it), "
+                    + "that key is accepted as MOCKKEY001 of team MOCKTEAM01."),
+            .valued(
+                "--team-topics", "TEAMID:TOPIC[,TOPIC...]",
+                "the only topics team TEAMID's provider tokens may push to; others get 400 TopicDisallowed (without "
+                    + "it, any topic); repeatable"),
+            .valued(
+                "--http2-environment", "sandbox|production",
+                "the environment it is: a client certificate marked for the other one only (apn certs "
+                    + "--environment) gets 403 BadCertificateEnvironment", default: "sandbox"),
+            .valued("--http2-reason", "TOKEN:REASON", "refuse a token (hex) with one of Apple's reasons (its status); repeatable"),
+            .valued("--http2-unregistered", "TOKEN:MS", "answer 410 Unregistered for a token, last valid MS ms after 1970"),
+            .valued("--http2-fail", "N[:REASON]", "answer the next N requests 500 InternalServerError (or REASON)"),
+            .valued("--http2-throttle", "N:COUNT", "after N accepted, answer COUNT requests 429 TooManyRequests"),
+            .valued("--http2-goaway-after", "N", "send GOAWAY after N requests on each connection"),
+            .valued(
+                "--http2-reset-after", "N", "reset a connection at its N-th request, leaving its open streams unanswered"),
+            .valued(
+                "--http2-stall-after", "N",
+                "a connection goes silent at its N-th request: nothing more answered, PINGs included"),
+            .valued("--http2-delay-ms", "MS", "hold every answer back MS milliseconds"),
+            .valued("--http2-max-streams", "N", "SETTINGS_MAX_CONCURRENT_STREAMS", default: "1000"),
+        ])
 
     /// The HTTP/2 gateway's configuration from the flags, or nil without `--http2` (then
     /// its other flags are bad usage).
     static func configuration(_ flags: Flags, host: String) throws(UsageError) -> HTTP2MockGateway.Configuration? {
-        guard flags.switches.contains("--http2") else {
-            if let flag = valued.sorted().first(where: { flags.values[$0] != nil }) {
+        guard flags.has("--http2") else {
+            if let flag = group.flags.map(\.name).sorted().first(where: flags.given) {
                 throw UsageError("\(flag) needs --http2")
             }
             return nil

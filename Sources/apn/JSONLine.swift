@@ -1,5 +1,6 @@
 import APNTLS
 import Foundation
+import Synchronization
 
 /// A JSON value with object keys kept in the order written, so output lines read as documented.
 enum JSONValue {
@@ -63,8 +64,21 @@ enum LineWriter {
 
     /// Writes a JSON line to standard output.
     static func stdout(_ value: JSONValue) {
-        write(value.text, to: STDOUT_FILENO)
+        stdoutText(value.text)
     }
+
+    /// Writes `text` and a newline to standard output. Once its reader has gone (`| head -2`:
+    /// EPIPE, SIGPIPE being ignored) the rest is dropped without a word and the command ends
+    /// as it would have, its exit status unchanged: a send is not cut short by a pager.
+    static func stdoutText(_ text: String) {
+        guard !isStandardOutputClosed else { return }
+        if !write(text, to: STDOUT_FILENO) && errno == EPIPE { standardOutputClosed.store(true, ordering: .relaxed) }
+    }
+
+    /// Whether standard output's reader has gone: a long listing may stop early.
+    static var isStandardOutputClosed: Bool { standardOutputClosed.load(ordering: .relaxed) }
+
+    private static let standardOutputClosed = Atomic<Bool>(false)
 
     /// Writes a message line to standard error.
     static func stderr(_ message: String) {

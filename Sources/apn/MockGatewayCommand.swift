@@ -7,56 +7,77 @@ import MockGateway
 import Synchronization
 
 /// `apn mock-gateway …`: runs a ``MockGateway`` until SIGINT or SIGTERM.
-enum MockGatewayCommand {
-    static let usage = """
-        usage: apn mock-gateway [options]
-          --host ADDR                 address both listeners bind (default 127.0.0.1)
-          --port N                    gateway port (default 0: the system chooses)
-          --feedback-port N           feedback port (default 0)
-          --certs DIR                 use DIR/ca.pem, server.pem, server.key; if none exist, generate
-                                      them there first (with ca.key, client.pem, client.key, client.p12).
-                                      Without it a fresh set is generated in a new temporary directory.
-          --record FILE               append each accepted notification to FILE as a JSON line, in
-                                      large writes; when 65,536 wait to be written, connections stop
-                                      reading until they are (backpressure, not memory)
-          --reject TOKEN[:STATUS]     refuse a token (hex) with STATUS (default 8); repeatable
-          --reject-id ID[:STATUS]     refuse an identifier; repeatable
-          --reject-nth N[:STATUS]     refuse the N-th notification overall; repeatable
-          --shutdown-after N          answer status 10 after the N-th accepted notification
-          --drop-after N              close silently after the N-th accepted notification
-          --reset-after N             close with a TCP reset after the N-th accepted notification
-          --drop-every N              close silently after every N-th accepted notification
-          --reset-every N             close with a TCP reset after every N-th accepted notification
-          --stall-after N[:MS]        stop reading for MS milliseconds (default 1000) after the N-th
-                                      accepted notification, so the client's writes block
-          --stall-then resume|close|reset|never
-                                      how that stall ends: read on (default); close without an error
-                                      response or reset, throwing away what was not read; or never
-                                      (stalled until SIGINT or SIGTERM, MS ignored)
-          --error-delay-ms MS         wait MS milliseconds before each error response, reading and
-                                      discarding what arrives meanwhile
-          --error-lag N               read and discard N more notifications before an error response
-                                      (or until the client has sent nothing for 100 ms)
-          --error-trickle-ms MS       write each error response one byte per TLS record, MS ms apart
-          --error-id ID               send identifier ID (decimal or 0x hex) in every error response
-          --latency-ms MS             one-way network latency on every connection: judge bytes MS ms
-                                      after they arrive and answer MS ms after deciding, reading on
-                                      meanwhile (holding up to 16 MiB)
-          --read-rate N               process at most N notifications a second on each connection;
-                                      beyond that stop reading, so the client's writes block
-          --feedback TOKEN:UNIXTIME   queue a feedback tuple; repeatable
-          --feedback-file FILE        queue tuples from FILE, one TOKEN:UNIXTIME (or TOKEN UNIXTIME)
-                                      per line; blank lines and lines starting with # are skipped
-          --feedback-write-size N     write feedback tuples N bytes at a time (default: all at once)
-          --feedback-pause-ms MS      pause MS milliseconds between those writes (a slow service)
-          --tls-min 1.0|1.1|1.2|1.3   oldest TLS version accepted (default 1.2)
-          --no-session-tickets        do not issue TLS session tickets
-          --no-client-cert            do not require a client certificate
-          --max-connections N         serve at most N connections at once per listener (default 1024);
-                                      one beyond is closed at once and counted
-          --idle-timeout SECONDS      close a connection that sends nothing for SECONDS (default 600;
-                                      0: never)
-        \(HTTP2MockFlags.usage)
+enum MockGatewayCommand: Subcommand {
+    static let name = "mock-gateway"
+    static let summary = "run a mock binary gateway and feedback server until SIGINT/SIGTERM"
+    static let flagGroups = [
+        FlagGroup([
+            .valued("--host", "ADDR", "address both listeners bind", default: "127.0.0.1"),
+            .valued("--port", "N", "gateway port (0: the system chooses)", default: "0"),
+            .valued("--feedback-port", "N", "feedback port", default: "0"),
+            .valued(
+                "--certs", "DIR",
+                "use DIR/ca.pem, server.pem, server.key; if none exist, generate them there first (with ca.key, "
+                    + "client.pem, client.key, client.p12). Without it a fresh set is generated in a new temporary "
+                    + "directory."),
+            .valued(
+                "--record", "FILE",
+                "append each accepted notification to FILE as a JSON line, in large writes; when 65,536 wait to be "
+                    + "written, connections stop reading until they are (backpressure, not memory)"),
+            .valued("--reject", "TOKEN[:STATUS]", "refuse a token (hex) with STATUS (default 8); repeatable"),
+            .valued("--reject-id", "ID[:STATUS]", "refuse an identifier; repeatable"),
+            .valued("--reject-nth", "N[:STATUS]", "refuse the N-th notification overall; repeatable"),
+            .valued("--shutdown-after", "N", "answer status 10 after the N-th accepted notification"),
+            .valued("--drop-after", "N", "close silently after the N-th accepted notification"),
+            .valued("--reset-after", "N", "close with a TCP reset after the N-th accepted notification"),
+            .valued("--drop-every", "N", "close silently after every N-th accepted notification"),
+            .valued("--reset-every", "N", "close with a TCP reset after every N-th accepted notification"),
+            .valued(
+                "--stall-after", "N[:MS]",
+                "stop reading for MS milliseconds (default 1000) after the N-th accepted notification, so the "
+                    + "client's writes block"),
+            .valued(
+                "--stall-then", "resume|close|reset|never",
+                "how that stall ends: read on (default); close without an error response or reset, throwing away "
+                    + "what was not read; or never (stalled until SIGINT or SIGTERM, MS ignored)"),
+            .valued(
+                "--error-delay-ms", "MS",
+                "wait MS milliseconds before each error response, reading and discarding what arrives meanwhile"),
+            .valued(
+                "--error-lag", "N",
+                "read and discard N more notifications before an error response (or until the client has sent "
+                    + "nothing for 100 ms)"),
+            .valued("--error-trickle-ms", "MS", "write each error response one byte per TLS record, MS ms apart"),
+            .valued("--error-id", "ID", "send identifier ID (decimal or 0x hex) in every error response"),
+            .valued(
+                "--latency-ms", "MS",
+                "one-way network latency on every connection: judge bytes MS ms after they arrive and answer MS ms "
+                    + "after deciding, reading on meanwhile (holding up to 16 MiB)"),
+            .valued(
+                "--read-rate", "N",
+                "process at most N notifications a second on each connection; beyond that stop reading, so the "
+                    + "client's writes block"),
+            .valued("--feedback", "TOKEN:UNIXTIME", "queue a feedback tuple; repeatable"),
+            .valued(
+                "--feedback-file", "FILE",
+                "queue tuples from FILE, one TOKEN:UNIXTIME (or TOKEN UNIXTIME) per line; blank lines and lines "
+                    + "starting with # are skipped"),
+            .valued("--feedback-write-size", "N", "write feedback tuples N bytes at a time (default: all at once)"),
+            .valued("--feedback-pause-ms", "MS", "pause MS milliseconds between those writes (a slow service)"),
+            .valued("--tls-min", "1.0|1.1|1.2|1.3", "oldest TLS version accepted", default: "1.2"),
+            .toggle("--no-session-tickets", "do not issue TLS session tickets"),
+            .toggle("--no-client-cert", "do not require a client certificate"),
+            .valued(
+                "--max-connections", "N",
+                "serve at most N connections at once per listener; one beyond is closed at once and counted",
+                default: "1024"),
+            .valued(
+                "--idle-timeout", "SECONDS", "close a connection that sends nothing for SECONDS (0: never)",
+                default: "600"),
+        ]),
+        HTTP2MockFlags.group,
+    ]
+    static let epilogue: String? = """
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
         SIGINT or SIGTERM, then stops reading, writes the rest of the record file, prints a JSON
         summary (its "accepted" is the record file's line count) and exits 0. Bad options exit with
@@ -69,14 +90,6 @@ enum MockGatewayCommand {
         K one of over_cap, idle_timeout, handshake_failure, thread_start_failure, alpn_refused.
         """
 
-    private static let valued: Set<String> = Set<String>([
-        "--host", "--port", "--feedback-port", "--certs", "--record", "--reject", "--reject-id", "--reject-nth",
-        "--shutdown-after", "--drop-after", "--error-delay-ms", "--feedback", "--feedback-file", "--tls-min",
-        "--reset-after", "--drop-every", "--reset-every", "--stall-after", "--stall-then", "--error-lag", "--error-trickle-ms", "--error-id", "--latency-ms",
-        "--read-rate", "--feedback-write-size", "--feedback-pause-ms", "--max-connections", "--idle-timeout",
-    ]).union(HTTP2MockFlags.valued)
-    private static let switches = Set<String>(["--no-session-tickets", "--no-client-cert"]).union(HTTP2MockFlags.switches)
-
     /// What the flags asked for, checked.
     struct Options {
         var configuration = MockGateway.Configuration()
@@ -87,12 +100,7 @@ enum MockGatewayCommand {
         var http2: HTTP2MockGateway.Configuration?
     }
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let flags = try Flags(arguments, valued: valued, switches: switches)
-        if flags.wantsHelp {
-            print(usage)
-            return 0
-        }
+    static func run(_ flags: Flags) throws -> Int32 {
         var options = try parse(flags)
         let directory = try prepareCertificates(&options)
 
@@ -197,8 +205,8 @@ enum MockGatewayCommand {
             }
             configuration.minimumVersion = minimum
         }
-        configuration.sessionTickets = !flags.switches.contains("--no-session-tickets")
-        configuration.requiresClientCertificate = !flags.switches.contains("--no-client-cert")
+        configuration.sessionTickets = !flags.has("--no-session-tickets")
+        configuration.requiresClientCertificate = !flags.has("--no-client-cert")
         configuration.maxConnections = try flags.integer("--max-connections", in: 1...1_000_000) ?? configuration.maxConnections
         if let seconds = try flags.integer("--idle-timeout", in: 0...86_400) {
             configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)

@@ -6,40 +6,55 @@ import Foundation
 /// `--push-type`, `--collapse-id`) and the streams (`--max-streams`). Certificates and
 /// the address come from ``CredentialFlags``.
 enum ProviderFlags {
-    static let usage = """
-        HTTP/2 provider API (--http2; default address api.sandbox.push.apple.com:443,
-        api.push.apple.com:443 with --production):
-          --http2                   send through the HTTP/2 provider API instead of the binary gateway
-          --key-id ID --team-id ID --p8 FILE
-                                    provider-token authentication with the .p8 key (else the certificate)
-          --provider-token JWT      a provider token made elsewhere, sent as it is
-          --topic TOPIC             apns-topic (the bundle id; required with provider tokens)
-          --push-type TYPE          apns-push-type: \(PushType.documented.map(\.rawValue).joined(separator: ", "))
-          --collapse-id ID          apns-collapse-id (at most 64 bytes)
-          --max-streams N           streams in flight per connection (default 1000)
-          --request-timeout SECONDS how long Apple may take to answer a notification once it is written
-                                    (default 30; time queued for a stream does not count); unanswered,
-                                    it may have been delivered and is not sent again
-          --store FILE              mark every token Apple answers 410 for inactive in this token store
-                                    (as `apn feedback-service` does: a later registration keeps it);
-                                    the store must take a write before anything is sent; a commit that
-                                    fails leaves its tuples in FILE.feedback-recovery-*.jsonl
-          --min-free BYTES          room the store's disk must have first (default 1 MiB)
-        """
+    /// The environment variable a provider token is read from when no flag gives one.
+    static let tokenVariable = "APN_PROVIDER_TOKEN"
 
-    static let valued: Set<String> = [
-        "--key-id", "--team-id", "--p8", "--provider-token", "--topic", "--push-type", "--collapse-id", "--max-streams",
-        "--request-timeout", "--store", "--min-free",
-    ]
-    static let switches: Set<String> = ["--http2"]
+    static let group = FlagGroup(
+        "HTTP/2 provider API (--http2; default address api.sandbox.push.apple.com:443, api.push.apple.com:443 with "
+            + "--production):",
+        [
+            .toggle("--http2", "send through the HTTP/2 provider API instead of the binary gateway"),
+            .valued("--key-id", "ID", "provider-token authentication (else the certificate): the .p8 key's id; with "
+                + "--team-id and --p8"),
+            .valued("--team-id", "ID", "the team the key belongs to"),
+            .valued("--p8", "FILE", "the .p8 signing key"),
+            .valued(
+                "--provider-token", "JWT",
+                "a provider token made elsewhere, sent as it is; it shows in `ps`, so prefer --provider-token-file or "
+                    + "$\(tokenVariable)"),
+            .valued("--provider-token-file", "FILE", "read the provider token from FILE's first line instead"),
+            .valued("--topic", "TOPIC", "apns-topic (the bundle id; required with provider tokens)"),
+            .valued("--push-type", "TYPE", "apns-push-type: \(PushType.documented.map(\.rawValue).joined(separator: ", "))"),
+            .valued("--collapse-id", "ID", "apns-collapse-id (at most 64 bytes)"),
+            .valued("--max-streams", "N", "streams in flight per connection", default: "1000"),
+            .valued(
+                "--request-timeout", "SECONDS",
+                "how long Apple may take to answer a notification once it is written (time queued for a stream does "
+                    + "not count); unanswered, it may have been delivered and is not sent again", default: "30"),
+            .valued(
+                "--store", "FILE",
+                "mark every token Apple answers 410 for inactive in this token store (as `apn feedback-service` does: "
+                    + "a later registration keeps it); the store must take a write before anything is sent; a commit "
+                    + "that fails leaves its tuples in FILE.feedback-recovery-*.jsonl"),
+            .valued("--min-free", "BYTES", "room the store's disk must have first", default: "1 MiB"),
+        ],
+        notes: "  Without --key-id, --provider-token or --provider-token-file, a provider token is $\(tokenVariable), if set.")
+
+    /// The flags only `--http2` gives meaning to.
+    static let http2OnlyFlags = group.flags.map(\.name).filter { $0 != "--http2" }
 
     /// The provider options these flags (and the credential flags) ask for.
     static func options(_ flags: Flags) throws(UsageError) -> Provider.Options {
         var options = Provider.Options()
         try CredentialFlags(flags).apply(to: &options.access)
         let tokenFlags = ["--key-id", "--team-id", "--p8"].filter { flags.value($0) != nil }
-        if let token = flags.value("--provider-token") {
-            guard tokenFlags.isEmpty else { throw UsageError("--provider-token excludes \(tokenFlags[0])") }
+        let givenToken = flags.value("--provider-token") ?? flags.value("--provider-token-file")
+        if givenToken != nil, let flag = tokenFlags.first {
+            throw UsageError("\(flags.value("--provider-token") != nil ? "--provider-token" : "--provider-token-file") excludes \(flag)")
+        }
+        if tokenFlags.isEmpty, let token = try SecretInput.read(
+            flags, flag: "--provider-token", fileFlag: "--provider-token-file", variable: tokenVariable)
+        {
             options.authentication = .existingToken(token)
         } else if !tokenFlags.isEmpty {
             guard let keyID = flags.value("--key-id"), let teamID = flags.value("--team-id"),
@@ -68,6 +83,15 @@ enum ProviderFlags {
         return options
     }
 
+    /// Refuses options with neither a certificate nor a provider token (the library would
+    /// look for cert.pem and key.pem in the current folder), naming the flags for both.
+    static func requireCredentials(_ options: Provider.Options, _ flags: Flags) throws(UsageError) {
+        guard options.authentication == .certificate else { return }
+        try CredentialFlags(flags).requireCertificate(
+            orElse: ", or a provider token (--key-id, --team-id and --p8; --provider-token, --provider-token-file or "
+                + "$\(tokenVariable))")
+    }
+
     /// `--store FILE` and `--min-free BYTES`, when `--store` is given.
     static func store(_ flags: Flags) throws(UsageError) -> (path: String, minimumFreeBytes: Int)? {
         let room = try flags.integer("--min-free", as: Int.self, in: 0...(1 << 40))
@@ -93,7 +117,7 @@ enum ProviderFlags {
 
     /// The flags only `--http2` gives meaning to, among those given.
     static func http2Only(_ flags: Flags) -> [String] {
-        valued.sorted().filter { flags.value($0) != nil }
+        http2OnlyFlags.filter(flags.given)
     }
 }
 

@@ -87,7 +87,7 @@ struct ProviderSendRun: Sendable {
             tally.counts.count(.notSent)
             LineWriter.stdout(SendOutput.notSentLine(device))
         }
-        if let failure = tally.ending { LineWriter.stderr("apn send: \(failure)") }
+        if let failure = tally.ending { LineWriter.stderr("apn send: stopped sending: \(ErrorText.message(failure))") }
         LineWriter.stdout(
             SendOutput.summary(
                 protocol: "http2", total: devices.count, tally.counts, invalidTokens: badLines.count,
@@ -164,7 +164,8 @@ struct ProviderSendRun: Sendable {
         if let error, outcome == .failed || outcome == .unknownFate {
             extra.append(("error", .string(SendOutput.snakeCase(error.code.description))))
         }
-        let description = error.map(\.description) ?? "accepted: HTTP \(response.status ?? 200) (Apple took it; not a delivery receipt)"
+        let description = error.map { "\(outcome.rawValue.replacingOccurrences(of: "_", with: " ")): \(ErrorText.message($0))" }
+            ?? "accepted: HTTP \(response.status ?? 200) (Apple took it; not a delivery receipt)"
         return SendOutput.line(token: response.device, outcome, description: description, extra: extra)
     }
 }

@@ -88,7 +88,7 @@ struct SendRun: Sendable {
             }
         }
         if let ended = report.notAccepted.lazy.compactMap({ Self.terminating($0.outcome) }).first {
-            LineWriter.stderr("apn send: \(ended)")
+            LineWriter.stderr("apn send: \(ErrorText.message(ended))")
         }
         LineWriter.stdout(
             summary(
@@ -160,7 +160,14 @@ struct SendRun: Sendable {
         case .failed(let error): [("error", .string(SendOutput.snakeCase(error.code.description)))]
         case .unknownFate(let reason): [("error", .string(Self.name(of: reason)))]
         }
-        return SendOutput.line(token: device, Self.kind(outcome), description: "\(outcome)", extra: extra)
+        return SendOutput.line(token: device, Self.kind(outcome), description: Self.describe(outcome), extra: extra)
+    }
+
+    /// The line's sentence: the outcome as the library says it, a failure's error in its
+    /// words (its code is the line's `error`).
+    static func describe(_ outcome: NotificationOutcome) -> String {
+        guard case .failed(let error) = outcome else { return "\(outcome)" }
+        return "failed: \(ErrorText.message(error))"
     }
 
     /// The output's outcome for the library's.

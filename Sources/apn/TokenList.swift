@@ -41,6 +41,9 @@ struct TokenList {
             throw UsageError("no recipients: give --token HEX or --tokens-file FILE")
         }
         try self.init(tokens: tokens, file: file, binary: binary)
+        if devices.isEmpty && bad.isEmpty, let file {
+            throw UsageError("no recipients: \(file == "-" ? "standard input" : file) holds no token (only blank lines and comments)")
+        }
     }
 
     /// Reads `tokens` (from `--token`) and then `file`, if given.

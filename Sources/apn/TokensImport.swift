@@ -3,12 +3,16 @@ import APNFeedbackStore
 import Foundation
 
 /// `apn tokens import FILE --store FILE`: bulk registration in one transaction.
-enum TokensImport {
-    static let usage = """
-        usage: apn tokens import FILE --store FILE
+enum TokensImport: Subcommand {
+    static let name = "import"
+    static let arguments = "FILE"
+    static let summary = "register the tokens of FILE (`-`: standard input) in one transaction"
+    static let synopsis = "FILE --store FILE"
+    static let flagGroups = [TokensCommand.storeGroup]
+    static let about: String? = """
         Registers the tokens of FILE (`-`: standard input) in one transaction. One token per line:
             TOKEN [TIME [TOPIC]]
-        fields separated by spaces or tabs; TOKEN in hex; TIME in UNIX seconds or ISO-8601, or `-`
+        fields separated by spaces or tabs; TOKEN in hex (1 to 100 bytes); TIME in UNIX seconds or ISO-8601, or `-`
         (or absent) for now; TOPIC optional. Blank lines and lines starting with # are skipped.
         A feedback tuple is a JSON line, as `apn feedback-service` writes those it could not commit
         (its recovery file):
@@ -29,8 +33,8 @@ enum TokensImport {
         let message: String
     }
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        guard let (flags, path) = try TokensCommand.flags(arguments, usage: usage) else { return 0 }
+    static func run(_ flags: Flags) throws -> Int32 {
+        let path = try TokensCommand.store(flags)
         let file = try TokensCommand.single(flags, "FILE")
         let text = try read(file)
         let now = TokenTime.now
@@ -93,7 +97,7 @@ enum TokensImport {
         }
         let device: Device
         do throws(UsageError) {
-            device = try TokensCommand.device(String(first))
+            device = try TokensCommand.device(String(first), registering: true)
         } catch {
             throw BadLine(line: number, message: error.message)
         }

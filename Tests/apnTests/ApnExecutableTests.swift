@@ -26,7 +26,9 @@ struct ApnExecutableTests {
         let line = try apn.nextLine()
         let (status, standardError) = try apn.waitForExit()
         #expect(status == 0, "stderr: \(standardError)")
-        #expect(line.hasPrefix("wrote ") && line.hasSuffix(target))
+        let written = try jsonObject(line)
+        #expect(written["dir"] as? String == target)
+        #expect((written["files"] as? [String])?.contains("client.p12") == true)
         #expect(!line.contains("s3cret") && !line.contains("PRIVATE KEY"))
         for name in ["ca.pem", "server.pem", "server.key", "client.pem", "client.key", "client.p12"] {
             #expect(FileManager.default.fileExists(atPath: file(target, name)), "\(name) missing")

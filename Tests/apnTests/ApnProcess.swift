@@ -85,6 +85,8 @@ final class ApnProcess: Sendable {
     }
 
     static func executable(_ name: String = "apn") throws -> URL {
+        // A path: a program of the system (`/bin/bash` for a pipeline), not of the build.
+        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
         let runner = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         var directory = runner.resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
@@ -98,7 +100,7 @@ final class ApnProcess: Sendable {
     /// Starts `apn` with `arguments`; `input`, when given, is its standard input (then
     /// closed), else it reads from /dev/null. `directory`, when given, is its working directory;
     /// `environment` is added to the test runner's; `executable` names another product of the
-    /// build (README's examples).
+    /// build (README's examples), or by its absolute path a program of the system.
     init(
         _ arguments: [String], input: [UInt8]? = nil, directory: String? = nil,
         environment: [String: String] = [:], executable: String = "apn"

@@ -77,8 +77,8 @@ struct ApnSendTests {
 
     @Test("bad usage exits 2 with a clear message", arguments: [
         (["--bogus"], "unknown option --bogus"),
-        (["--token", "11", "--payload", #"{"aps":{"badge":01}}"#], "invalidNumber at byte 17"),
-        (["--token", "11", "--payload", "[1]"], "notAnObject"),
+        (["--token", "11", "--payload", #"{"aps":{"badge":01}}"#], "payload JSON: at byte 17: "),
+        (["--token", "11", "--payload", "[1]"], "payload JSON: at byte 0: expected an object"),
         (["--tokens-file", "/nonexistent/tokens.txt", "--alert", "x"], "/nonexistent/tokens.txt does not exist"),
         (["--alert", "x"], "no recipients"),
         (["--token", "11", "--alert", "x", "--priority", "5", "--format", "enhanced"], "--priority 5 needs --format frame"),
