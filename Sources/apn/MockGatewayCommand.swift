@@ -167,6 +167,7 @@ enum MockGatewayCommand {
                 ("connections", .integer(gateway.connectionCount)),
                 ("accepted", .integer(accepted)),
                 ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
+                ("markers", .integer(gateway.markerCount)),
                 ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
                 ("handshake_failures", .integer(gateway.handshakeFailureCount)),
                 ("refused_connections", .integer(gateway.refusedConnectionCount)),

@@ -212,7 +212,8 @@ struct ConnectionLoop: ~Copyable {
         }
         pool.push(
             SessionTag(record, index: index), token: token, payload: record.payload,
-            expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, now: now)
+            expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, awaited: record.isAwaited,
+            now: now)
     }
 
     private mutating func connectFinished(_ slot: Int, attempt: Int, _ result: ConnectResult) {
