@@ -46,7 +46,7 @@ struct ConnectionLoop: ~Copyable {
         self.inbox = inbox
         self.connector = Connector(options: options, inbox: inbox)
         self.clock = options.clock
-        self.dispatcher = CallbackDispatcher(queue: queue, hub: hub, errorCallback: options.errorCallback)
+        self.dispatcher = CallbackDispatcher(queue: queue, hub: hub, errorCallback: options.errorCallback, log: options.log)
         self.pool = ConnectionPool(configuration: PoolConfiguration(options))
     }
 
