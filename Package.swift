@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "APNWire", targets: ["APNWire"]),
         .library(name: "APNFeedbackStore", targets: ["APNFeedbackStore"]),
         .library(name: "APNBridge", targets: ["APNBridge"]),
+        // The gateway, feedback and HTTP/2 mocks, for a dependent package's tests (#27).
+        .library(name: "MockGateway", targets: ["MockGateway"]),
         .executable(name: "apn-bench", targets: ["apn-bench"]),
         .executable(name: "apn", targets: ["apn"]),
     ],
@@ -68,8 +70,8 @@ let package = Package(
             dependencies: ["APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
-        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients.
-        .target(name: "TestSupport", dependencies: ["APNHTTP2", "APNTLS", "APNWire"], path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler.
+        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNTLS", "APNWire"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(

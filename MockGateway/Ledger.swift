@@ -31,6 +31,9 @@ struct Ledger: GatewayLedger, ~Copyable {
         records.copy(range, into: &copy)
     }
     var rejections: [MockGateway.RejectionRecord] = []
+    /// Confirmation markers answered (``MockGateway/markerCount``): kept out of
+    /// ``rejections``, as they refuse nothing a client meant to deliver.
+    var markerCount = 0
     /// Notifications decoded overall, accepted or not: numbers the next one.
     var decodedCount = 0
     var connectionCount = 0
@@ -76,9 +79,13 @@ struct Ledger: GatewayLedger, ~Copyable {
     }
 
     /// Records a rejection the decoder made (validation as Apple did) and says how to end.
+    /// A notification without a device token (status 2) in command 1 or 2 is a client's
+    /// confirmation marker: answered exactly the same, but counted in ``markerCount``
+    /// instead of ``rejections``. (Command 0 gets no answer, so it cannot carry one.)
     mutating func refuse(_ rejection: Rejection, connection: Int) -> ConnectionEnd {
-        refuse(status: rejection.status, identifier: rejection.identifier, command: rejection.command,
-               connection: connection)
+        let isMarker = rejection.status == .missingDeviceToken && rejection.command != .simple
+        return refuse(status: rejection.status, identifier: rejection.identifier, command: rejection.command,
+                      connection: connection, isMarker: isMarker)
     }
 
     /// Notes how many notifications were thrown away after the `index`-th rejection
@@ -146,9 +153,13 @@ struct Ledger: GatewayLedger, ~Copyable {
     /// Records an error and builds the response the faults shape; command 0 has no error
     /// response, so Apple's gateway just closed.
     private mutating func refuse(
-        status: StatusCode, identifier: UInt32?, command: Command, connection: Int
+        status: StatusCode, identifier: UInt32?, command: Command, connection: Int, isMarker: Bool = false
     ) -> ConnectionEnd {
-        rejections.append(MockGateway.RejectionRecord(status: status, identifier: identifier, connection: connection))
+        if isMarker {
+            markerCount += 1
+        } else {
+            rejections.append(MockGateway.RejectionRecord(status: status, identifier: identifier, connection: connection))
+        }
         guard command != .simple else { return .close }
         let wireStatus = status.isAppleStatus ? status : .unknown
         let wireIdentifier = faults.errorIdentifierOverride ?? identifier ?? 0

@@ -23,9 +23,19 @@ extension MockGateway {
         shared.records(from: start)
     }
 
-    /// Every error the gateway answered with (or closed for, on command 0) so far, in order.
+    /// Every error the gateway answered with (or closed for, on command 0) so far, in order,
+    /// confirmation markers aside (``markerCount``).
     public var rejections: [RejectionRecord] {
         shared.read { $0.rejections }
+    }
+
+    /// Confirmation markers the gateway answered so far: notifications without a device
+    /// token (status 2), which a client writes so that the answer confirms everything it
+    /// wrote before (swift-apn's confirmed flush, an awaited `send`). Answered as Apple's
+    /// gateway answered them — status 2, then the connection closes — but kept out of
+    /// ``rejections`` and, like every refusal, out of ``records``.
+    public var markerCount: Int {
+        shared.read { $0.markerCount }
     }
 
     /// Gateway connections whose TLS handshake completed.

@@ -54,8 +54,12 @@ struct ScriptedConnection: BinaryConnectionHandler {
         var ordinal = ordinal
         var rejection: Int?
         let verdict = shared.update { ledger in
+            let rejectionsBefore = ledger.rejections.count
             let verdict = ledger.judgeDecoded(from: &decoder, connection: number, ordinal: &ordinal, limit: limit)
-            if case .end(.errorResponse) = verdict { rejection = ledger.rejections.count - 1 }
+            // A marker's answer is not a rejection: nothing to note the discarded count on.
+            if case .end(.errorResponse) = verdict, ledger.rejections.count > rejectionsBefore {
+                rejection = ledger.rejections.count - 1
+            }
             return verdict
         }
         pacer.spend(ordinal - self.ordinal)

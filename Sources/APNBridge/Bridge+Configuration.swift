@@ -52,6 +52,11 @@ extension Bridge {
         /// (``BridgeEvent``); nil logs nothing. Called outside the bridge's locks, on the
         /// thread that saw the change: keep it quick.
         package var log: (@Sendable (BridgeEvent) -> Void)?
+        /// Where the bridge logs (label `swift-apn.bridge`): the ``BridgeEvent``s too, at
+        /// debug to notice; and every tenant's provider logs here, whatever
+        /// ``upstream``'s own `logHandler`. Default: warnings and above on standard error
+        /// (peer verification off upstream, nothing else).
+        package var logHandler: any APNLogHandler = StandardErrorLogHandler()
 
         /// A configuration with the defaults described on each property.
         package init(

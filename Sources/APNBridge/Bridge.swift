@@ -41,13 +41,20 @@ package final class Bridge: Sendable {
             maximumVersion: configuration.maximumTLSVersion, sessionTickets: configuration.sessionTickets)
         let server = try ServerState()
         self.server = server
-        let log = configuration.log ?? { _ in }
+        let events = configuration.log
+        let bridgeLog = ComponentLog(configuration.logHandler, label: ComponentLog.Label.bridge)
+        let log: @Sendable (BridgeEvent) -> Void = { event in
+            bridgeLog.record(event)
+            events?(event)
+        }
+        var upstream = configuration.upstream
+        upstream.logHandler = configuration.logHandler
         let outbox = try FeedbackOutbox(path: configuration.storePath, log: log) { server.wakeWaiters() }
         let origin = ContinuousClock.now
         var tenants: [String: TenantBridge] = [:]
         for tenant in configuration.tenants.all {
             tenants[tenant.name] = TenantBridge(
-                tenant: tenant, provider: Provider(options: tenant.providerOptions(configuration.upstream)),
+                tenant: tenant, provider: Provider(options: tenant.providerOptions(upstream)),
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
                 record: ResendRecord(retention: configuration.resendRetention, capacity: configuration.resendCapacity),
                 log: log)

@@ -1,8 +1,10 @@
 internal import Glibc
 
-/// Writes diagnostics to file descriptor 2 (avoids the non-Sendable global `stderr`).
-enum StandardError {
-    static func write(_ message: String) {
+/// Writes diagnostics to file descriptor 2 (avoids the non-Sendable global `stderr`), for
+/// APN's ``StandardErrorLogHandler``.
+package enum StandardError {
+    /// Writes `message` whole (retrying after `EINTR`; giving up on any other failure).
+    package static func write(_ message: String) {
         var bytes = Array(message.utf8)
         var offset = 0
         while offset < bytes.count {

@@ -3,8 +3,8 @@ internal import COpenSSL
 /// Client-side TLS settings (an OpenSSL `SSL_CTX`), shared by every connection a client opens.
 ///
 /// By default the server is verified against the system's CA store and the name you
-/// connect to; turning that off must be said explicitly with `verifiesPeer: false`, and is
-/// reported once per process on standard error.
+/// connect to; turning that off must be said explicitly with `verifiesPeer: false` (APN's
+/// clients then log a warning through their `logHandler`).
 public final class TLSClientContext: @unchecked Sendable {
     // @unchecked Sendable: the SSL_CTX is fully configured in init and never changed after;
     // OpenSSL allows concurrent SSL_new() on a configured context.
@@ -49,20 +49,10 @@ public final class TLSClientContext: @unchecked Sendable {
             }
         } else {
             SSL_CTX_set_verify(handle.pointer, SSL_VERIFY_NONE, nil)
-            _ = VerificationWarning.once
         }
         if let credentials {
             try handle.use(credentials)
         }
         try handle.offerApplicationProtocols(applicationProtocols)
     }
-}
-
-/// Writes, once per process, that a client context does not verify its server.
-private enum VerificationWarning {
-    static let once: Void = {
-        let message =
-            "swift-apn: WARNING: TLS peer verification is off (verifiesPeer: false); the server's identity is not checked.\n"
-        StandardError.write(message)
-    }()
 }

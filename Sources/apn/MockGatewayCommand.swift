@@ -175,6 +175,7 @@ enum MockGatewayCommand: Subcommand {
                 ("connections", .integer(gateway.connectionCount)),
                 ("accepted", .integer(accepted)),
                 ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
+                ("markers", .integer(gateway.markerCount)),
                 ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
                 ("handshake_failures", .integer(gateway.handshakeFailureCount)),
                 ("refused_connections", .integer(gateway.refusedConnectionCount)),

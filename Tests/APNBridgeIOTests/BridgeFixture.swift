@@ -22,9 +22,10 @@ final class BridgeFixture: Sendable {
 
     /// `wrongKey` gives the bridge a provider key the upstream does not know: every
     /// request is refused 403 `InvalidProviderToken`, a bridge failure.
-    init(faults: HTTP2MockGateway.Faults = HTTP2MockGateway.Faults(), storeFeedback: Bool = false, wrongKey: Bool = false)
-        throws
-    {
+    init(
+        faults: HTTP2MockGateway.Faults = HTTP2MockGateway.Faults(), storeFeedback: Bool = false, wrongKey: Bool = false,
+        configure: (inout Bridge.Configuration) -> Void = { _ in }
+    ) throws {
         let signingKey = try ES256SigningKey.generate()
         let bridgeKey = wrongKey ? try ES256SigningKey.generate() : signingKey
         upstream = try HTTP2MockGateway(
@@ -65,6 +66,7 @@ final class BridgeFixture: Sendable {
         configuration.handshakeTimeout = .seconds(60)
         configuration.lingerTimeout = .milliseconds(200)
         if storeFeedback { configuration.storePath = directory.appendingPathComponent("tokens.sqlite").path }
+        configure(&configuration)
         bridge = try Bridge(configuration: configuration)
         try bridge.start()
     }

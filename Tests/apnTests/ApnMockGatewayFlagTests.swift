@@ -60,12 +60,7 @@ struct ApnMockGatewayFlagTests {
         let gateway = try ApnProcess([
             "mock-gateway", "--certs", certificates.directory, "--reject", "\(rejected):7", "--shutdown-after", "4",
         ])
-        var options = Connection.Options()
-        options.address = "127.0.0.1"
-        options.port = try Self.port(of: gateway)
-        options.cert = .file(certificates.path("client.pem"))
-        options.key = .file(certificates.path("client.key"))
-        options.ca = [.file(certificates.path("ca.pem"))]
+        var options = certificates.connectionOptions(port: try Self.port(of: gateway))
         options.shutdownGraceWindow = .seconds(2)  // the refusal comes within it on a loaded machine too
         let connection = Connection(options: options)
         let tokens = (1...8).map { String(repeating: String(format: "%02x", $0 + 7), count: 32) }

@@ -17,18 +17,22 @@ struct CallbackDispatcher {
     let queue: DispatchQueue
     let hub: EventHub
     let errorCallback: Connection.ErrorCallback?
+    /// Where events are logged, on the I/O thread, as they are reported.
+    let log: ComponentLog
     private var batch: [Delivery] = []
 
-    init(queue: DispatchQueue, hub: EventHub, errorCallback: Connection.ErrorCallback?) {
+    init(queue: DispatchQueue, hub: EventHub, errorCallback: Connection.ErrorCallback?, log: ComponentLog) {
         self.queue = queue
         self.hub = hub
         self.errorCallback = errorCallback
+        self.log = log
     }
 
     /// Whether `transmitted` events are wanted (a listener added without sparing them).
     var wantsTransmitted: Bool { hub.hasListenersToAll }
 
     mutating func event(_ event: ConnectionEvent) {
+        log.record(event)
         if hub.hasListeners { batch.append(.event(event)) }
     }
 

@@ -7,19 +7,28 @@ import Synchronization
 final class ClientContextCache: Sendable {
     private let options: ServiceAccess
     private let applicationProtocols: [String]
+    private let log: ComponentLog
     private let cached = Lock<Result<TLSClientContext, APNError>?>(nil)
 
-    init(_ options: ServiceAccess, applicationProtocols: [String] = []) {
+    /// `log` hears, once, that peer verification is off (``ServiceAccess/rejectUnauthorized``).
+    init(_ options: ServiceAccess, applicationProtocols: [String] = [], log: ComponentLog) {
         self.options = options
         self.applicationProtocols = applicationProtocols
+        self.log = log
     }
 
     func load() -> Result<TLSClientContext, APNError> {
-        cached.withLock { cached in
-            if let cached { return cached }
+        let (result, loaded) = cached.withLock { cached in
+            if let cached { return (cached, false) }
             let result = Result { () throws(APNError) in try ClientContextLoader.load(options, applicationProtocols: applicationProtocols) }
             cached = result
-            return result
+            return (result, true)
         }
+        // Outside the lock: the handler is the user's code.
+        if loaded, case .success(let context) = result, !context.verifiesPeer {
+            log(.warning, "TLS peer verification is off (rejectUnauthorized: false); the server's identity is not checked",
+                metadata: ["peer": "\(options.host):\(options.port)"])
+        }
+        return result
     }
 }

@@ -131,9 +131,13 @@ public final class Connection: Sendable {
         push(notification, to: device)
     }
 
-    /// Sends `notification` to `device` and waits for its outcome. Acceptance is known
-    /// once the grace window has passed after the write, or sooner by a later error
-    /// response or a confirmed flush.
+    /// Sends `notification` to `device` and waits for its outcome. When it is written with
+    /// nothing queued behind it on its socket, a confirmation marker follows it: the
+    /// gateway's answer to the marker accepts it (``Acceptance/Evidence-swift.enum/flush``)
+    /// in one round trip, and the gateway then closes the connection, so the next
+    /// notification opens a new one. Behind others, it is settled as they are: by a later
+    /// error response, a marker, or the grace window (``Options/shutdownGraceWindow``).
+    /// Command 0 has no identifiers to confirm with: there it is always the grace window.
     ///
     /// Cancelling the Task awaiting it returns ``UnknownFateReason/cancelled`` at once. The
     /// notification is not recalled: it is still sent, and its outcome still reaches the
@@ -141,15 +145,19 @@ public final class Connection: Sendable {
     public func send(_ notification: Notification, to device: Device) async -> NotificationOutcome {
         let wait = CancellableWait<NotificationOutcome>()
         return await wait.wait(cancelled: { .unknownFate(.cancelled) }) {
-            push(notification, to: device) { wait.resume($0) }
+            inbox.post(
+                command(notification, device: device, delivery: notification.delivery(), isAwaited: true) {
+                    wait.resume($0)
+                })
         }
     }
 
     private func command(
-        _ notification: Notification, device: Device, delivery: Notification.Delivery,
+        _ notification: Notification, device: Device, delivery: Notification.Delivery, isAwaited: Bool = false,
         completion: (@Sendable (NotificationOutcome) -> Void)?
     ) -> LoopCommand {
-        let record = PushRecord(notification: notification, device: device, delivery: delivery, completion: completion)
+        let record = PushRecord(
+            notification: notification, device: device, delivery: delivery, completion: completion, isAwaited: isAwaited)
         if let error = refusal(notification, delivery) { return .refuse(record, error) }
         return .push(record)
     }

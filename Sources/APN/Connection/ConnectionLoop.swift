@@ -46,7 +46,7 @@ struct ConnectionLoop: ~Copyable {
         self.inbox = inbox
         self.connector = Connector(options: options, inbox: inbox)
         self.clock = options.clock
-        self.dispatcher = CallbackDispatcher(queue: queue, hub: hub, errorCallback: options.errorCallback)
+        self.dispatcher = CallbackDispatcher(queue: queue, hub: hub, errorCallback: options.errorCallback, log: options.log)
         self.pool = ConnectionPool(configuration: PoolConfiguration(options))
     }
 
@@ -212,7 +212,8 @@ struct ConnectionLoop: ~Copyable {
         }
         pool.push(
             SessionTag(record, index: index), token: token, payload: record.payload,
-            expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, now: now)
+            expiry: record.expiry, priority: record.priority, retryLimit: record.retryLimit, awaited: record.isAwaited,
+            now: now)
     }
 
     private mutating func connectFinished(_ slot: Int, attempt: Int, _ result: ConnectResult) {

@@ -146,9 +146,17 @@ extension Connection {
         /// The clock timers run on; tests pass a ``ManualClock`` to drive backoff, grace
         /// windows and idle timeouts.
         public var clock: ConnectionClock = .continuous
+        /// Where the connection logs (label `swift-apn.connection`): sockets opened and
+        /// closed (debug), failed attempts and lost connections (notice), termination
+        /// (error), peer verification off (warning). Default: warnings and above on
+        /// standard error, which is only the verification warning.
+        public var logHandler: any APNLogHandler = StandardErrorLogHandler()
 
         /// Options with every default.
         public init() {}
+
+        /// The connection's log: ``logHandler`` under its label.
+        var log: ComponentLog { ComponentLog(logHandler, label: ComponentLog.Label.connection) }
 
         /// The largest payload the format (and ``voip``) allows, in bytes.
         public var payloadLimit: Int {

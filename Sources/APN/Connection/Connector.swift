@@ -23,7 +23,7 @@ final class Connector: Sendable {
 
     init(options: Connection.Options, inbox: Inbox) {
         self.options = options
-        self.context = ClientContextCache(options.access)
+        self.context = ClientContextCache(options.access, log: options.log)
         self.inbox = inbox
         self.attempts = ConnectAttempts(clock: options.clock)
     }

@@ -18,18 +18,23 @@ final class PushRecord: Sendable {
     let retryLimit: Int
     /// Called with each notification's index and outcome on the callback queue, when given.
     let completion: Completion?
+    /// A caller awaits the outcome (``Connection/send(_:to:)``): confirmed by a marker when
+    /// nothing is queued behind it.
+    let isAwaited: Bool
 
     /// What is told each outcome: the notification's index in the record, and the outcome.
     typealias Completion = @Sendable (Int, NotificationOutcome) -> Void
 
-    /// One notification for `device`.
+    /// One notification for `device`; `isAwaited` when a caller awaits its outcome.
     convenience init(
         notification: Notification, device: Device?, delivery: Notification.Delivery,
-        completion: (@Sendable (NotificationOutcome) -> Void)?
+        completion: (@Sendable (NotificationOutcome) -> Void)?, isAwaited: Bool = false
     ) {
         var each: Completion?
         if let completion { each = { _, outcome in completion(outcome) } }
-        self.init(notification: notification, single: device, devices: [], delivery: delivery, completion: each)
+        self.init(
+            notification: notification, single: device, devices: [], delivery: delivery, completion: each,
+            isAwaited: isAwaited)
     }
 
     /// One notification for each of `devices` (not empty), at indices `0..<devices.count`.
@@ -42,7 +47,7 @@ final class PushRecord: Sendable {
 
     private init(
         notification: Notification, single: Device?, devices: [Device], delivery: Notification.Delivery,
-        completion: Completion?
+        completion: Completion?, isAwaited: Bool = false
     ) {
         self.notification = notification
         self.devices = devices
@@ -52,6 +57,7 @@ final class PushRecord: Sendable {
         self.priority = delivery.priority
         self.retryLimit = delivery.retryLimit
         self.completion = completion
+        self.isAwaited = isAwaited
     }
 
     /// The number of notifications: one per device of a batch, else one.

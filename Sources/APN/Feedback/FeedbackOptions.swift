@@ -41,7 +41,21 @@ extension Feedback {
         /// ``ManualClock``.
         public var clock: ConnectionClock = .continuous
         /// Receives debug messages (e.g. a partial tuple discarded at close); `nil`: none.
-        public var debugLog: (@Sendable (String) -> Void)?
+        @available(*, deprecated, message: "set logHandler; its debug level gets the same messages")
+        public var debugLog: (@Sendable (String) -> Void)? {
+            get { legacyDebugLog }
+            set { legacyDebugLog = newValue }
+        }
+        /// What ``debugLog`` holds (not deprecated, so the poller can read it quietly).
+        var legacyDebugLog: (@Sendable (String) -> Void)?
+        /// Where the poller logs (label `swift-apn.feedback`): a partial tuple discarded
+        /// (debug), each visit's entries (info), a failed visit (notice), unusable
+        /// credentials (error), peer verification off (warning). Default: warnings and
+        /// above on standard error.
+        public var logHandler: any APNLogHandler = StandardErrorLogHandler()
+
+        /// The poller's log: ``logHandler`` under its label.
+        var log: ComponentLog { ComponentLog(logHandler, label: ComponentLog.Label.feedback) }
 
         /// Options with every default.
         public init() {}

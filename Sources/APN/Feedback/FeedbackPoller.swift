@@ -29,7 +29,7 @@ final class FeedbackPoller: Sendable {
             preconditionFailure("\(error)")
         }
         self.options = options
-        self.context = ClientContextCache(options.access)
+        self.context = ClientContextCache(options.access, log: options.log)
         self.queue = DispatchQueue(label: "swift-apn.feedback.callbacks", target: options.callbackQueue)
         self.schedule = FeedbackSchedule(clock: options.clock, interval: options.interval)
     }
@@ -76,6 +76,8 @@ final class FeedbackPoller: Sendable {
     private func run() {
         while let generation = schedule.nextStep() {
             let visit = poll(generation: generation)
+            // Logged here, not under the schedule's lock below: the handler is the user's code.
+            visit.closing.forEach(options.log.record)
             schedule.update { [hub, queue] state, now in
                 state.endVisit(now: now, stop: visit.stop)
                 // Enqueued under the lock: a cancel() or start() that sees the visit over
@@ -105,11 +107,13 @@ final class FeedbackPoller: Sendable {
             isCancelled: { [schedule] in schedule.isCancelled(generation) }, wake: wake)
         let end = reader.read { entry in
             if !batched {
+                options.log.record(.feedback([entry]))
                 deliver(.feedback([entry]))
                 return
             }
             batch.append(entry)
             if batchSize > 0, batch.count == batchSize {
+                options.log.record(.feedback(batch))
                 deliver(.feedback(batch))
                 batch.removeAll(keepingCapacity: true)
             }

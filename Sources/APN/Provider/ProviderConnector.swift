@@ -18,7 +18,7 @@ final class ProviderConnector: Sendable {
         self.host = options.host
         self.port = options.port
         self.timeout = options.connectTimeout
-        self.context = ClientContextCache(options.clientAccess, applicationProtocols: ["h2"])
+        self.context = ClientContextCache(options.clientAccess, applicationProtocols: ["h2"], log: options.log)
         self.inbox = inbox
     }
 

@@ -16,6 +16,8 @@ struct ProviderLoop: ~Copyable {
     private let clock: ConnectionClock
     private let hub: ListenerHub<ProviderEvent>
     private let queue: DispatchQueue
+    /// Where the provider's events are logged, on this thread, as they happen.
+    private let log: ComponentLog
     private var pool: ProviderPool
     private var sockets: [ProviderSocket] = []
     private var readable: Set<Int> = []
@@ -32,6 +34,7 @@ struct ProviderLoop: ~Copyable {
         self.clock = options.clock
         self.hub = hub
         self.queue = queue
+        self.log = options.log
         var session = HTTP2Session.Configuration()
         // Apple's answers are small; a larger body is a broken or hostile peer.
         session.maxBodySize = ProviderAnswer.bodyLimit
@@ -115,6 +118,7 @@ struct ProviderLoop: ~Copyable {
                 if !completion.response.isSuccess && hub.hasListeners { events.append(.failed(completion.response)) }
                 completion()
             case .event(let event):
+                log.record(event)
                 if hub.hasListeners { events.append(event) }
             case .reply(let reply):
                 dispatchEvents()

@@ -112,6 +112,14 @@ extension Provider {
         public var callbackQueue: DispatchQueue?
         /// The clock timeouts, backoffs and pings run on; tests pass a ``ManualClock``.
         public var clock: ConnectionClock = .continuous
+        /// Where the provider logs (label `swift-apn.provider`): connections opened and
+        /// closed, GOAWAY, provider tokens signed (debug, info), failed attempts (notice),
+        /// peer verification off (warning). Never a provider token or a key. Default:
+        /// warnings and above on standard error.
+        public var logHandler: any APNLogHandler = StandardErrorLogHandler()
+
+        /// The provider's log: ``logHandler`` under its label.
+        var log: ComponentLog { ComponentLog(logHandler, label: ComponentLog.Label.provider) }
 
         /// Options with every default.
         public init() {}

@@ -84,8 +84,10 @@ extension ConnectionPool {
     mutating func handle(_ event: SessionEvent, from slot: Int) {
         switch event {
         case .connected:
+            openSockets += 1
             emit(.connected(openSockets: openSockets))
         case .disconnected:
+            openSockets -= 1
             emit(.disconnected(openSockets: openSockets))
         case .completed:
             break  // per socket; the connection's own is checked each turn (`reportCompleted`)
@@ -105,12 +107,6 @@ extension ConnectionPool {
              .connectAttemptFailed:
             emit(.event(event))
         }
-    }
-
-    var openSockets: Int {
-        var open = 0
-        for slot in slots.indices where slots[slot].session.isConnected { open += 1 }
-        return open
     }
 
     /// One session gave up (513 or 514): so does the connection. The other sessions finish

@@ -58,6 +58,11 @@ package struct ConnectionPool: ~Copyable {
     var shutdownReplies: [ReplyID] = []
     /// Acknowledgement barriers waiting.
     var acknowledgementWaiters: [ReplyID] = []
+    /// Sockets connected, as the sessions' `connected` and `disconnected` events counted
+    /// them, in the order reported. (Counting the sessions' phases instead, when the event
+    /// was handled, missed a socket that connected and was told to close in the same input
+    /// — a shutdown met on connecting — and reported `connected(openSockets: 0)`.)
+    var openSockets = 0
     /// `cacheFull` was reported: once per connection, whichever socket filled first.
     var cacheFullReported = false
     /// Whether sessions report `transmitted` (someone listens for it).
@@ -109,10 +114,11 @@ package struct ConnectionPool: ~Copyable {
     // MARK: Inputs from the caller
 
     /// A notification to send (its retry limit: negative = unlimited): routed to a slot, or
-    /// refused once the connection is shutting down or terminated.
+    /// refused once the connection is shutting down or terminated. `awaited`: a caller
+    /// waits for its outcome (see ``GatewaySession/push(_:token:payload:expiry:priority:retryLimit:awaited:now:)``).
     package mutating func push(
         _ tag: consuming SessionTag, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32,
-        priority: UInt8, retryLimit: Int, now: Timestamp
+        priority: UInt8, retryLimit: Int, awaited: Bool = false, now: Timestamp
     ) {
         self.now = now
         switch lifecycle {
@@ -123,7 +129,7 @@ package struct ConnectionPool: ~Copyable {
             let slot = chooseSlot()
             slots[slot].session.push(
                 consume tag, token: consume token, payload: consume payload, expiry: expiry, priority: priority,
-                retryLimit: retryLimit, now: now)
+                retryLimit: retryLimit, awaited: awaited, now: now)
             absorb(slot)
         case .terminated:
             refuse(tag, APNError.connectionTerminated())

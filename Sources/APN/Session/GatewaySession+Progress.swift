@@ -47,16 +47,23 @@ extension GatewaySession {
                 return
             }
             if !withinPacedWindow(now) { return }
-            let resentCopy = pending[0].flags.contains(.possiblyDuplicated)
+            let flags = pending[0].flags
             encode(pending.removeFirst())
-            if resentCopy, !awaitingMarker, configuration.command != .simple,
-               pending.first?.flags.contains(.possiblyDuplicated) != true {
-                // Resent though they may already be delivered: a marker right after them
-                // settles them in a round trip, where the grace window would leave them
-                // open to a close that would make them of unknown fate.
-                encode(.flushMarker(automatic: true))
-            }
+            if !flags.isEmpty { confirmPromptly(after: flags) }
         }
+    }
+
+    /// Writes an automatic marker right after the entry just encoded (with `flags`) when
+    /// its outcome is better known in a round trip than by the grace window:
+    /// - a resent copy, the last of a run of them: it may already be delivered, and the
+    ///   grace window would leave it open to a close that would make it of unknown fate;
+    /// - an awaited one (`Connection.send`) with nothing queued behind it: its caller
+    ///   waits, and nothing else is there to be held up by the marker.
+    mutating func confirmPromptly(after flags: SessionEntryFlags) {
+        guard !awaitingMarker, configuration.command != .simple else { return }
+        let lastResent = flags.contains(.possiblyDuplicated) && pending.first?.flags.contains(.possiblyDuplicated) != true
+        let awaitedAlone = flags.contains(.awaited) && pending.isEmpty
+        if lastResent || awaitedAlone { encode(.flushMarker(automatic: true)) }
     }
 
     /// The cache is full and more waits: stop encoding (backpressure, never eviction) and

@@ -40,6 +40,7 @@ package import APNWire
 /// | connected | bytesWritten | whole frames become written (`transmitted` if asked); encode more; `completed` when all is written | connected |
 /// | connected | cache memory reaches `cacheMemoryLimit` (`cacheLength` nil) with more to send | `cacheFull` (once); an automatic marker; nothing more encoded until outcomes free room | connected |
 /// | connected | `confirmationInterval` notifications encoded since the last marker | an automatic marker | connected |
+/// | connected | an awaited notification (`Connection.send`) or the last of a run of resent copies encoded with nothing queued behind it | an automatic marker right after it: the answer settles it, and all before it, in a round trip (then a fresh connection) | connected |
 /// | connected | bytesReceived (error response, status s, id x; reassembled; an unknown s as it came) | older entries accepted; x rejected (s) with errorCallback(s, x) — or, for s = 10, x and older accepted; later ones resent first, in order (retry limit → 512; without buffering: failed); x evicted: `cacheTooSmall`, errorCallback(255, nil), evicted ones after x unknown fate; x written here but already settled: errorCallback(255, nil), everything written resent (the gateway discarded it); x = 0 or never written here: errorCallback(255, nil), everything written resent as possibly duplicated; in-flight frames requeued without counting a retry; `close` | closing |
 /// | connected | closed without an error response (clean, EOF or reset) | entries past the grace window (and acknowledged) accepted; in-flight requeued; other written ones: resent as possibly duplicated, or unknown fate with errorCallback(error, n) (``SilentClosePolicy``) | idle (reconnects at once if work remains) |
 /// | connected | the same, within `settleWindow` of connecting, nothing written or a TLS alert from the gateway | what was written requeued as it was; `socketError` ("socket unusable after connection", the certificate hint); counted as a failed attempt | backingOff, or terminated (514) past the retry limit |
@@ -225,17 +226,20 @@ package struct GatewaySession: ~Copyable {
 
     // MARK: inputs
 
-    /// A notification to send. Its retry limit: negative = unlimited resends.
+    /// A notification to send. Its retry limit: negative = unlimited resends. `awaited`: a
+    /// caller waits for its outcome (`Connection.send`), so when it is encoded with nothing
+    /// queued behind it a confirmation marker follows it, and the gateway's answer settles
+    /// it in a round trip instead of the grace window.
     package mutating func push(
         _ tag: consuming SessionTag, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32 = 0,
-        priority: UInt8 = 10, retryLimit: Int = -1, now: Timestamp
+        priority: UInt8 = 10, retryLimit: Int = -1, awaited: Bool = false, now: Timestamp
     ) {
         let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
         // Taken as consumed and moved into the entry, which each branch moves on: the
         // caller's references become the entry's, with no retain and release per field.
         let entry = SessionEntry(
             token: consume token, payload: consume payload, tag: consume tag, expiry: expiry, retriesLeft: retries,
-            priority: priority)
+            priority: priority, flags: awaited ? .awaited : [])
         switch phase {
         case .terminated:
             fail(entry, APNError.connectionTerminated(), status: .connectionTerminated)
@@ -251,7 +255,9 @@ package struct GatewaySession: ~Copyable {
             // first entry in flight can change the deadline (it ends the idle wait).
             queuedSinceCompleted = true
             let wasIdle = inFlightCount == 0
+            let flags = entry.flags
             encode(consume entry)
+            if !flags.isEmpty { confirmPromptly(after: flags) }
             if wasIdle { updateTimer(now) }
         default:
             queuedSinceCompleted = true

@@ -43,8 +43,9 @@ public struct Acceptance: Hashable, Sendable, CustomStringConvertible {
         /// last that succeeded.
         case shutdownIdentifier
         /// A confirmation marker was answered: the deliberately invalid frame written after
-        /// this notification by a confirmed flush, rolling confirmation, a full cache, or
-        /// after resending it.
+        /// this notification by a confirmed flush, rolling confirmation, a full cache, an
+        /// awaited ``Connection/send(_:to:)`` with nothing queued behind it, or after
+        /// resending it.
         case flush
         /// The grace window passed after the gateway's TCP acknowledged it (never while it
         /// was still in the send queue), with the connection healthy and no error response

@@ -77,4 +77,7 @@ struct SessionEntryFlags: OptionSet {
     /// Its payload counts towards the cache's memory (not shared with the entry written
     /// just before it).
     static let payloadCharged = SessionEntryFlags(rawValue: 32)
+    /// A caller awaits its outcome (`Connection.send`): encoded with nothing queued behind
+    /// it, a marker follows it (``GatewaySession/confirmPromptly(after:)``).
+    static let awaited = SessionEntryFlags(rawValue: 64)
 }

@@ -50,13 +50,15 @@ struct ConnectionDeliveryTests {
         await connection.shutdown()
     }
 
-    @Test("send(_:to:) returns the outcome once the grace window has passed")
+    @Test("send(_:to:) with nothing else queued returns the outcome a confirmation marker's answer gave")
     func sendAwaitsTheOutcome() async throws {
         let fixture = try GatewayFixture()
-        let connection = Connection(options: fixture.options { $0.shutdownGraceWindow = .milliseconds(50) })
+        let connection = Connection(options: fixture.options())
         let outcome = await connection.send(note(1), to: device(1))
-        #expect(outcome == .accepted(Acceptance(evidence: .graceWindow)))
+        #expect(outcome == .accepted(Acceptance(evidence: .flush)))
         #expect(fixture.mock.records.count == 1)
+        #expect(fixture.mock.markerCount == 1)
+        #expect(fixture.mock.rejections.isEmpty, "the marker is no rejection")
         await connection.shutdown()
     }
 
@@ -132,7 +134,11 @@ struct ConnectionDeliveryTests {
         })
         let log = ConnectionLog()
         log.listen(to: connection)
-        let outcome = await connection.send(note(1), to: device(1))
+        // Pushed, not sent: an awaited send would be confirmed by a marker, whose answer
+        // closes the connection.
+        let outcome = await withCheckedContinuation { done in
+            connection.push(note(1), to: device(1)) { done.resume(returning: $0) }
+        }
         #expect(outcome == .accepted(Acceptance(evidence: .graceWindow)))
         // Idle from the moment the grace window accepted it: a zero idle timeout taken as
         // "at once" would have closed the socket in that same turn. A flush without

@@ -35,11 +35,11 @@ struct ReadmeConnectionExampleTests {
         let note = Notification().setAlertText("Hello").setBadge(1)
         connection.push(note, to: [device])                 // returns at once; connects on the first push
         let outcome = await connection.send(note, to: device)
-        print(outcome)                                       // accepted (grace window)
+        print(outcome)                                       // accepted (flush): a marker's answer, one round trip
         let report = await connection.shutdown()             // waits for every outcome
         print(report)                                        // accepted 2, rejected 0, failed 0, unknown fate 0
 
-        #expect(outcome == .accepted(Acceptance(evidence: .graceWindow)))
+        #expect(outcome == .accepted(Acceptance(evidence: .flush)))
         #expect("\(report)" == "accepted 2, rejected 0, failed 0, unknown fate 0")
         #expect(fixture.mock.records.count == 2)
     }

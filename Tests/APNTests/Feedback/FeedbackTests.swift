@@ -64,13 +64,14 @@ struct FeedbackTests {
     func partialTupleAtClose() async throws {
         let whole = feedbackTuples((7, Self.token(1)), (8, Self.token(2)))
         let server = try RawTLSServer(sending: Array(whole.dropLast(5)))
-        let log = Lock<[String]>([])
-        let feedback = Feedback(options: server.options { options in
-            options.debugLog = { message in log.withLock { $0.append(message) } }
-        })
+        let log = CapturingLogHandler(level: .debug)
+        let feedback = Feedback(options: server.options { options in options.logHandler = log })
         let entries = try await feedback.read()
         #expect(entries.map(\.unixTime) == [7])
-        #expect(log.withLock { $0 } == ["feedback: discarded \(38 - 5) bytes of a partial tuple at close"])
+        #expect(log.entries == [
+            .init(level: .debug, message: "discarded a partial tuple at close", metadata: ["bytes": "\(38 - 5)"],
+                  label: "swift-apn.feedback"),
+        ])
     }
 
     @Test("a token length above the bound ends the read with an error")

@@ -1,0 +1,57 @@
+import APNWire
+import MockGateway
+import TestSupport
+import Testing
+
+/// A confirmation marker (a notification without a device token, which swift-apn writes
+/// after what it wants confirmed) is answered as Apple's gateway answered it, and counted
+/// apart: not a rejection, not a record (#27 item 6).
+@Suite(.threadPerTest) struct MarkerTests {
+    @Test("command 1: one notification, then the 13-byte marker: status 2 naming it, a record, no rejection")
+    func enhancedMarker() throws {
+        let harness = try Harness()
+        let client = try harness.connect()
+        try client.send(enhancedFrames(1...1) + hex("01 00000002 00000000 0000 0000"))
+
+        let transcript = try client.readToEnd()
+        #expect(transcript.bytes == hex("08 02 00000002"))
+        #expect(transcript.end == .closed(clean: true))
+        #expect(harness.gateway.records == [enhancedRecord(1, connection: 1, sequence: 1)])
+        #expect(harness.gateway.markerCount == 1)
+        #expect(harness.gateway.rejections.isEmpty)
+    }
+
+    @Test("command 2: a frame with an empty token item is a marker too")
+    func frameMarker() throws {
+        let harness = try Harness()
+        let client = try harness.connect()
+        // 02 | length 24 | 01 0000 | 02 0000 | 03 0004 00000009 | 04 0004 00000000 | 05 0001 0a
+        try client.send(hex("02 00000018 01 0000 02 0000 03 0004 00000009 04 0004 00000000 05 0001 0a"))
+
+        let transcript = try client.readToEnd()
+        #expect(transcript.bytes == hex("08 02 00000009"))
+        #expect(harness.gateway.markerCount == 1)
+        #expect(harness.gateway.rejections.isEmpty)
+        #expect(harness.gateway.records.isEmpty)
+    }
+
+    @Test("a real refusal beside markers is still a rejection; markers add up over connections")
+    func rejectionsStayRejections() throws {
+        let harness = try Harness()
+        let marker = hex("01 00000002 00000000 0000 0000")
+        for _ in 1...2 {
+            let client = try harness.connect()
+            try client.send(enhancedFrames(1...1) + marker)
+            #expect(try client.readToEnd().bytes == hex("08 02 00000002"))
+        }
+        let client = try harness.connect()
+        var buffer = WireBuffer()
+        buffer.writeEnhancedNotification(identifier: 5, expiry: 0, token: [UInt8](repeating: 7, count: 31), payload: payload(5))
+        try client.send(buffer.readableBytesArray)
+        #expect(try client.readToEnd().bytes == hex("08 05 00000005"))
+
+        #expect(harness.gateway.markerCount == 2)
+        #expect(harness.gateway.rejections == [.init(status: .invalidTokenSize, identifier: 5, connection: 3)])
+        #expect(harness.gateway.recordCount == 2)
+    }
+}
