@@ -95,6 +95,7 @@ enum BridgeFlags {
                 .valued("--tls-max", "1.2|1.3", "the newest TLS version offered", default: "1.3"),
                 .valued("--grace", "SECONDS", "at SIGINT/SIGTERM, wait this long for upstream answers", default: "5"),
             ]),
+        LogFlags.group,
     ]
 
     static let epilogue: String? = """
@@ -141,6 +142,7 @@ enum BridgeFlags {
         var configuration = Bridge.Configuration(
             serverCredentials: serverCredentials, clientCertificateAuthorities: clientAuthorities, tenants: tenants,
             upstream: try upstream(flags))
+        configuration.logHandler = try LogFlags.handler(flags)
         configuration.host = host
         configuration.gatewayPort = gatewayPort
         configuration.feedbackPort = feedbackPort
@@ -187,6 +189,7 @@ enum BridgeFlags {
 
     private static func upstream(_ flags: Flags) throws -> Provider.Options {
         var options = Provider.Options()
+        options.logHandler = try LogFlags.handler(flags)
         options.production = !flags.has("--sandbox")
         if let text = flags.value("--upstream") {
             let (host, port) = Flags.splitSuffix(text)

@@ -17,6 +17,7 @@ enum FeedbackCommand: Subcommand {
                 .valued("--interval", "SECONDS", "poll now, then every SECONDS until SIGINT/SIGTERM", default: "3600"),
                 .toggle("--once", "poll once and exit (with nothing to read, says so on standard error)"),
             ]),
+        LogFlags.group,
     ]
     static let epilogue: String? = """
         Prints one line per entry: {"time":UNIX,"date":"ISO-8601","token":"<hex>"}.
@@ -120,6 +121,7 @@ enum FeedbackCommand: Subcommand {
             throw UsageError("feedback takes no arguments, got \"\(flags.positional[0])\"")
         }
         var options = Feedback.Options()
+        options.logHandler = try LogFlags.handler(flags)
         let credentials = try CredentialFlags(flags)
         credentials.apply(to: &options.access)
         let once = flags.has("--once")

@@ -28,6 +28,7 @@ enum FeedbackServiceCommand: Subcommand {
                     "room the store's disk must have before each visit (default 8 KiB per --batch-size tuple, from "
                         + "1 MiB to 64 MiB; 0: the write transaction only)"),
             ]),
+        LogFlags.group,
     ]
     static let epilogue: String? = """
         Each batch read is applied to the store in one transaction before the next read from the
@@ -114,6 +115,7 @@ enum FeedbackServiceCommand: Subcommand {
         }
         guard let store = flags.value("--store"), !store.isEmpty else { throw UsageError("--store FILE is required") }
         var options = Feedback.Options()
+        options.logHandler = try LogFlags.handler(flags)
         let credentials = try CredentialFlags(flags)
         credentials.apply(to: &options.access)
         // The service schedules its own visits (Feedback.visit): the poller must not.

@@ -80,8 +80,9 @@ enum MockGatewayCommand: Subcommand {
     static let epilogue: String? = """
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
         SIGINT or SIGTERM, then stops reading, writes the rest of the record file, prints a JSON
-        summary (its "accepted" is the record file's line count) and exits 0. Bad options exit with
-        status 2. The summary counts the connections refused over --max-connections
+        summary (its "accepted" is the record file's line count; "rejected" counts refusals by
+        status, "markers" the confirmation markers answered apart from them) and exits 0. Bad
+        options exit with status 2. The summary counts the connections refused over --max-connections
         ("refused_connections"), closed by --idle-timeout ("idle_timeouts"), whose TLS handshake
         failed ("handshake_failures") or that got no thread ("thread_start_failures"); its "http2"
         object counts the HTTP/2 gateway's under the same keys, and "alpn_refusals" (no h2).

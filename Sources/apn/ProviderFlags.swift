@@ -46,6 +46,7 @@ enum ProviderFlags {
     /// The provider options these flags (and the credential flags) ask for.
     static func options(_ flags: Flags) throws(UsageError) -> Provider.Options {
         var options = Provider.Options()
+        options.logHandler = try LogFlags.handler(flags)
         try CredentialFlags(flags).apply(to: &options.access)
         let tokenFlags = ["--key-id", "--team-id", "--p8"].filter { flags.value($0) != nil }
         let givenToken = flags.value("--provider-token") ?? flags.value("--provider-token-file")

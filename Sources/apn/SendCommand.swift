@@ -54,6 +54,7 @@ enum SendCommand: Subcommand {
                   and the summary ("interrupted":true), and exits 130. A second signal exits 130 at once.
                 """),
         ProviderFlags.group,
+        LogFlags.group,
     ]
     static let epilogue: String? = """
         Exits 0 when every notification was accepted, 1 when some were not, 2 on bad usage (no credentials,
@@ -72,6 +73,7 @@ enum SendCommand: Subcommand {
             throw UsageError("\(flag) is for the HTTP/2 provider API: add --http2")
         }
         var options = Connection.Options()
+        options.logHandler = try LogFlags.handler(flags)
         let credentials = try CredentialFlags(flags)
         credentials.apply(to: &options.access)
         ConnectFlags.apply(try ConnectFlags.settings(flags), to: &options)
