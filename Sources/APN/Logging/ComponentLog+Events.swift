@@ -3,8 +3,9 @@
 // notification would cost at full speed), and so is every device token: a message names
 // peers, counts, delays and errors only.
 extension ComponentLog {
-    /// A ``Connection``'s event: sockets at debug, failures it handles at notice, giving up
-    /// at error.
+    /// A ``Connection``'s event: sockets at debug, failures it handles and giving up at
+    /// notice — the caller hears of giving up through its outcomes and error callback, so the
+    /// default handler (warnings) does not say it a second time on standard error.
     func record(_ event: ConnectionEvent) {
         switch event {
         case .connected(let open): self(.debug, "socket connected", metadata: ["open_sockets": "\(open)"])
@@ -21,18 +22,18 @@ extension ComponentLog {
         case .graceWindowTooShort(let count):
             self(.notice, "the gateway answered after the grace window; raise shutdownGraceWindow",
                  metadata: ["misreported": "\(count)"])
-        case .error(let error): self(.error, "connection gave up: \(error)")
+        case .error(let error): self(.notice, "connection gave up: \(error)")
         case .transmitted, .completed, .transmissionError: break
         }
     }
 
-    /// A ``Feedback`` poller's event: entries at info, a failed visit at notice, unusable
-    /// credentials at error.
+    /// A ``Feedback`` poller's event: entries at info, a failed visit and polling stopped
+    /// (unusable credentials, which its error event reports) at notice.
     func record(_ event: FeedbackEvent) {
         switch event {
         case .feedback(let entries): self(.info, "feedback entries delivered", metadata: ["count": "\(entries.count)"])
         case .feedbackError(let error): self(.notice, "feedback visit failed: \(error)")
-        case .error(let error): self(.error, "feedback polling stopped: \(error)")
+        case .error(let error): self(.notice, "feedback polling stopped: \(error)")
         }
     }
 
