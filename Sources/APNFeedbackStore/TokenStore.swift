@@ -72,6 +72,23 @@ public final class TokenStore {
         backend = try SQLiteTokenBackend(path: path, options: options)
     }
 
+    /// Opens the store at `location`: a `postgresql://` (or `postgres://`) URL opens the
+    /// PostgreSQL backend, anything else is a SQLite file path (``init(path:options:)``).
+    /// The schema is created or migrated at open on both.
+    ///
+    /// For PostgreSQL give the password in `PGPASSWORD` or `~/.pgpass` (libpq reads both),
+    /// not in the URL: messages show the URL with any password replaced by `***`.
+    ///
+    /// - Throws: ``StoreError`` — as ``init(path:options:)``; for PostgreSQL `cannotOpen`
+    ///   when the server cannot be reached or refuses the login, `schemaTooNew`.
+    public init(location: String, options: Options = Options()) throws(StoreError) {
+        if let url = PostgresURL(location) {
+            backend = try PostgresTokenBackend(url: url, options: options)
+        } else {
+            backend = try SQLiteTokenBackend(path: location, options: options)
+        }
+    }
+
     // MARK: registrations
 
     /// Records that the app registered `device` at `time` (UNIX seconds). A later

@@ -5,8 +5,13 @@ import APN
 /// the same schema meaning and the same rules; ``TokenStore`` documents them once. Each
 /// write method is one transaction: all of it commits or, when it throws, none.
 protocol TokenStoreBackend: AnyObject {
-    /// Upserts the registrations by Apple's rule; returns how many.
-    func register(_ registrations: some Sequence<TokenStore.Registration>) throws(StoreError) -> Int
+    /// Runs `body` as one write transaction (run again from the start where the backend
+    /// retries conflicts), rolled back when it throws.
+    func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
+    /// Upserts the registrations by Apple's rule, inside a write transaction; returns how many.
+    func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int
+    /// Records one feedback tuple and applies it by Apple's rule, inside a write transaction.
+    func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError)
     /// Deactivates the token unless registered after `time`; returns whether a row changed.
     func unregister(_ token: [UInt8], at time: Int64) throws(StoreError) -> Bool
     func lookup(_ token: [UInt8]) throws(StoreError) -> TokenRecord?
@@ -14,11 +19,6 @@ protocol TokenStoreBackend: AnyObject {
     func counts() throws(StoreError) -> (active: Int, inactive: Int)
     func feedback(_ body: (FeedbackRecord) throws -> Void) throws
     func feedbackCount() throws(StoreError) -> Int
-    /// Registrations, then feedback tuples, in one transaction (``TokenStore/apply(_:readAt:)``
-    /// is an import without registrations).
-    func importRecords(
-        _ registrations: some Sequence<TokenStore.Registration>, feedback: [Feedback.Entry], readAt: Int64
-    ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication)
     func delete(_ tokens: [[UInt8]]) throws(StoreError) -> Int
     func prune(inactiveBefore time: Int64) throws(StoreError) -> Int
     func snapshot<T>(_ body: () throws -> T) throws -> T
@@ -29,6 +29,30 @@ protocol TokenStoreBackend: AnyObject {
     func checkWritable(freeBytes: Int) throws(StoreError)
     /// Tests only: ``TokenStore/failCommits(after:)``.
     func failCommits(after count: Int)
+}
+
+extension TokenStoreBackend {
+    /// Upserts the registrations by Apple's rule in one transaction; returns how many.
+    func register(_ registrations: some Sequence<TokenStore.Registration>) throws(StoreError) -> Int {
+        // Held, so that a transaction run again after a conflict sees them all.
+        let registrations = Array(registrations)
+        return try writeTransaction { () throws(StoreError) -> Int in try upsert(registrations) }
+    }
+
+    /// Registrations, then feedback tuples, in one transaction (``TokenStore/apply(_:readAt:)``
+    /// is an import without registrations).
+    func importRecords(
+        _ registrations: some Sequence<TokenStore.Registration>, feedback: [Feedback.Entry], readAt: Int64
+    ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) {
+        let registrations = Array(registrations)
+        return try writeTransaction { () throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) in
+            let registered = try upsert(registrations)
+            // Counted afresh on each run of the transaction.
+            var summary = FeedbackApplication()
+            for entry in feedback { try apply(entry, readAt: readAt, into: &summary) }
+            return (registered, summary)
+        }
+    }
 }
 
 /// What a feedback tuple does to the token it names, by Apple's rule: deactivated when its

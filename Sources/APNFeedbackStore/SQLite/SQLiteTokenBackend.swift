@@ -66,11 +66,11 @@ final class SQLiteTokenBackend: TokenStoreBackend {
 
     // MARK: registrations
 
-    func register(_ registrations: some Sequence<TokenStore.Registration>) throws(StoreError) -> Int {
-        try database.transaction { () throws(StoreError) -> Int in try upsert(registrations) }
+    func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try database.transaction(body)
     }
 
-    private func upsert(_ registrations: some Sequence<TokenStore.Registration>) throws(StoreError) -> Int {
+    func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int {
         var count = 0
         for registration in registrations {
             upsert.reset()
@@ -150,18 +150,7 @@ final class SQLiteTokenBackend: TokenStoreBackend {
 
     // MARK: feedback
 
-    func importRecords(
-        _ registrations: some Sequence<TokenStore.Registration>, feedback: [Feedback.Entry], readAt: Int64
-    ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) {
-        try database.transaction { () throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) in
-            let registered = try upsert(registrations)
-            var summary = FeedbackApplication()
-            for entry in feedback { try apply(entry, readAt: readAt, into: &summary) }
-            return (registered, summary)
-        }
-    }
-
-    private func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
+    func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
         let token = entry.device.token
         let time = Int64(entry.unixTime)
         select.reset()
