@@ -36,6 +36,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq from Debian's libpq-dev, for the token store's PostgreSQL backend only.
+        .systemLibrary(
+            name: "CPostgreSQL",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // nghttp2 from Debian's libnghttp2-dev, for the HTTP/2 session layer only.
         .systemLibrary(
             name: "CNGHTTP2",
@@ -47,10 +53,10 @@ let package = Package(
         .target(name: "APNHTTP2", dependencies: ["CNGHTTP2"]),
         .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
         // The durable token registry a feedback polling service applies feedback to.
-        .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite"]),
+        .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite", "CPostgreSQL"]),
         .testTarget(
             name: "APNFeedbackStoreTests",
-            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CSQLite", "MockGateway", "TestSupport"]),
+            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "MockGateway", "TestSupport"]),
         // The wire protocol: encoders and streaming decoders, no I/O.
         .target(name: "APNWire"),
         // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. Its pure decision

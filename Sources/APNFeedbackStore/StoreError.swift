@@ -1,5 +1,5 @@
 /// An error from the token store: what went wrong, in words a caller can act on, and the
-/// SQLite result code behind it.
+/// SQLite result code or PostgreSQL SQLSTATE behind it.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of error this is.
     public enum Kind: Hashable, Sendable {
@@ -19,6 +19,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidValue
         /// Any other SQLite failure.
         case sqlite
+        /// Any other PostgreSQL failure (``StoreError/sqlState`` says which).
+        case postgres
     }
 
     /// What kind of error this is.
@@ -27,16 +29,20 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public let message: String
     /// SQLite's extended result code, when SQLite reported the error.
     public let resultCode: Int32?
+    /// PostgreSQL's SQLSTATE (`40001`, say), when the server reported the error.
+    public let sqlState: String?
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String, resultCode: Int32? = nil) {
+    public init(_ kind: Kind, _ message: String, resultCode: Int32? = nil, sqlState: String? = nil) {
         self.kind = kind
         self.message = message
         self.resultCode = resultCode
+        self.sqlState = sqlState
     }
 
-    /// The message, with the result code when there is one.
+    /// The message, with the result code or SQLSTATE when there is one.
     public var description: String {
-        resultCode.map { "\(message) (SQLite \($0))" } ?? message
+        if let resultCode { return "\(message) (SQLite \(resultCode))" }
+        return sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message
     }
 }

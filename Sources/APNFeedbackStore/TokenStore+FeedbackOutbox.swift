@@ -36,7 +36,7 @@ extension TokenStore {
     ///
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant, `locked`, `sqlite`.
     public func queueFeedback(_ items: some Sequence<QueuedFeedback>) throws(StoreError) {
-        try outbox.queue(items)
+        try backend.queueFeedback(items)
     }
 
     /// At most `limit` of `tenant`'s queued tuples, oldest first (equal times in token
@@ -45,7 +45,7 @@ extension TokenStore {
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant or a negative limit,
     ///   `corrupt` for a row this code could not have written.
     public func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
-        try outbox.pending(tenant: tenant, limit: limit)
+        try backend.pendingFeedback(tenant: tenant, limit: limit)
     }
 
     /// Removes tuples that were written to a client of `tenant`, in one transaction. A row
@@ -55,13 +55,13 @@ extension TokenStore {
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant, `locked`, `sqlite`.
     @discardableResult
     public func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
-        try outbox.remove(tenant: tenant, served)
+        try backend.removeServedFeedback(tenant: tenant, served)
     }
 
     /// How many tuples are queued for `tenant`.
     ///
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant.
     public func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int {
-        try outbox.count(tenant: tenant)
+        try backend.pendingFeedbackCount(tenant: tenant)
     }
 }

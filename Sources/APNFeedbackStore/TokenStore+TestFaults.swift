@@ -5,6 +5,6 @@ extension TokenStore {
     /// the same failure at the same place, `COMMIT`, after the batch was applied.
     /// ``checkWritable(freeBytes:)`` does not commit, so it still passes.
     package func failCommits(after count: Int) {
-        database.commitsBeforeFailure = max(0, count)
+        backend.failCommits(after: count)
     }
 }

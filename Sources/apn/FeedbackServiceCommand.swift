@@ -98,7 +98,7 @@ enum FeedbackServiceCommand: Subcommand {
         defer { withExtendedLifetime(lock) {} }
         let store: TokenStore
         do throws(StoreError) {
-            store = try TokenStore(path: settings.store)
+            store = try TokenStore(location: settings.store)
         } catch {
             LineWriter.stderr("apn feedback-service: \(error)")
             return 1

@@ -1,3 +1,4 @@
+import APNFeedbackStore
 import Foundation
 
 /// The lock that lets one `apn feedback-service` poll a store at a time: `flock(2)` on
@@ -32,6 +33,13 @@ final class PollLock {
 
     /// Takes the lock for `store`, without waiting.
     init(store: String) throws(Held) {
+        guard !store.hasPrefix("postgresql://"), !store.hasPrefix("postgres://") else {
+            // A lease in the database (pg_try_advisory_lock) is #29's next step; until then
+            // refuse rather than poll unguarded, and never show the URL's password.
+            let shown = TokenStore.redacted(store)
+            throw Held(store: shown, lockFile: shown, holder: nil,
+                failure: "a feedback-service on a PostgreSQL store needs a lease this version does not take yet; use a SQLite --store")
+        }
         let path = store + ".lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {

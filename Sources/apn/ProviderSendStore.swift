@@ -17,7 +17,7 @@ final class ProviderSendStore: Sendable {
 
     /// Opens and checks the store; throws a ``StoreError`` when it cannot take a write.
     init(path: String, minimumFreeBytes: Int) throws(StoreError) {
-        let store = try TokenStore(path: path)
+        let store = try TokenStore(location: path)
         try store.checkWritable(freeBytes: minimumFreeBytes)
         if let text = ProcessInfo.processInfo.environment[FeedbackServiceCommand.commitFailureVariable],
             let count = Int(text)

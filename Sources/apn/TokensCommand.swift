@@ -83,7 +83,7 @@ enum TokensCommand: Subcommand {
     /// Opens the store; a failure is reported on standard error and is status 1.
     static func open(_ path: String) -> TokenStore? {
         do throws(StoreError) {
-            return try TokenStore(path: path)
+            return try TokenStore(location: path)
         } catch {
             fail(error)
             return nil

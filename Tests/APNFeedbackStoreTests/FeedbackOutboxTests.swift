@@ -15,8 +15,9 @@ struct FeedbackOutboxTests {
         TokenStore.QueuedFeedback(tenant: tenant, entry: Tests.entry(n, at: time))
     }
 
-    @Test func queuedTuplesAreServedThenRemoved() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func queuedTuplesAreServedThenRemoved(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         try store.queueFeedback([Self.queued("a", 1, at: 300), Self.queued("a", 2, at: 100), Self.queued("a", 3, at: 200)])
         #expect(try store.pendingFeedbackCount(tenant: "a") == 3)
@@ -30,8 +31,9 @@ struct FeedbackOutboxTests {
         #expect(try store.feedbackCount() == 0 && store.counts().inactive == 0, "the registry is not touched")
     }
 
-    @Test func aTenantSeesAndRemovesOnlyItsOwn() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func aTenantSeesAndRemovesOnlyItsOwn(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         try store.queueFeedback([
             Self.queued("a", 1, at: 100), Self.queued("b", 1, at: 100), Self.queued("b", 2, at: 150),
@@ -45,8 +47,9 @@ struct FeedbackOutboxTests {
         #expect(try store.pendingFeedbackCount(tenant: "b") == 2, "the same token and time for another tenant stays")
     }
 
-    @Test func aLaterTimeReplacesAnEarlierOneDoesNot() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func aLaterTimeReplacesAnEarlierOneDoesNot(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         try store.queueFeedback([Self.queued("a", 1, at: 200)])
         try store.queueFeedback([Self.queued("a", 1, at: 300)])
@@ -59,8 +62,9 @@ struct FeedbackOutboxTests {
         #expect(try store.pendingFeedbackCount(tenant: "a") == 2, "one row per token")
     }
 
-    @Test func aNewer410ArrivingWhileServingIsServedNext() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func aNewer410ArrivingWhileServingIsServedNext(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         try store.queueFeedback([Self.queued("a", 1, at: 100), Self.queued("a", 2, at: 100)])
         let served = try store.pendingFeedback(tenant: "a", limit: 10)
@@ -72,8 +76,9 @@ struct FeedbackOutboxTests {
         #expect(try store.pendingFeedbackCount(tenant: "a") == 0)
     }
 
-    @Test func oldestFirstEqualTimesInTokenOrderAtMostTheLimit() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func oldestFirstEqualTimesInTokenOrderAtMostTheLimit(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         try store.queueFeedback([
             Self.queued("a", 9, at: 300), Self.queued("a", 5, at: 100), Self.queued("a", 7, at: 200),
@@ -94,8 +99,9 @@ struct FeedbackOutboxTests {
         #expect(negative?.kind == .invalidValue)
     }
 
-    @Test func anEmptyTenantIsRefusedAndAFailedBatchQueuesNothing() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func anEmptyTenantIsRefusedAndAFailedBatchQueuesNothing(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         let batch = #expect(throws: StoreError.self) {
             try store.queueFeedback([Self.queued("a", 1, at: 100), Self.queued("", 2, at: 100)])
@@ -108,8 +114,9 @@ struct FeedbackOutboxTests {
         #expect([pending, count, removal].allSatisfy { $0?.kind == .invalidValue })
     }
 
-    @Test func whatWasQueuedOrRemovedSurvivesReopening() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func whatWasQueuedOrRemovedSurvivesReopening(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         do {
             let store = try folder.store()
             try store.queueFeedback([Self.queued("a", 1, at: 100), Self.queued("a", 2, at: 200), Self.queued("b", 3, at: 300)])
@@ -165,8 +172,9 @@ struct FeedbackOutboxTests {
         #expect(try store.pendingFeedback(tenant: "a", limit: 1) == [Tests.entry(1, at: 1_700)])
     }
 
-    @Test func tenThousandInOneBatch() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func tenThousandInOneBatch(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         let count = 10_000
         // Times run backwards so the order served is the reverse of the order queued.

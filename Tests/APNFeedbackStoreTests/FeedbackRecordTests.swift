@@ -9,8 +9,9 @@ import Testing
 struct FeedbackRecordTests {
     typealias Tests = TokenStoreTests
 
-    @Test func everyTupleOnceWithItsOutcome() throws {
-        let folder = try Tests.Folder()
+    @Test(arguments: StoreBackend.available)
+    func everyTupleOnceWithItsOutcome(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
         let store = try folder.store()
         try store.register(Tests.device(1), at: 1_000)
         try store.register(Tests.device(2), at: 2_000)

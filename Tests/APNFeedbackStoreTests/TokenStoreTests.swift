@@ -8,22 +8,42 @@ import Testing
 /// unregistrations in any order, and typed errors for files it cannot use.
 @Suite("Token store")
 struct TokenStoreTests {
-    /// A fresh store file in its own temporary folder, removed at the end of the test.
+    /// A fresh store in its own temporary folder (SQLite) or schema (PostgreSQL), removed at
+    /// the end of the test.
     final class Folder {
         let url: URL
         var path: String { url.appendingPathComponent("tokens.sqlite").path }
+        /// The PostgreSQL schema, for a PostgreSQL store.
+        let schema: String?
+        /// What ``store(_:)`` opens: the file, or the URL naming the schema.
+        let location: String
 
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("apn-store-\(UUID().uuidString)")
+        init(_ backend: StoreBackend = .sqlite) throws {
+            let name = UUID().uuidString
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("apn-store-\(name)")
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            switch backend {
+            case .sqlite:
+                schema = nil
+                location = url.appendingPathComponent("tokens.sqlite").path
+            case .postgres:
+                let schema = "apn_test_" + name.lowercased().replacingOccurrences(of: "-", with: "")
+                self.schema = schema
+                location = try Self.postgresLocation(schema: schema)
+            }
         }
 
-        deinit { try? FileManager.default.removeItem(at: url) }
+        deinit {
+            try? FileManager.default.removeItem(at: url)
+            if let schema, let url = StoreBackend.postgresURL {
+                try? PostgresAdmin(url).execute("DROP SCHEMA \(schema) CASCADE")
+            }
+        }
 
         func store(_ configure: (inout TokenStore.Options) -> Void = { _ in }) throws -> TokenStore {
             var options = TokenStore.Options()
             configure(&options)
-            return try TokenStore(path: path, options: options)
+            return try TokenStore(location: location, options: options)
         }
 
         /// Runs SQL on the file with a connection of its own.
@@ -43,8 +63,9 @@ struct TokenStoreTests {
         Feedback.Entry(unixTime: time, device: device(n))
     }
 
-    @Test func feedbackAtOrAfterTheRegistrationDeactivatesLaterRegistrationKeepsUnknownIsRecorded() throws {
-        let folder = try Folder()
+    @Test(arguments: StoreBackend.available)
+    func feedbackAtOrAfterTheRegistrationDeactivatesLaterRegistrationKeepsUnknownIsRecorded(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
         let store = try folder.store()
         try store.register(Self.device(1), topic: "com.example.app", at: 1_000)
         try store.register(Self.device(2), at: 1_000)
@@ -63,8 +84,9 @@ struct TokenStoreTests {
         #expect(try store.lookup(Self.device(4)) == nil, "an unknown token is not registered by feedback")
     }
 
-    @Test func applyingTheSameTuplesAgainChangesNothing() throws {
-        let folder = try Folder()
+    @Test(arguments: StoreBackend.available)
+    func applyingTheSameTuplesAgainChangesNothing(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
         let store = try folder.store()
         try store.register(Self.device(1), at: 1_000)
         let batch = [Self.entry(1, at: 1_500), Self.entry(9, at: 1_500)]
@@ -75,8 +97,9 @@ struct TokenStoreTests {
         #expect(try store.lookup(Self.device(1))?.isActive == true, "the re-registration after it stands")
     }
 
-    @Test func aRegistrationImportedAfterItsFeedbackFollowsApplesRuleToo() throws {
-        let folder = try Folder()
+    @Test(arguments: StoreBackend.available)
+    func aRegistrationImportedAfterItsFeedbackFollowsApplesRuleToo(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
         let store = try folder.store()
         let summary = try store.apply([Self.entry(1, at: 1_500), Self.entry(2, at: 1_500)], readAt: 1_600)
         #expect(summary.unknown == 2, "neither is known yet")
@@ -93,8 +116,9 @@ struct TokenStoreTests {
         #expect(try store.lookup(Self.device(1))?.isActive == true, "registered again later: active")
     }
 
-    @Test func registrationsAndUnregistrationsInAnyOrderKeepTheLatest() throws {
-        let folder = try Folder()
+    @Test(arguments: StoreBackend.available)
+    func registrationsAndUnregistrationsInAnyOrderKeepTheLatest(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
         let store = try folder.store()
         try store.register(Self.device(1), at: 1_000)
         try store.apply([Self.entry(1, at: 1_200)], readAt: 1_300)
@@ -111,8 +135,9 @@ struct TokenStoreTests {
         #expect(try store.unregister(Self.device(7), at: 1_300) == false, "unknown: nothing to change")
     }
 
-    @Test func listsAndCountsByState() throws {
-        let folder = try Folder()
+    @Test(arguments: StoreBackend.available)
+    func listsAndCountsByState(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
         let store = try folder.store()
         let imported = try store.register((1...100).map { TokenStore.Registration(device: Self.device($0), at: 1_000) })
         #expect(imported == 100)
@@ -130,8 +155,9 @@ struct TokenStoreTests {
         #expect(active == 70)
     }
 
-    @Test func whatWasCommittedSurvivesReopening() throws {
-        let folder = try Folder()
+    @Test(arguments: StoreBackend.available)
+    func whatWasCommittedSurvivesReopening(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
         do {
             let store = try folder.store()
             try store.register(Self.device(1), at: 1_000)

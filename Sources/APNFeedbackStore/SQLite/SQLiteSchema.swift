@@ -1,7 +1,7 @@
-/// The store's schema, versioned with SQLite's `user_version`: each migration moves a file
+/// The SQLite store's schema, versioned with SQLite's `user_version`: each migration moves a file
 /// from one version to the next in one transaction, so a file is always at a version this
 /// code or a newer one wrote.
-enum Schema {
+enum SQLiteSchema {
     /// The version this code writes.
     static let currentVersion = 2
 

@@ -1,9 +1,9 @@
 import APN
 
-/// The statements behind ``TokenStore``'s feedback outbox (`feedback_outbox`, schema 2):
+/// The SQLite statements behind ``TokenStore``'s feedback outbox (`feedback_outbox`, schema 2):
 /// compiled once, run on the store's thread. The public API and its guarantees are in
 /// TokenStore+FeedbackOutbox.swift.
-final class FeedbackOutbox {
+final class SQLiteFeedbackOutbox {
     private let database: SQLiteDatabase
     private let queueRow: SQLiteStatement
     private let selectPending: SQLiteStatement
@@ -31,7 +31,7 @@ final class FeedbackOutbox {
     func queue(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for item in items {
-                try Self.check(item.tenant)
+                try checkTenant(item.tenant)
                 queueRow.reset()
                 queueRow.bind(1, item.tenant)
                 queueRow.bind(2, item.entry.device.token)
@@ -42,7 +42,7 @@ final class FeedbackOutbox {
     }
 
     func pending(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
-        try Self.check(tenant)
+        try checkTenant(tenant)
         guard limit >= 0 else {
             // SQLite reads a negative LIMIT as none: refuse it rather than serve everything.
             throw StoreError(.invalidValue, "a feedback limit must not be negative (got \(limit))")
@@ -55,12 +55,7 @@ final class FeedbackOutbox {
         selectPending.bind(2, Int64(limit))
         var entries: [Feedback.Entry] = []
         while try selectPending.step() {
-            let device: Device
-            do throws(APNError) {
-                device = try Device(token: selectPending.bytes(0), validatesLength: false)
-            } catch {
-                throw StoreError(.corrupt, "the token store holds an empty token in its feedback outbox")
-            }
+            let device = try storedDevice(selectPending.bytes(0), " in its feedback outbox")
             guard let time = selectPending.int64(1).flatMap({ UInt32(exactly: $0) }) else {
                 throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
             }
@@ -70,7 +65,7 @@ final class FeedbackOutbox {
     }
 
     func remove(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
-        try Self.check(tenant)
+        try checkTenant(tenant)
         return try database.transaction { () throws(StoreError) -> Int in
             var removed = 0
             for entry in served {
@@ -86,19 +81,11 @@ final class FeedbackOutbox {
     }
 
     func count(tenant: String) throws(StoreError) -> Int {
-        try Self.check(tenant)
+        try checkTenant(tenant)
         countRows.reset()
         defer { countRows.reset() }
         countRows.bind(1, tenant)
         guard try countRows.step() else { return 0 }
         return Int(countRows.int64(0) ?? 0)
-    }
-
-    /// An empty tenant is most likely a client whose identity was never read: refusing it
-    /// keeps such clients from sharing one outbox.
-    private static func check(_ tenant: String) throws(StoreError) {
-        guard !tenant.isEmpty else {
-            throw StoreError(.invalidValue, "a feedback outbox tenant must not be empty")
-        }
     }
 }

@@ -1,0 +1,68 @@
+import CPostgreSQL
+
+/// One `PGresult`, cleared when released, read in libpq's binary format (every statement
+/// asks for binary results): `int8` as 8 bytes big-endian, `bool` as one byte, `text` and
+/// `bytea` as their bytes.
+final class PostgresResult {
+    let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        PQclear(handle)
+    }
+
+    var rows: Int32 { PQntuples(handle) }
+
+    /// Rows an INSERT, UPDATE or DELETE changed (`PQcmdTuples`).
+    var changes: Int {
+        guard let text = PQcmdTuples(handle) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+
+    func isNull(_ row: Int32, _ column: Int32) -> Bool { PQgetisnull(handle, row, column) == 1 }
+
+    func bytes(_ row: Int32, _ column: Int32) -> [UInt8] {
+        let count = Int(PQgetlength(handle, row, column))
+        guard count > 0, let pointer = PQgetvalue(handle, row, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    func int64(_ row: Int32, _ column: Int32) -> Int64? {
+        guard !isNull(row, column), PQgetlength(handle, row, column) == 8, let pointer = PQgetvalue(handle, row, column)
+        else { return nil }
+        return UnsafeRawPointer(pointer).loadUnaligned(as: Int64.self).bigEndian
+    }
+
+    func bool(_ row: Int32, _ column: Int32) -> Bool {
+        guard !isNull(row, column), let pointer = PQgetvalue(handle, row, column) else { return false }
+        return pointer.pointee != 0
+    }
+
+    func text(_ row: Int32, _ column: Int32) -> String? {
+        isNull(row, column) ? nil : String(decoding: bytes(row, column), as: UTF8.self)
+    }
+}
+
+/// A statement parameter, sent in binary format with its type declared at `PQprepare`.
+enum PostgresValue {
+    case bytes([UInt8])
+    case int64(Int64)
+    case text(String?)
+
+    /// The type's OID (pg_type.h: bytea 17, int8 20, text 25).
+    static let byteaType: UInt32 = 17
+    static let int8Type: UInt32 = 20
+    static let textType: UInt32 = 25
+
+    /// The binary representation, nil for SQL NULL.
+    var binary: [UInt8]? {
+        switch self {
+        case .bytes(let bytes): bytes
+        case .int64(let value): withUnsafeBytes(of: value.bigEndian) { Array($0) }
+        case .text(let text): text.map { Array($0.utf8) }
+        }
+    }
+}

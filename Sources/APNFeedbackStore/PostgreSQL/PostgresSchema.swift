@@ -1,0 +1,71 @@
+/// The PostgreSQL store's schema: the same tables, columns and meaning as SQLite's
+/// (SQLiteSchema.swift), in PostgreSQL's types, and the same version numbers, kept in
+/// `apn_schema`. Every migration runs at open in one transaction under an advisory lock
+/// keyed by the database and schema, so hosts opening one store at once migrate it once.
+enum PostgresSchema {
+    /// The version this code writes (the SQLite schema's version of the same meaning).
+    static let currentVersion = 2
+
+    /// Migration `n` moves a database from version `n` to `n + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE tokens (
+            token bytea PRIMARY KEY,
+            topic text,
+            registered_at bigint NOT NULL,
+            active boolean NOT NULL,
+            deactivated_at bigint,
+            last_feedback_at bigint
+        );
+        CREATE INDEX tokens_by_state ON tokens (active, token);
+        CREATE TABLE feedback (
+            token bytea NOT NULL,
+            time bigint NOT NULL,
+            read_at bigint NOT NULL,
+            applied text NOT NULL,
+            PRIMARY KEY (token, time)
+        );
+        """,
+        // 2: the feedback outbox, as in SQLite's version 2.
+        """
+        CREATE TABLE feedback_outbox (
+            tenant text NOT NULL,
+            token bytea NOT NULL,
+            time bigint NOT NULL,
+            PRIMARY KEY (tenant, token)
+        );
+        CREATE INDEX feedback_outbox_by_time ON feedback_outbox (tenant, time, token);
+        """,
+    ]
+
+    /// The store's identity for advisory locks: its database and schema, hashed to 64 bits.
+    static let storeKey = "hashtextextended('apn-token-store:' || current_database() || '.' || current_schema(), 0)"
+
+    /// Brings the database to ``currentVersion``; refuses a newer one untouched.
+    static func migrate(_ connection: PostgresConnection) throws(StoreError) {
+        try connection.execute("BEGIN")
+        do throws(StoreError) {
+            try connection.execute("""
+                SELECT pg_advisory_xact_lock(\(storeKey));
+                CREATE TABLE IF NOT EXISTS apn_schema (version integer NOT NULL);
+                """)
+            let row = try connection.execute("SELECT version::int8 FROM apn_schema", binary: true)
+            let version = row.rows > 0 ? row.int64(0, 0).map(Int.init) : nil
+            if version == nil { try connection.execute("INSERT INTO apn_schema (version) VALUES (0)") }
+            let found = version ?? 0
+            guard found <= currentVersion else {
+                throw StoreError(
+                    .schemaTooNew(found: found, supported: currentVersion),
+                    "the token store \(connection.url) was written by a newer swift-apn (schema \(found); this one knows up to \(currentVersion))")
+            }
+            for next in found..<currentVersion {
+                try connection.execute(migrations[next])
+                try connection.execute("UPDATE apn_schema SET version = \(next + 1)")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

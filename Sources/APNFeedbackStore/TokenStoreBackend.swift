@@ -1,0 +1,98 @@
+import APN
+
+/// What a ``TokenStore`` asks of the database it keeps its registry in: SQLite
+/// (``SQLiteTokenBackend``) or PostgreSQL (``PostgresTokenBackend``). Each backend keeps
+/// the same schema meaning and the same rules; ``TokenStore`` documents them once. Each
+/// write method is one transaction: all of it commits or, when it throws, none.
+protocol TokenStoreBackend: AnyObject {
+    /// Runs `body` as one write transaction (run again from the start where the backend
+    /// retries conflicts), rolled back when it throws.
+    func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
+    /// Upserts the registrations by Apple's rule, inside a write transaction; returns how many.
+    func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int
+    /// Records one feedback tuple and applies it by Apple's rule, inside a write transaction.
+    func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError)
+    /// Deactivates the token unless registered after `time`; returns whether a row changed.
+    func unregister(_ token: [UInt8], at time: Int64) throws(StoreError) -> Bool
+    func lookup(_ token: [UInt8]) throws(StoreError) -> TokenRecord?
+    func list(_ filter: TokenStore.Filter, _ body: (TokenRecord) throws -> Void) throws
+    func counts() throws(StoreError) -> (active: Int, inactive: Int)
+    func feedback(_ body: (FeedbackRecord) throws -> Void) throws
+    func feedbackCount() throws(StoreError) -> Int
+    func delete(_ tokens: [[UInt8]]) throws(StoreError) -> Int
+    func prune(inactiveBefore time: Int64) throws(StoreError) -> Int
+    func snapshot<T>(_ body: () throws -> T) throws -> T
+    func queueFeedback(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError)
+    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry]
+    func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int
+    func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int
+    func checkWritable(freeBytes: Int) throws(StoreError)
+    /// Tests only: ``TokenStore/failCommits(after:)``.
+    func failCommits(after count: Int)
+}
+
+extension TokenStoreBackend {
+    /// Upserts the registrations by Apple's rule in one transaction; returns how many.
+    func register(_ registrations: some Sequence<TokenStore.Registration>) throws(StoreError) -> Int {
+        // Held, so that a transaction run again after a conflict sees them all.
+        let registrations = Array(registrations)
+        return try writeTransaction { () throws(StoreError) -> Int in try upsert(registrations) }
+    }
+
+    /// Registrations, then feedback tuples, in one transaction (``TokenStore/apply(_:readAt:)``
+    /// is an import without registrations).
+    func importRecords(
+        _ registrations: some Sequence<TokenStore.Registration>, feedback: [Feedback.Entry], readAt: Int64
+    ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) {
+        let registrations = Array(registrations)
+        return try writeTransaction { () throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) in
+            let registered = try upsert(registrations)
+            // Counted afresh on each run of the transaction.
+            var summary = FeedbackApplication()
+            for entry in feedback { try apply(entry, readAt: readAt, into: &summary) }
+            return (registered, summary)
+        }
+    }
+}
+
+/// What a feedback tuple does to the token it names, by Apple's rule: deactivated when its
+/// time is at or after the token's last registration (ties go to deactivation), kept when
+/// the app registered it again later, unknown when the store does not hold the token.
+/// Both backends decide with this one function.
+func feedbackVerdict(registeredAt: Int64?, feedbackTime: Int64) -> FeedbackRecord.Outcome {
+    guard let registeredAt else { return .unknown }
+    return registeredAt <= feedbackTime ? .deactivated : .kept
+}
+
+extension FeedbackApplication {
+    /// Counts one tuple: `recorded` false when it was held already (a duplicate).
+    mutating func count(_ outcome: FeedbackRecord.Outcome, recorded: Bool) {
+        read += 1
+        guard recorded else {
+            duplicates += 1
+            return
+        }
+        switch outcome {
+        case .deactivated: deactivated += 1
+        case .kept: kept += 1
+        case .unknown: unknown += 1
+        }
+    }
+}
+
+/// An empty tenant is most likely a client whose identity was never read: refusing it keeps
+/// such clients from sharing one outbox. Both backends check with this.
+func checkTenant(_ tenant: String) throws(StoreError) {
+    guard !tenant.isEmpty else {
+        throw StoreError(.invalidValue, "a feedback outbox tenant must not be empty")
+    }
+}
+
+/// A token read back from a row, refused when empty (this code never writes one).
+func storedDevice(_ bytes: [UInt8], _ place: String) throws(StoreError) -> Device {
+    do throws(APNError) {
+        return try Device(token: bytes, validatesLength: false)
+    } catch {
+        throw StoreError(.corrupt, "the token store holds an empty token\(place)")
+    }
+}
