@@ -142,7 +142,7 @@ enum BridgeFlags {
         var configuration = Bridge.Configuration(
             serverCredentials: serverCredentials, clientCertificateAuthorities: clientAuthorities, tenants: tenants,
             upstream: try upstream(flags))
-        configuration.logHandler = try LogFlags.handler(flags)
+        configuration.logHandler = BridgeLogHandler(base: try LogFlags.handler(flags))
         configuration.host = host
         configuration.gatewayPort = gatewayPort
         configuration.feedbackPort = feedbackPort

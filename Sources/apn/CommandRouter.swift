@@ -28,8 +28,14 @@ enum CommandRouter {
                     LineWriter.stderr("\(prefix(path)): missing subcommand\n\(command.usage(path: path))")
                     return 2
                 }
-                // A group takes no flags of its own but those it declares (`apn --version`).
-                guard let flags = try? Flags(rest, groups: command.flagGroups) else {
+                // A group takes no flags of its own but those it declares (`apn --version`):
+                // an unknown one is named (`apn --versio`), anything else wants a subcommand.
+                let flags: Flags
+                do throws(UsageError) {
+                    flags = try Flags(rest, groups: command.flagGroups)
+                } catch where error.message.hasPrefix("unknown option") && !rest.contains(where: { !$0.hasPrefix("-") }) {
+                    throw error
+                } catch {
                     throw UsageError("missing subcommand (\(command.subcommands.map { $0.name }.joined(separator: ", ")))")
                 }
                 return try command.run(flags)

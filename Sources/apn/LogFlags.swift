@@ -22,3 +22,20 @@ enum LogFlags {
         return StandardErrorLogHandler(level: level)
     }
 }
+
+/// `apn bridge`'s log handler: `--log-level`'s, without the bridge's own event lines, which
+/// `apn bridge` already writes as JSON lines (``BridgeLog``); its tenants' providers and
+/// everything else still log as asked.
+struct BridgeLogHandler: APNLogHandler {
+    let base: StandardErrorLogHandler
+
+    var logLevel: APNLogLevel { base.logLevel }
+
+    func log(
+        level: APNLogLevel, message: String, metadata: APNLogMetadata, label: String, file: String, function: String,
+        line: UInt
+    ) {
+        guard label != ComponentLog.Label.bridge else { return }
+        base.log(level: level, message: message, metadata: metadata, label: label, file: file, function: function, line: line)
+    }
+}

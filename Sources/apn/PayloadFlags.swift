@@ -47,7 +47,8 @@ enum PayloadFlags {
 
     private static func payload(_ flags: Flags) throws(UsageError) -> APN.Notification {
         let text = try payloadText(flags)
-        let builderFlags = builders.filter { flags.value($0) != nil } + switches.filter { flags.has($0) }
+        let builderFlags =
+            builders.filter { flags.value($0) != nil } + (switches + ["--trim"]).filter { flags.has($0) }
         if let text {
             guard builderFlags.isEmpty else {
                 throw UsageError("\(builderFlags[0]) cannot be combined with --payload or --payload-file")
@@ -94,10 +95,16 @@ enum PayloadFlags {
 
     /// What a payload over `limit` bytes can do, in `apn send`'s terms (the library's message
     /// names `trim(toLength:)`, which a shell cannot call).
-    static func tooLarge(_ error: APNError, format: String, alternatives: String) -> UsageError {
-        UsageError(
-            "the payload is \(error.size ?? 0) bytes, over the \(error.limit ?? 0)-byte limit of \(format): "
-                + "\(alternatives)a shorter --alert, or --trim to cut the alert text to fit")
+    static func tooLarge(_ error: APNError, format: String, alternatives: String, _ flags: Flags) -> UsageError {
+        // Only the ways out that apply to how the payload was given.
+        let rest =
+            flags.value("--payload") != nil || flags.value("--payload-file") != nil
+            ? "a smaller --payload"
+            : flags.has("--trim")
+                ? "fewer or shorter --custom, --title or --category values (--trim cut the alert text and it still does not fit)"
+                : "a shorter --alert, or --trim to cut the alert text to fit"
+        return UsageError(
+            "the payload is \(error.size ?? 0) bytes, over the \(error.limit ?? 0)-byte limit of \(format): \(alternatives)\(rest)")
     }
 
     private static func payloadText(_ flags: Flags) throws(UsageError) -> [UInt8]? {

@@ -24,8 +24,7 @@ final class PollLock {
         var description: String {
             if let failure { return "cannot lock \(lockFile): \(failure)" }
             return "another apn feedback-service\(holder.map { " (pid \($0))" } ?? "") is polling \(store) "
-                + "(it holds \(lockFile)); two would each take feedback the other never sees. Stop it first, "
-                + "or give this one another --store."
+                + "(it holds \(lockFile)); two would each take feedback the other never sees. Stop it first."
         }
     }
 
@@ -40,10 +39,14 @@ final class PollLock {
             throw Held(store: shown, lockFile: shown, holder: nil,
                 failure: "a feedback-service on a PostgreSQL store needs a lease this version does not take yet; use a SQLite --store")
         }
-        let path = store + ".lock"
+        // Beside the file the path leads to, not the path as typed: a symlink or another
+        // spelling of the same store must meet the same lock.
+        let path = Self.resolved(store) + ".lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw Held(store: store, lockFile: path, holder: nil, failure: String(cString: strerror(errno)))
+            throw Held(
+                store: store, lockFile: path, holder: nil,
+                failure: "\(String(cString: strerror(errno))) (the lock beside the store \(store))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -61,6 +64,18 @@ final class PollLock {
 
     deinit {
         close(descriptor)
+    }
+
+    /// `store` with every symlink resolved (the folder's, when the store does not exist yet).
+    private static func resolved(_ store: String) -> String {
+        if let real = realpath(store, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let folder = (store as NSString).deletingLastPathComponent
+        guard let real = realpath(folder.isEmpty ? "." : folder, nil) else { return store }
+        defer { free(real) }
+        return (String(cString: real) as NSString).appendingPathComponent((store as NSString).lastPathComponent)
     }
 
     private static func contents(_ descriptor: Int32) -> String? {

@@ -47,14 +47,18 @@ enum ProviderFlags {
     static func options(_ flags: Flags) throws(UsageError) -> Provider.Options {
         var options = Provider.Options()
         options.logHandler = try LogFlags.handler(flags)
-        try CredentialFlags(flags).apply(to: &options.access)
+        let credentials = try CredentialFlags(flags)
+        credentials.apply(to: &options.access)
         let tokenFlags = ["--key-id", "--team-id", "--p8"].filter { flags.value($0) != nil }
         let givenToken = flags.value("--provider-token") ?? flags.value("--provider-token-file")
         if givenToken != nil, let flag = tokenFlags.first {
             throw UsageError("\(flags.value("--provider-token") != nil ? "--provider-token" : "--provider-token-file") excludes \(flag)")
         }
+        // The environment's token only when no flag chose the credentials: a variable left
+        // set must not override --certs (a flag wins over the environment).
         if tokenFlags.isEmpty, let token = try SecretInput.read(
-            flags, flag: "--provider-token", fileFlag: "--provider-token-file", variable: tokenVariable)
+            flags, flag: "--provider-token", fileFlag: "--provider-token-file", variable: tokenVariable,
+            environmentAllowed: !credentials.hasCertificate)
         {
             options.authentication = .existingToken(token)
         } else if !tokenFlags.isEmpty {

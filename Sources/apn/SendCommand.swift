@@ -108,7 +108,7 @@ enum SendCommand: Subcommand {
             let format = options.format == .frame ? "command 2 (frame)" : options.format == .simple ? "command 0 (simple)" : "command 1 (enhanced)"
             throw PayloadFlags.tooLarge(
                 error, format: format,
-                alternatives: options.format == .frame ? "--http2 (4096 bytes), " : "--format frame (2048 bytes), ")
+                alternatives: options.format == .frame ? "--http2 (4096 bytes), " : "--format frame (2048 bytes), ", flags)
         } catch {
             throw UsageError(ErrorText.message(error))
         }

@@ -36,6 +36,8 @@ struct ApnConventionsTests {
         let bare = try Self.apn([])
         #expect(bare.status == 2)
         #expect(bare.error.contains("missing subcommand") && bare.error.contains("feedback-service"), "\(bare.error)")
+        let misspelt = try Self.apn(["--versio"])
+        #expect(misspelt.status == 2 && misspelt.error.contains("unknown option --versio"), "\(misspelt.error)")
     }
 
     @Test("apn help SUBCOMMAND prints that subcommand's usage, as SUBCOMMAND --help does", arguments: [

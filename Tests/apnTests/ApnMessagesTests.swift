@@ -120,6 +120,13 @@ struct ApnMessagesTests {
         #expect(!over.standardError.contains("trim(toLength"), "\(over.standardError)")
         let trimmed = try fixture.send(["--token", Self.token, "--format", "enhanced", "--alert", long, "--trim"])
         #expect(trimmed.status == 0, "\(trimmed.standardError)")
+        // A payload given whole: only the ways out that apply to it; --trim cannot cut it.
+        let json = #"{"aps":{"alert":"\#(long)"}}"#
+        let whole = try fixture.send(["--token", Self.token, "--format", "enhanced", "--payload", json])
+        #expect(whole.status == 2 && whole.standardError.contains("a smaller --payload"), "\(whole.standardError)")
+        #expect(!whole.standardError.contains("--trim") && !whole.standardError.contains("--alert"), "\(whole.standardError)")
+        let withTrim = try fixture.send(["--token", Self.token, "--payload", json, "--trim"])
+        #expect(withTrim.status == 2 && withTrim.standardError.contains("--trim cannot be combined with --payload"), "\(withTrim.standardError)")
         #expect(try fixture.stop()["accepted"] as? Int == 1)
     }
 }

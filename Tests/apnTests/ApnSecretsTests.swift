@@ -37,7 +37,7 @@ struct ApnSecretsTests {
         let both = try send(["--passphrase", "x", "--passphrase-file", file])
         #expect(both.0 == 2 && both.2.contains("--passphrase and --passphrase-file exclude each other"))
         let missing = try send(["--passphrase-file", fixture.path("none.txt")])
-        #expect(missing.0 == 2 && missing.2.contains("none.txt does not exist"), "\(missing.2)")
+        #expect(missing.0 == 2 && missing.2.contains("the file given with --passphrase-file does not exist"), "\(missing.2)")
         #expect(try fixture.stop()["accepted"] as? Int == 2)
     }
 
@@ -65,6 +65,15 @@ struct ApnSecretsTests {
         #expect(!everything.contains(String(forged.prefix(40))), "the token was echoed")
         let mixed = try fixture.sendHTTP2(arguments + ["--provider-token-file", file, "--key-id", "K"])
         #expect(mixed.status == 2 && mixed.standardError.contains("--provider-token-file excludes --key-id"))
+        // A variable left set does not override a certificate given by flag: the flag wins.
+        let certificate = try fixture.sendHTTP2(
+            ["--certs", fixture.certs, "--token", Self.token, "--alert", "Hi", "--all"],
+            environment: ["APN_PROVIDER_TOKEN": String(forged)])
+        #expect(certificate.status == 0, "\(certificate.standardError)")
+        #expect(certificate.lines.first?["outcome"] as? String == "accepted", "\(certificate.lines)")
+        // An empty secret is a usage error, not an empty token.
+        let empty = try fixture.sendHTTP2(arguments, environment: ["APN_PROVIDER_TOKEN": ""])
+        #expect(empty.status == 2 && empty.standardError.contains("$APN_PROVIDER_TOKEN is empty"), "\(empty.standardError)")
         _ = try fixture.stop()
     }
 }

@@ -71,6 +71,15 @@ struct ApnTokensMaintenanceTests {
         #expect(status == 1)
         #expect(error.contains("another apn feedback-service (pid \(first.process.processIdentifier)) is polling"), "\(error)")
         #expect(try second.remainingLines().isEmpty, "no visit")
+        // Another spelling of the same store meets the same lock: a symlink to it.
+        let link = (folder.path as NSString).appendingPathComponent("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.store)
+        var linked = arguments
+        linked[2] = link
+        let viaLink = try ApnProcess(linked + ["--once"])
+        let (linkStatus, linkError) = try viaLink.waitForExit()
+        #expect(linkStatus == 1 && linkError.contains("is polling"), "\(linkError)")
+        #expect(try viaLink.remainingLines().isEmpty, "no visit through the symlink")
 
         first.send(SIGKILL)
         _ = try first.waitForExit()

@@ -13,11 +13,12 @@ public enum APNLogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
     case debug
     /// Routine events: a feedback visit's entries, a provider token renewed.
     case info
-    /// A failure swift-apn handles itself: a lost connection, an attempt that failed.
+    /// A failure swift-apn handles itself or reports to its caller: a lost connection, an
+    /// attempt that failed, a client that gave up (its outcomes and error event say so too).
     case notice
     /// A setting that weakens the guarantees: TLS peer verification off.
     case warning
-    /// A client that gave up: a connection terminated (514), unusable credentials (513).
+    /// Not used by swift-apn (a client that gives up logs at ``notice``: its caller is told).
     case error
     /// Not used by swift-apn.
     case critical

@@ -11,9 +11,9 @@ extension ComponentLog {
         case .connected(let open): self(.debug, "socket connected", metadata: ["open_sockets": "\(open)"])
         case .disconnected(let open): self(.debug, "socket closed", metadata: ["open_sockets": "\(open)"])
         case .timeout: self(.debug, "idle socket closed (connectionTimeout)")
-        case .socketError(let error): self(.notice, "socket error: \(error)")
+        case .socketError(let error): self(.notice, "socket error: \(error.message)")
         case .connectAttemptFailed(let error, let next):
-            self(.notice, "connection attempt failed: \(error)", metadata: ["next_attempt_in": next.map { "\($0)" } ?? "none"])
+            self(.notice, "connection attempt failed: \(error.message)", metadata: ["next_attempt_in": next.map { "\($0)" } ?? "none"])
         case .cacheFull(let limit):
             self(.notice, "resend cache full: confirming before writing more", metadata: ["limit_bytes": "\(limit)"])
         case .cacheTooSmall(let shortfall):
@@ -22,7 +22,7 @@ extension ComponentLog {
         case .graceWindowTooShort(let count):
             self(.notice, "the gateway answered after the grace window; raise shutdownGraceWindow",
                  metadata: ["misreported": "\(count)"])
-        case .error(let error): self(.notice, "connection gave up: \(error)")
+        case .error(let error): self(.notice, "connection gave up: \(error.message)")
         case .transmitted, .completed, .transmissionError: break
         }
     }
@@ -32,8 +32,8 @@ extension ComponentLog {
     func record(_ event: FeedbackEvent) {
         switch event {
         case .feedback(let entries): self(.info, "feedback entries delivered", metadata: ["count": "\(entries.count)"])
-        case .feedbackError(let error): self(.notice, "feedback visit failed: \(error)")
-        case .error(let error): self(.notice, "feedback polling stopped: \(error)")
+        case .feedbackError(let error): self(.notice, "feedback visit failed: \(error.message)")
+        case .error(let error): self(.notice, "feedback polling stopped: \(error.message)")
         }
     }
 
@@ -43,10 +43,10 @@ extension ComponentLog {
         switch event {
         case .connected(let peer): self(.debug, "connected", metadata: ["peer": peer])
         case .disconnected(let peer, nil): self(.debug, "disconnected", metadata: ["peer": peer])
-        case .disconnected(let peer, let error?): self(.notice, "connection lost: \(error)", metadata: ["peer": peer])
-        case .connectionFailed(let error): self(.notice, "connection failed: \(error)")
+        case .disconnected(let peer, let error?): self(.notice, "connection lost: \(error.message)", metadata: ["peer": peer])
+        case .connectionFailed(let error): self(.notice, "connection failed: \(error.message)")
         case .connectAttemptFailed(let error, let next):
-            self(.notice, "connection attempt failed: \(error)", metadata: ["next_attempt_in": next.map { "\($0)" } ?? "none"])
+            self(.notice, "connection attempt failed: \(error.message)", metadata: ["next_attempt_in": next.map { "\($0)" } ?? "none"])
         case .goaway(let peer, let code, _):
             self(.info, "GOAWAY", metadata: ["peer": peer, "error_code": "\(code)"])
         case .pingAnswered(let peer): self(.trace, "PING answered", metadata: ["peer": peer])

@@ -35,7 +35,7 @@ struct ReadmeConnectionExampleTests {
         let note = Notification().setAlertText("Hello").setBadge(1)
         connection.push(note, to: [device])                 // returns at once; connects on the first push
         let outcome = await connection.send(note, to: device)
-        print(outcome)                                       // accepted (flush): a marker's answer, one round trip
+        print(outcome)                                       // accepted (flush): a marker's answer
         let report = await connection.shutdown()             // waits for every outcome
         print(report)                                        // accepted 2, rejected 0, failed 0, unknown fate 0
 
