@@ -275,24 +275,25 @@ private final class ResponseGathering: Sendable {
     }
 
     func deliver(_ response: ProviderResponse, at index: Int) {
-        let finished: (CheckedContinuation<[ProviderResponse], Never>, [ProviderResponse])? = state.withLock { state in
+        state.withLock { state in
             guard !state.delivered[index] else {
                 assertionFailure("a second response for notification \(index)")
-                return nil
+                return
             }
             (state.responses + index).initialize(to: response)
             state.delivered[index] = true
             state.remaining -= 1
-            guard state.remaining == 0, let continuation = state.continuation else { return nil }
-            state.continuation = nil
+            guard state.remaining == 0, let continuation = state.continuation.take() else { return }
             let count = state.delivered.count
             let responses = state.responses
             let all = [ProviderResponse](unsafeUninitializedCapacity: count) { buffer, initialized in
                 buffer.baseAddress!.moveInitialize(from: responses, count: count)
                 initialized = count
             }
-            return (continuation, all)
+            // Under the lock, and safe there: resuming only schedules the awaiting task.
+            // (Handing the continuation out of the lock cost an optional's generic destroy
+            // on every one of the other responses.)
+            continuation.resume(returning: all)
         }
-        if let (continuation, responses) = finished { continuation.resume(returning: responses) }
     }
 }

@@ -54,8 +54,8 @@ struct ProviderEntryTable<Entry> {
 
     /// Removes entry `id` and returns it; nil when it is not live.
     mutating func remove(_ id: Int) -> Entry? {
-        guard let index = index(of: id), let entry = slots[index] else { return nil }
-        slots[index] = nil
+        // Moved out, not copied and then overwritten: no retain and release of each reference.
+        guard let index = index(of: id), let entry = slots[index].take() else { return nil }
         count -= 1
         dropCompletedFront()
         return entry
