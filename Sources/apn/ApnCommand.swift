@@ -11,9 +11,9 @@ enum ApnCommand: Subcommand {
     }
     static let flagGroups = [FlagGroup([CommonFlags.version, CommonFlags.help])]
     static let epilogue: String? = """
-        Options may come before or after the subcommand; after `--` every argument is one (a
-        subcommand's name included). Run `apn help <subcommand>` (or `apn <subcommand> --help`)
-        for its options.
+        Options may come before or after the subcommand, --help and --version too; after `--`
+        nothing is an option (the subcommand's name may still follow it). Run
+        `apn help <subcommand>` (or `apn <subcommand> --help`) for its options.
         """
 }
 
