@@ -79,13 +79,13 @@ struct Ledger: GatewayLedger, ~Copyable {
     }
 
     /// Records a rejection the decoder made (validation as Apple did) and says how to end.
-    /// A notification without a device token (status 2) in command 1 or 2 is a client's
-    /// confirmation marker: answered exactly the same, but counted in ``markerCount``
-    /// instead of ``rejections``. (Command 0 gets no answer, so it cannot carry one.)
+    /// A client's confirmation marker (an empty token and an empty payload, command 1 or 2:
+    /// ``Rejection/isConfirmationMarker``) is answered exactly the same, but counted in
+    /// ``markerCount`` instead of ``rejections``. An empty token with a payload is a
+    /// client's mistake and stays a rejection.
     mutating func refuse(_ rejection: Rejection, connection: Int) -> ConnectionEnd {
-        let isMarker = rejection.status == .missingDeviceToken && rejection.command != .simple
-        return refuse(status: rejection.status, identifier: rejection.identifier, command: rejection.command,
-                      connection: connection, isMarker: isMarker)
+        refuse(status: rejection.status, identifier: rejection.identifier, command: rejection.command,
+               connection: connection, isMarker: rejection.isConfirmationMarker)
     }
 
     /// Notes how many notifications were thrown away after the `index`-th rejection

@@ -29,11 +29,13 @@ extension MockGateway {
         shared.read { $0.rejections }
     }
 
-    /// Confirmation markers the gateway answered so far: notifications without a device
-    /// token (status 2), which a client writes so that the answer confirms everything it
-    /// wrote before (swift-apn's confirmed flush, an awaited `send`). Answered as Apple's
-    /// gateway answered them — status 2, then the connection closes — but kept out of
-    /// ``rejections`` and, like every refusal, out of ``records``.
+    /// Confirmation markers the gateway answered so far: notifications with an empty token
+    /// and an empty payload (`01 <id> <expiry> 0000 0000`, or a frame whose items 1 and 2 are
+    /// both empty), which a client writes so that the answer confirms everything it wrote
+    /// before (swift-apn's confirmed flush, an awaited `send`). Answered as Apple's gateway
+    /// answered them — status 2, then the connection closes — but kept out of
+    /// ``rejections`` and, like every refusal, out of ``records``. An empty token with a
+    /// payload is not a marker: it is a rejection.
     public var markerCount: Int {
         shared.read { $0.markerCount }
     }

@@ -38,6 +38,12 @@ struct FrameItems {
         }
         let token = items[.deviceToken] ?? (0, 0)
         if let status = tokenStatus(token.length, limits) {
+            // Both items there and empty: a confirmation marker, as ``WireBuffer`` writes one.
+            if items[.deviceToken] != nil, token.length == 0, items[.payload]?.length == 0 {
+                return .rejected(Rejection(
+                    command: .frame, status: status, identifier: identifier,
+                    reason: "confirmation marker (empty token and payload)", isConfirmationMarker: true))
+            }
             return reject(status, items[.deviceToken] == nil ? "no token item" : "token length \(token.length)")
         }
         let payload = items[.payload] ?? (0, 0)

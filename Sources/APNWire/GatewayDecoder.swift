@@ -8,6 +8,9 @@
 ///
 /// Validation, in the order Apple's statuses imply:
 /// - token length 0 → 2 (missing device token); outside ``Limits/tokenLengths`` → 5;
+///   an empty token with an empty payload in command 1 or 2 is a confirmation marker
+///   (``Rejection/isConfirmationMarker``): still 2, and in command 1 decided once the
+///   payload length (the two bytes after the token length) has arrived;
 /// - payload length 0 → 4 (missing payload); above the format's limit → 7;
 /// - command 2: a frame longer than ``Limits/maxFrameLength``, an item header or length
 ///   running past the frame, an unknown or duplicated item, an identifier or expiry item
@@ -177,10 +180,18 @@ private func decodeLegacy(_ command: Command, _ bytes: UnsafeRawBufferPointer, l
         .rejected(Rejection(command: command, status: status, identifier: identifier, reason: reason))
     }
     let tokenLength = Int(bytes.u16(at: tokenLengthAt))
-    if let status = tokenStatus(tokenLength, limits) {
-        return reject(status, "token length \(tokenLength)")
-    }
     let payloadLengthAt = tokenLengthAt + 2 + tokenLength
+    if let status = tokenStatus(tokenLength, limits) {
+        guard tokenLength == 0, command == .enhanced else { return reject(status, "token length \(tokenLength)") }
+        // An empty token: a confirmation marker when its payload is empty too, which the
+        // payload length (two bytes on) tells.
+        guard bytes.count >= payloadLengthAt + 2 else { return .needMore }
+        let payloadLength = bytes.u16(at: payloadLengthAt)
+        return .rejected(Rejection(
+            command: command, status: status, identifier: identifier,
+            reason: payloadLength == 0 ? "confirmation marker (empty token and payload)" : "token length 0",
+            isConfirmationMarker: payloadLength == 0))
+    }
     guard bytes.count >= payloadLengthAt + 2 else { return .needMore }
     let payloadLength = Int(bytes.u16(at: payloadLengthAt))
     if let status = payloadStatus(payloadLength, limit: limits.payloadLimit(for: command)) {

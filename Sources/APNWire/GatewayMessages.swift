@@ -40,13 +40,23 @@ public struct Rejection: Hashable, Sendable, CustomStringConvertible {
     public let identifier: UInt32?
     /// Why, in words, for logs and test failures.
     public let reason: String
+    /// Whether the refused notification is a confirmation marker: an empty token *and* an
+    /// empty payload, in command 1 (`01 <id> <expiry> 0000 0000`) or command 2 (items 1 and 2
+    /// both present and empty). swift-apn writes one after what it wants confirmed; the
+    /// gateway refuses it with status 2 like any empty token, so its answer settles
+    /// everything before it. An empty token with a payload is a client's mistake, not a
+    /// marker. Never set for command 0, which gets no answer.
+    public let isConfirmationMarker: Bool
 
     /// Creates a rejection.
-    public init(command: Command, status: StatusCode, identifier: UInt32?, reason: String) {
+    public init(
+        command: Command, status: StatusCode, identifier: UInt32?, reason: String, isConfirmationMarker: Bool = false
+    ) {
         self.command = command
         self.status = status
         self.identifier = identifier
         self.reason = reason
+        self.isConfirmationMarker = isConfirmationMarker
     }
 
     /// The error response to send, or `nil` for command 0: the simple format has no

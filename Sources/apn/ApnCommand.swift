@@ -9,26 +9,19 @@ enum ApnCommand: Subcommand {
         BridgeCommand.self, FeedbackServiceCommand.self, TokensCommand.self, HelpCommand.self, CompletionCommand.self,
         ]
     }
-    static let flagGroups = [
-        FlagGroup([.toggle("--version", "print apn's version and exit"), CommonFlags.help])
-    ]
+    static let flagGroups = [FlagGroup([CommonFlags.version, CommonFlags.help])]
     static let epilogue: String? = """
-        Options may come before or after the subcommand. Run `apn help <subcommand>` (or
-        `apn <subcommand> --help`) for its options.
+        Options may come before or after the subcommand, --help and --version too; after `--`
+        nothing is an option (the subcommand's name may still follow it). Run
+        `apn help <subcommand>` (or `apn <subcommand> --help`) for its options.
         """
-
-    static func run(_ flags: Flags) throws -> Int32 {
-        guard flags.has("--version") else {
-            throw UsageError("missing subcommand (\(subcommands.map { $0.name }.joined(separator: ", ")))")
-        }
-        LineWriter.stdoutText("apn \(Version.current)")
-        return 0
-    }
 }
 
 /// swift-apn's version, the one place it is written: `apn --version` prints it.
 enum Version {
     static let current = "0.1.0-dev"
+    /// What `--version` prints: `apn 0.1.0-dev`.
+    static let line = "apn \(current)"
 }
 
 /// `apn help [SUBCOMMAND ...]`: the usage of `apn`, or of the command named.

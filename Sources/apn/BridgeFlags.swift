@@ -27,11 +27,11 @@ enum BridgeFlags {
                 "--push-type", "TYPE",
                 "apns-push-type for all (default: background for a payload whose aps holds only content-available, "
                     + "else alert)"),
-            .valued(
+            .repeated(
                 "--client-uid", "UID",
                 "clients whose certificate's subject UID is UID (Apple push certificates carry the bundle id "
                     + "there); repeatable. Default: the topic"),
-            .valued(
+            .repeated(
                 "--client-fingerprint", "HEX", "the client certificate with this SHA-256 fingerprint; repeatable"),
             .valued("--tenant", "NAME", "the tenant's name in logs and in the store (default: the topic)"),
         ])

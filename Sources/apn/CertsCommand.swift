@@ -1,14 +1,14 @@
 import APNTLS
 import Foundation
 
-/// `apn certs DIR [--topic T] [--environment E] [--p12-password PW]`: a CA, a loopback
+/// `apn certs DIR [--topic T] [--environment E] [--p12-password-file FILE]`: a CA, a loopback
 /// server certificate and an Apple-style push client certificate, written as PEM files (and
 /// the client as .p12).
 enum CertsCommand: Subcommand {
     static let name = "certs"
     static let arguments = "DIR"
     static let summary = "write a CA, a server and a push client certificate into DIR"
-    static let synopsis = "DIR [--topic com.example.app] [--environment sandbox|production|both] [--p12-password PW] [--force]"
+    static let synopsis = "DIR [--topic com.example.app] [--environment sandbox|production|both] [--p12-password-file FILE] [--force]"
     static let about: String? = """
           Writes ca.pem, ca.key, server.pem, server.key, client.pem, client.key and client.p12
           into DIR (created if needed). The server certificate covers localhost, 127.0.0.1 and ::1;
@@ -18,8 +18,9 @@ enum CertsCommand: Subcommand {
           403 BadCertificateEnvironment); both marks it for both and adds Apple's topics extension
           (1.2.840.113635.100.6.3.6: the topic, TOPIC.voip, TOPIC.complication), so requests must
           then name their topic.
-          client.p12 is protected by PW (empty by default). For the HTTP/2 provider API it also writes
-          AuthKey_MOCKKEY001.p8, a provider-token signing key (EC P-256, PKCS#8, as Apple issues them),
+          client.p12 is protected by a password (empty by default); --p12-password-file FILE (its
+          first line) or $APN_P12_PASSWORD keep it out of `ps`. For the HTTP/2 provider API it
+          also writes AuthKey_MOCKKEY001.p8, a provider-token signing key (EC P-256, PKCS#8, as Apple issues them),
           and AuthKey_MOCKKEY001.pub.pem, its public key for the mock gateway (key id MOCKKEY001,
           team id MOCKTEAM01). Keys are written with mode 0600.
         """
@@ -30,7 +31,10 @@ enum CertsCommand: Subcommand {
                 "--environment", "sandbox|production|both",
                 "mark the client certificate for one environment, or both with the topics extension (default: both "
                     + "markers, no topics extension)"),
-            .valued("--p12-password", "PW", "the password of client.p12 (default empty)"),
+            .valued("--p12-password", "PW", "the password of client.p12 (default empty; shows in ps)"),
+            .valued(
+                "--p12-password-file", "FILE",
+                "the password of client.p12 from FILE's first line (also $\(p12PasswordVariable))"),
             .toggle(
                 "--force",
                 "replace a set already in DIR (a mock gateway using its CA then refuses clients of the new one)"),
@@ -41,6 +45,9 @@ enum CertsCommand: Subcommand {
         Exits 1 when DIR already holds any of those files (without --force) or they cannot be written,
         2 on bad usage.
         """
+
+    /// The environment variable the password of client.p12 may come from.
+    static let p12PasswordVariable = "APN_P12_PASSWORD"
 
     static func run(_ flags: Flags) throws -> Int32 {
         guard flags.positional.count == 1, let directory = flags.positional.first else {
@@ -58,6 +65,8 @@ enum CertsCommand: Subcommand {
             }
             marking = chosen
         }
+        let p12Password = try SecretInput.read(
+            flags, flag: "--p12-password", fileFlag: "--p12-password-file", variable: p12PasswordVariable) ?? ""
         let existing = CertificateFiles.names.filter { FileManager.default.fileExists(atPath: PathText.join(directory, $0)) }
         if !existing.isEmpty && !flags.has("--force") {
             LineWriter.stderr(
@@ -66,7 +75,7 @@ enum CertsCommand: Subcommand {
             return 1
         }
         let written = try CertificateFiles.generate(
-            in: directory, topic: topic, p12Password: flags.value("--p12-password") ?? "", marking: marking)
+            in: directory, topic: topic, p12Password: p12Password, marking: marking)
         LineWriter.stdout(
             .object([
                 ("dir", .string(directory)), ("files", .array(written.map { .string($0) })),

@@ -1,6 +1,9 @@
 /// Finds the command an `apn` command line names and runs it: the first argument that is
 /// not a flag (nor a flag's value) names a subcommand, wherever it stands, so options may
 /// come before or after it (`apn tokens --store S list`); the flags then go to that command.
+/// After `--` every argument is positional, so the first one after it, if no name came
+/// before, names the subcommand (`apn -- tokens list`). `--help` and `--version` are
+/// answered wherever they stand (`apn send --version`), the usage first.
 enum CommandRouter {
     /// Runs `arguments` (without the program name) under `root`; the exit status.
     static func run(_ arguments: [String], root: any Subcommand.Type) -> Int32 {
@@ -20,7 +23,8 @@ enum CommandRouter {
                 path.append(name)
             }
             if !command.subcommands.isEmpty {
-                if rest.contains("--help") || rest.contains("-h") {
+                let options = rest.prefix { $0 != "--" }
+                if options.contains("--help") || options.contains("-h") {
                     LineWriter.stdoutText(command.usage(path: path))
                     return 0
                 }
@@ -38,6 +42,7 @@ enum CommandRouter {
                 } catch {
                     throw UsageError("missing subcommand (\(command.subcommands.map { $0.name }.joined(separator: ", ")))")
                 }
+                if flags.wantsVersion { return printVersion() }
                 return try command.run(flags)
             }
             let flags = try Flags(rest, groups: command.flagGroups)
@@ -45,6 +50,7 @@ enum CommandRouter {
                 LineWriter.stdoutText(command.usage(path: path))
                 return 0
             }
+            if flags.wantsVersion { return printVersion() }
             return try command.run(flags)
         } catch let error as UsageError {
             let hint = path.isEmpty ? "Run `apn --help` for usage." : "Run `apn \(path.joined(separator: " ")) --help` for usage."
@@ -66,17 +72,24 @@ enum CommandRouter {
         return command
     }
 
+    /// `apn --version`, wherever it stands.
+    private static func printVersion() -> Int32 {
+        LineWriter.stdoutText(Version.line)
+        return 0
+    }
+
     /// `apn tokens list`: how messages start.
     static func prefix(_ path: [String]) -> String {
         (["apn"] + path).joined(separator: " ")
     }
 
-    /// Where the first argument that is neither a flag nor a flag's value is.
+    /// Where the first argument that is neither a flag nor a flag's value is: after `--`,
+    /// the argument following it, whatever it looks like.
     private static func subcommandIndex(_ arguments: [String], valued: Set<String>) -> Int? {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument == "--" { return nil }
+            if argument == "--" { return index + 1 < arguments.count ? index + 1 : nil }
             guard argument.hasPrefix("-"), argument != "-" else { return index }
             index += !argument.contains("=") && valued.contains(argument) ? 2 : 1
         }

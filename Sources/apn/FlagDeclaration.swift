@@ -10,15 +10,24 @@ struct Flag: Sendable {
     let help: String
     /// The value taken without the flag, as the usage shows it; nil when there is none to show.
     let defaultValue: String?
+    /// Whether a valued flag may be given more than once, each value kept (`--token`); a
+    /// single-valued one given twice is refused rather than the first silently dropped.
+    /// Its help says "repeatable" (a test checks the two agree).
+    let repeatable: Bool
 
-    /// A flag that takes a value: `--name VALUE`, `--name=VALUE`.
+    /// A flag that takes one value: `--name VALUE`, `--name=VALUE`.
     static func valued(_ name: String, _ value: String, _ help: String, default defaultValue: String? = nil) -> Flag {
-        Flag(name: name, value: value, help: help, defaultValue: defaultValue)
+        Flag(name: name, value: value, help: help, defaultValue: defaultValue, repeatable: false)
+    }
+
+    /// A flag that takes a value and may be given again, every value kept (``Flags/all(_:)``).
+    static func repeated(_ name: String, _ value: String, _ help: String) -> Flag {
+        Flag(name: name, value: value, help: help, defaultValue: nil, repeatable: true)
     }
 
     /// A switch: `--name`, no value.
     static func toggle(_ name: String, _ help: String) -> Flag {
-        Flag(name: name, value: nil, help: help, defaultValue: nil)
+        Flag(name: name, value: nil, help: help, defaultValue: nil, repeatable: false)
     }
 
     /// The values a completion can offer, when ``value`` lists them (`simple|enhanced|frame`).
@@ -49,7 +58,8 @@ struct FlagGroup: Sendable {
     }
 }
 
-/// `--help` and `--version`, which every command takes.
+/// `--help` and `--version`, which every command takes (``Flags`` reads them wherever they stand).
 enum CommonFlags {
     static let help = Flag.toggle("--help", "print this usage and exit (also -h)")
+    static let version = Flag.toggle("--version", "print apn's version and exit (also after a subcommand)")
 }

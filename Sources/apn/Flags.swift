@@ -9,6 +9,8 @@ struct UsageError: Error {
 
 /// The flag parser: `--name value`, `--name=value`, repeatable flags, switches and
 /// positional arguments, checked against the flags a subcommand declares (``FlagGroup``).
+/// `--help` (`-h`) and `--version` are taken by every command; after `--` every argument
+/// is positional.
 struct Flags {
     /// Values of flags that take one, in the order given (repeatable flags keep them all).
     private(set) var values: [String: [String]] = [:]
@@ -18,19 +20,27 @@ struct Flags {
     private(set) var positional: [String] = []
     /// Whether `--help` or `-h` was given.
     private(set) var wantsHelp = false
+    /// Whether `--version` was given (`apn --version`, but also `apn send --version`).
+    private(set) var wantsVersion = false
     /// Every flag declared, so that reading an undeclared one is caught (a test run traps).
     private let declared: Set<String>
+    /// The valued flags declared repeatable, which ``all(_:)`` reads.
+    private let repeatable: Set<String>
 
     /// Parses `arguments` against the flags `groups` declare.
     init(_ arguments: [String], groups: [FlagGroup]) throws(UsageError) {
         let flags = groups.flatMap(\.flags)
         try self.init(
             arguments, valued: Set(flags.filter { $0.value != nil }.map(\.name)),
+            repeatable: Set(flags.filter(\.repeatable).map(\.name)),
             switches: Set(flags.filter { $0.value == nil }.map(\.name)))
     }
 
-    private init(_ arguments: [String], valued: Set<String>, switches known: Set<String>) throws(UsageError) {
+    private init(
+        _ arguments: [String], valued: Set<String>, repeatable: Set<String>, switches known: Set<String>
+    ) throws(UsageError) {
         declared = valued.union(known)
+        self.repeatable = repeatable
         var index = 0
         var onlyPositional = false
         while index < arguments.count {
@@ -48,6 +58,10 @@ struct Flags {
                 wantsHelp = true
                 continue
             }
+            if argument == CommonFlags.version.name {
+                wantsVersion = true
+                continue
+            }
             var name = argument
             var inlineValue: String?
             if let equals = argument.firstIndex(of: "=") {
@@ -55,6 +69,8 @@ struct Flags {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             if valued.contains(name) {
+                // A second value would silently replace the first: refused unless declared repeatable.
+                if values[name] != nil, !repeatable.contains(name) { throw UsageError("\(name) given twice") }
                 if let inlineValue {
                     values[name, default: []].append(inlineValue)
                 } else if index < arguments.count {
@@ -88,7 +104,7 @@ struct Flags {
         assert(declared.contains(name), "\(name) is read but not declared")
     }
 
-    /// The last value of `name`, if given.
+    /// The value of `name`, if given (the last, for a repeatable one).
     func value(_ name: String) -> String? {
         check(name)
         return values[name]?.last
@@ -97,6 +113,7 @@ struct Flags {
     /// Every value of the repeatable flag `name`.
     func all(_ name: String) -> [String] {
         check(name)
+        assert(repeatable.contains(name), "\(name) is read as repeatable but not declared so")
         return values[name] ?? []
     }
 

@@ -11,12 +11,12 @@ enum HTTP2MockFlags {
         [
             .toggle("--http2", "serve it; the start line then has \"http2\":\"HOST:PORT\""),
             .valued("--http2-port", "N", "its port (0: the system chooses)", default: "0"),
-            .valued(
+            .repeated(
                 "--provider-key", "KEYID:TEAMID:FILE",
                 "accept provider tokens signed by the key in FILE (a public key PEM, or the .p8 itself) for team "
                     + "TEAMID; repeatable. With --certs DIR holding AuthKey_MOCKKEY001.pub.pem (apn certs writes it), "
                     + "that key is accepted as MOCKKEY001 of team MOCKTEAM01."),
-            .valued(
+            .repeated(
                 "--team-topics", "TEAMID:TOPIC[,TOPIC...]",
                 "the only topics team TEAMID's provider tokens may push to; others get 400 TopicDisallowed (without "
                     + "it, any topic); repeatable"),
@@ -24,8 +24,8 @@ enum HTTP2MockFlags {
                 "--http2-environment", "sandbox|production",
                 "the environment it is: a client certificate marked for the other one only (apn certs "
                     + "--environment) gets 403 BadCertificateEnvironment", default: "sandbox"),
-            .valued("--http2-reason", "TOKEN:REASON", "refuse a token (hex) with one of Apple's reasons (its status); repeatable"),
-            .valued("--http2-unregistered", "TOKEN:MS", "answer 410 Unregistered for a token, last valid MS ms after 1970"),
+            .repeated("--http2-reason", "TOKEN:REASON", "refuse a token (hex) with one of Apple's reasons (its status); repeatable"),
+            .repeated("--http2-unregistered", "TOKEN:MS", "answer 410 Unregistered for a token, last valid MS ms after 1970; repeatable"),
             .valued("--http2-fail", "N[:REASON]", "answer the next N requests 500 InternalServerError (or REASON)"),
             .valued("--http2-throttle", "N:COUNT", "after N accepted, answer COUNT requests 429 TooManyRequests"),
             .valued("--http2-goaway-after", "N", "send GOAWAY after N requests on each connection"),

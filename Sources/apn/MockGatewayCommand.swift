@@ -24,9 +24,9 @@ enum MockGatewayCommand: Subcommand {
                 "--record", "FILE",
                 "append each accepted notification to FILE as a JSON line, in large writes; when 65,536 wait to be "
                     + "written, connections stop reading until they are (backpressure, not memory)"),
-            .valued("--reject", "TOKEN[:STATUS]", "refuse a token (hex) with STATUS (default 8); repeatable"),
-            .valued("--reject-id", "ID[:STATUS]", "refuse an identifier; repeatable"),
-            .valued("--reject-nth", "N[:STATUS]", "refuse the N-th notification overall; repeatable"),
+            .repeated("--reject", "TOKEN[:STATUS]", "refuse a token (hex) with STATUS (default 8); repeatable"),
+            .repeated("--reject-id", "ID[:STATUS]", "refuse an identifier; repeatable"),
+            .repeated("--reject-nth", "N[:STATUS]", "refuse the N-th notification overall; repeatable"),
             .valued("--shutdown-after", "N", "answer status 10 after the N-th accepted notification"),
             .valued("--drop-after", "N", "close silently after the N-th accepted notification"),
             .valued("--reset-after", "N", "close with a TCP reset after the N-th accepted notification"),
@@ -57,7 +57,7 @@ enum MockGatewayCommand: Subcommand {
                 "--read-rate", "N",
                 "process at most N notifications a second on each connection; beyond that stop reading, so the "
                     + "client's writes block"),
-            .valued("--feedback", "TOKEN:UNIXTIME", "queue a feedback tuple; repeatable"),
+            .repeated("--feedback", "TOKEN:UNIXTIME", "queue a feedback tuple; repeatable"),
             .valued(
                 "--feedback-file", "FILE",
                 "queue tuples from FILE, one TOKEN:UNIXTIME (or TOKEN UNIXTIME) per line; blank lines and lines "

@@ -18,7 +18,7 @@ enum PayloadFlags {
             .valued("--category", "NAME", "the notification's category"),
             .toggle("--content-available", "aps content-available: 1 (a background update)"),
             .toggle("--mutable-content", "aps mutable-content: 1 (a notification service extension may change it)"),
-            .valued("--custom", "KEY=JSON", "a custom payload key and its JSON value; repeatable"),
+            .repeated("--custom", "KEY=JSON", "a custom payload key and its JSON value; repeatable"),
             .toggle(
                 "--trim",
                 "shorten the alert text, at a character, so the payload fits the format's limit (256 bytes for "

@@ -20,7 +20,7 @@ enum SendCommand: Subcommand {
         FlagGroup(
             "Recipients:",
             [
-                .valued("--token", "HEX", "a device token; repeatable"),
+                .repeated("--token", "HEX", "a device token; repeatable"),
                 .valued(
                     "--tokens-file", "FILE",
                     "one token per line (- for standard input); blank lines and lines starting with # are skipped; "

@@ -15,7 +15,7 @@ import Testing
 
     @Test(arguments: Chunking.all)
     func agreesWithNextOnARejection(chunking: Chunking) {
-        let tokenLengthZero = hex("01 00000007 00000000 0000")
+        let tokenLengthZero = hex("01 00000007 00000000 0000 000a") + Vectors.payload
         let bytes = Vectors.enhanced + tokenLengthZero + Vectors.frame
         let messages = decodeInPlace(bytes, chunking)
         #expect(messages == decodeAll(bytes, chunking))

@@ -1,5 +1,6 @@
 import APNWire
 import TestSupport
+import Testing
 
 /// Feeds `bytes` in chunks and collects every message the decoder produces.
 func decodeAll(_ bytes: [UInt8], _ chunking: Chunking, limits: GatewayDecoder.Limits = .init()) -> [GatewayMessage] {
@@ -10,6 +11,17 @@ func decodeAll(_ bytes: [UInt8], _ chunking: Chunking, limits: GatewayDecoder.Li
         while let message = decoder.next() { messages.append(message) }
     }
     return messages
+}
+
+/// The one message `bytes` decode to when it is a rejection; else nil, with an issue
+/// recorded that names the vector.
+func onlyRejection(_ bytes: [UInt8], _ chunking: Chunking, _ name: String) -> Rejection? {
+    let messages = decodeAll(bytes, chunking)
+    guard messages.count == 1, case .rejected(let rejection) = messages[0] else {
+        Issue.record("\(name): expected one rejection, got \(messages)")
+        return nil
+    }
+    return rejection
 }
 
 /// The vectors shared by the encoder and decoder tests.

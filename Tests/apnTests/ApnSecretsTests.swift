@@ -76,4 +76,33 @@ struct ApnSecretsTests {
         #expect(empty.status == 2 && empty.standardError.contains("$APN_PROVIDER_TOKEN is empty"), "\(empty.standardError)")
         _ = try fixture.stop()
     }
+
+    @Test("apn certs takes client.p12's password from --p12-password-file or APN_P12_PASSWORD, never echoed")
+    func p12Password() throws {
+        let folder = try ApnTokensTests.Folder()
+        let file = try folder.file("p12.txt", Self.password + "\n")
+        func certs(_ name: String, _ extra: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+            let apn = try ApnProcess(["certs", folder.path + "/" + name] + extra, environment: environment)
+            let (status, error) = try apn.waitForExit(timeout: 60)
+            return (status, try apn.remainingLines().joined(separator: "\n"), error)
+        }
+        func opens(_ name: String, with password: String) -> Bool {
+            (try? TLSCredentials(pkcs12File: folder.path + "/" + name + "/client.p12", password: password)) != nil
+        }
+        let fromFile = try certs("file", ["--p12-password-file", file], environment: ["APN_P12_PASSWORD": "not it"])
+        #expect(fromFile.0 == 0, "\(fromFile.2)")
+        #expect(!(fromFile.1 + fromFile.2).contains(Self.password), "the password was echoed")
+        #expect(opens("file", with: Self.password) && !opens("file", with: "not it") && !opens("file", with: ""))
+        let fromEnvironment = try certs("environment", [], environment: ["APN_P12_PASSWORD": Self.password])
+        #expect(fromEnvironment.0 == 0, "\(fromEnvironment.2)")
+        #expect(opens("environment", with: Self.password) && !opens("environment", with: ""))
+
+        let both = try certs("both", ["--p12-password", "x", "--p12-password-file", file])
+        #expect(both.0 == 2 && both.2.contains("--p12-password and --p12-password-file exclude each other"), "\(both.2)")
+        let missing = try certs("missing", ["--p12-password-file", folder.path + "/none.txt"])
+        #expect(missing.0 == 2 && missing.2.contains("the file given with --p12-password-file does not exist"), "\(missing.2)")
+        let empty = try certs("empty", [], environment: ["APN_P12_PASSWORD": ""])
+        #expect(empty.0 == 2 && empty.2.contains("$APN_P12_PASSWORD is empty"), "\(empty.2)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/both"), "nothing written on a usage error")
+    }
 }
