@@ -5,6 +5,7 @@ extension SessionState {
     /// nghttp2 closed `streamID` (both ends done, a RST_STREAM either way, a GOAWAY).
     mutating func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard streams.remove(streamID) != nil else { return }
+        if headerBlockStream?.id == streamID { headerBlockStream = nil }
         events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
     }
 
@@ -17,6 +18,7 @@ extension SessionState {
         guard header.type == FrameType.headers, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
               nghttp2_session_find_stream(session, header.stream_id) == nil,
               let stream = streams.remove(header.stream_id) else { return }
+        if headerBlockStream?.id == header.stream_id { headerBlockStream = nil }
         events.append(.streamClosed(streamID: header.stream_id, errorCode: stream.localResetCode ?? .refusedStream))
     }
 

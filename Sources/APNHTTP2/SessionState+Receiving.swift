@@ -9,11 +9,15 @@ extension SessionState {
             var stream = StreamState()
             stream.headers.reserveCapacity(headerReuse.previous.count)
             streams.insert(streamID, stream)
+            headerBlockStream = streams.slot(of: streamID).map { (streamID, $0) }
         } else if let slot = streams.slot(of: streamID) {
             if streams[slot: slot].headers.capacity == 0 {
                 streams[slot: slot].headers.reserveCapacity(headerReuse.previous.count)
             }
             streams[slot: slot].blockStart = streams[slot: slot].headers.count
+            headerBlockStream = (streamID, slot)
+        } else {
+            headerBlockStream = nil
         }
     }
 
@@ -21,7 +25,8 @@ extension SessionState {
     /// resetting a stream over the header list limit, which makes nghttp2 skip the rest of
     /// its block.
     mutating func header(_ session: OpaquePointer?, streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return 0 }
+        let known = headerBlockStream.flatMap { $0.id == streamID ? $0.slot : nil }
+        guard let slot = known ?? streams.slot(of: streamID), !streams[slot: slot].rejected else { return 0 }
         // RFC 9113 §6.5.2: a field counts its name, its value and 32 octets of overhead.
         let size = streams[slot: slot].headerListSize + name.count + value.count + 32
         guard size <= maxHeaderListSize else {

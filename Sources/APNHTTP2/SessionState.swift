@@ -20,6 +20,10 @@ struct SessionState {
     var events: [HTTP2Event] = []
     /// The last complete message's fields, to reuse for the next one's.
     var headerReuse = HeaderReuse()
+    /// The stream whose header block is arriving and its slot: a block's fields come one
+    /// after another for one stream (RFC 9113 §6.10), so each field need not look it up.
+    /// Cleared when that stream leaves the table.
+    var headerBlockStream: (id: Int32, slot: Int)?
     /// nghttp2's latest complaint about the peer's bytes: it explains the connection error
     /// `receive` throws, which nghttp2 itself reports with no reason.
     var complaint: (code: Int32, message: String)?
