@@ -3,6 +3,7 @@ import APNFeedbackStore
 import CSQLite
 import Foundation
 import Testing
+import TestSupport
 
 /// The token registry: Apple's rule for each feedback tuple, idempotence, registrations and
 /// unregistrations in any order, and typed errors for files it cannot use.
@@ -35,9 +36,7 @@ struct TokenStoreTests {
 
         deinit {
             try? FileManager.default.removeItem(at: url)
-            if let schema, let url = StoreBackend.postgresURL {
-                try? PostgresAdmin(url).execute("DROP SCHEMA \(schema) CASCADE")
-            }
+            if let schema { PostgresAdmin.drop(schema: schema) }
         }
 
         func store(_ configure: (inout TokenStore.Options) -> Void = { _ in }) throws -> TokenStore {
