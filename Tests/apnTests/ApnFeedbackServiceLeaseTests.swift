@@ -5,7 +5,7 @@ import TestSupport
 /// `apn feedback-service` on a PostgreSQL store: one service polls at a time, through the
 /// store's lease; the others wait as hot standbys and one takes over when the holder dies.
 @Suite(
-    "apn feedback-service: the PostgreSQL lease",
+    "apn feedback-service: the PostgreSQL lease", .ownsChildProcesses,
     .enabled(
         if: PostgresAdmin.testURL != nil,
         "APN_TEST_POSTGRES_URL is not set: the PostgreSQL lease was not tested (scripts/postgres-test-cluster starts a server)"),
