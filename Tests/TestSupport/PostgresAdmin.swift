@@ -37,17 +37,18 @@ public final class PostgresAdmin {
         }
     }
 
-    /// Creates `schema` on the test server and returns a store location whose tables go
-    /// there (the URL's `search_path`).
-    public static func location(schema: String) throws -> String {
-        guard let url = testURL else { throw Failure(description: "APN_TEST_POSTGRES_URL is not set") }
+    /// Creates `schema` on the server at `server` (the test server by default) and returns a
+    /// store location whose tables go there (the URL's `search_path`).
+    public static func location(schema: String, server: String? = testURL) throws -> String {
+        guard let url = server else { throw Failure(description: "APN_TEST_POSTGRES_URL is not set") }
         try PostgresAdmin(url).execute("CREATE SCHEMA \(schema)")
         return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 
-    /// Drops `schema` and what it holds, if the test server is set.
-    public static func drop(schema: String) {
-        guard let url = testURL else { return }
-        try? PostgresAdmin(url).execute("DROP SCHEMA \(schema) CASCADE")
+    /// Drops `schema` and what it holds, if the server (the test server by default) is set.
+    public static func drop(schema: String, server: String? = testURL) {
+        guard let url = server else { return }
+        // Quiet: the cascade's notice would go to standard error.
+        try? PostgresAdmin(url).execute("SET client_min_messages = warning; DROP SCHEMA \(schema) CASCADE")
     }
 }
