@@ -23,11 +23,12 @@ final class PostgresTokenBackend: TokenStoreBackend {
         // registration came first.
         try connection.prepare("apn_upsert_many", """
             INSERT INTO tokens (token, topic, registered_at, active, deactivated_at, last_feedback_at)
-            SELECT r.token, r.topic, r.at,
-                NOT EXISTS (SELECT 1 FROM feedback f WHERE f.token = r.token AND f.time >= r.at),
-                (SELECT max(f.time) FROM feedback f WHERE f.token = r.token AND f.time >= r.at),
-                (SELECT max(f.time) FROM feedback f WHERE f.token = r.token)
+            SELECT r.token, r.topic, r.at, f.after IS NULL, f.after, f.latest
             FROM unnest($1::bytea[], $2::text[], $3::int8[]) AS r(token, topic, at)
+            -- One probe of the token's feedback, not one a column.
+            CROSS JOIN LATERAL (
+                SELECT max(time) FILTER (WHERE time >= r.at) AS after, max(time) AS latest
+                FROM feedback WHERE token = r.token) AS f
             ON CONFLICT (token) DO UPDATE SET
                 topic = coalesce(excluded.topic, tokens.topic),
                 registered_at = greatest(tokens.registered_at, excluded.registered_at),
