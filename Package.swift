@@ -76,8 +76,8 @@ let package = Package(
             dependencies: ["APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
-        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler.
-        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNTLS", "APNWire"], path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler, the PostgreSQL test server's admin.
+        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNTLS", "APNWire", "CPostgreSQL"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(

@@ -11,7 +11,7 @@ let scenarios: [(name: String, summary: String, run: @Sendable ([String]) throws
     ("h2mock", "requests/s an in-process HTTP2MockGateway answers and records on one TLS connection with 1,000 streams in flight", HTTP2MockBenchmark.run),
     ("send", "Connection → MockGateway over TLS: precompiled, rolling confirmation, compiled payloads, 1 rejection per 10,000, memory queued and in flight", SendBenchmark.run),
     ("feedback", "tuples/s one Feedback.read() decodes from an in-process MockGateway over TLS", FeedbackBenchmark.run),
-    ("feedback-store", "the SQLite token store: bulk registration, then feedback applied in batches (APNFeedbackStore)", FeedbackStoreBenchmark.run),
+    ("feedback-store", "the token store on SQLite (and PostgreSQL with --store URL): bulk registration, feedback applied in batches, active tokens read (APNFeedbackStore)", FeedbackStoreBenchmark.run),
     ("h2session", "HTTP/2 request/response pairs/s through client and server nghttp2 sessions in memory, 1,000 streams in flight", H2SessionBenchmark.run),
     ("http2", "Provider → HTTP2MockGateway over TLS: notifications/s with 1,000 streams on one connection, memory per request", HTTP2Benchmark.run),
     ("bridge", "Connection (fastMode) → Bridge → HTTP2MockGateway over TLS, beside Provider → HTTP2MockGateway directly; 1 refusal per 10,000; memory in flight", BridgeBenchmark.run),

@@ -10,8 +10,9 @@ protocol TokenStoreBackend: AnyObject {
     func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
     /// Upserts the registrations by Apple's rule, inside a write transaction; returns how many.
     func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int
-    /// Records one feedback tuple and applies it by Apple's rule, inside a write transaction.
-    func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError)
+    /// Records each feedback tuple, in order, and applies it by Apple's rule, inside a write
+    /// transaction (as if one after another: a tuple repeated in `entries` is a duplicate).
+    func apply(_ entries: [Feedback.Entry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError)
     /// Deactivates the token unless registered after `time`; returns whether a row changed.
     func unregister(_ token: [UInt8], at time: Int64) throws(StoreError) -> Bool
     func lookup(_ token: [UInt8]) throws(StoreError) -> TokenRecord?
@@ -49,7 +50,7 @@ extension TokenStoreBackend {
             let registered = try upsert(registrations)
             // Counted afresh on each run of the transaction.
             var summary = FeedbackApplication()
-            for entry in feedback { try apply(entry, readAt: readAt, into: &summary) }
+            try apply(feedback, readAt: readAt, into: &summary)
             return (registered, summary)
         }
     }

@@ -25,13 +25,16 @@ final class FeedbackService {
     private let settings: FeedbackServiceCommand.Settings
     private let store: TokenStore
     private let stop: StopRequest
+    /// Checked before each visit: a lost PostgreSQL lease ends the service.
+    private let lock: PollLock
     private let feedback: Feedback
     private var check: StoreCheck
     private let recovery: FeedbackRecovery
 
-    init(settings: FeedbackServiceCommand.Settings, store: TokenStore, stop: StopRequest) {
+    init(settings: FeedbackServiceCommand.Settings, store: TokenStore, lock: PollLock, stop: StopRequest) {
         self.settings = settings
         self.store = store
+        self.lock = lock
         self.stop = stop
         self.feedback = Feedback(options: settings.feedback)
         self.check = StoreCheck(store: store, freeBytes: settings.minimumFreeBytes)
@@ -44,6 +47,11 @@ final class FeedbackService {
         while true {
             let started = ContinuousClock.now
             let time = Date()
+            if let lost = lock.lost() {
+                // Another service may be polling now: two would each take feedback the other never sees.
+                LineWriter.stderr("apn feedback-service: \(lost); stopping (another service may poll now)")
+                return 1
+            }
             if let error = check.run(retrying: settings.interval != nil) {
                 failures += 1
                 let retry = backoff(after: failures)

@@ -6,11 +6,11 @@ import Foundation
 /// reads to a token store, committing each batch before reading more.
 enum FeedbackServiceCommand: Subcommand {
     static let name = "feedback-service"
-    static let summary = "poll the feedback service and apply it to a token store (SQLite)"
+    static let summary = "poll the feedback service and apply it to a token store"
     static let synopsis = "--store FILE [options]"
     static let flagGroups = [
         FlagGroup([
-            .valued("--store", "FILE", "the token store (SQLite; created when missing), as `apn tokens --store`")
+            .valued("--store", "FILE|URL", "the token store (SQLite, created when missing, or postgresql://), as `apn tokens --store`")
         ]),
         CredentialFlags.feedbackGroup,
         FlagGroup(
@@ -49,9 +49,13 @@ enum FeedbackServiceCommand: Subcommand {
         that applies them (apn tokens import FILE --store STORE) and exits 1.
         With --log-batches, after each commit: {"event":"batch","read":N,"committed":TOTAL_THIS_VISIT}.
         SIGINT/SIGTERM stops reading, commits what was read, prints the visit's line and exits 0.
-        One service polls a store at a time: it holds an exclusive lock on STORE.lock (flock(2),
-        released by the kernel however the process ends); a second one exits 1 saying which
-        process holds it.
+        One service polls a store at a time. SQLite: it holds an exclusive lock on STORE.lock
+        (flock(2), released by the kernel however the process ends); a second one exits 1 saying
+        which process holds it. PostgreSQL: it holds the store's lease (a session advisory lock on
+        a connection of its own); a second one waits as a hot standby, saying so once on standard
+        error, tries every 2 s and polls once the holder's session ended (at once when it was
+        killed; within 25 s of its host vanishing). A holder that finds its lease lost before a
+        visit exits 1.
         Exits 1 when the store cannot be opened or is polled by another service, the credentials are
         unusable, the --once visit failed or was skipped, or a commit failed; 2 on bad options.
         """
@@ -90,7 +94,8 @@ enum FeedbackServiceCommand: Subcommand {
         // Before the store is opened: a second service must not touch it at all.
         let lock: PollLock
         do throws(PollLock.Held) {
-            lock = try PollLock(store: settings.store)
+            guard let taken = try PollLock.take(store: settings.store, stop: stop) else { return 0 }
+            lock = taken
         } catch {
             LineWriter.stderr("apn feedback-service: \(error)")
             return 1
@@ -106,7 +111,7 @@ enum FeedbackServiceCommand: Subcommand {
         if let text = ProcessInfo.processInfo.environment[commitFailureVariable], let count = Int(text) {
             store.failCommits(after: count)
         }
-        return FeedbackService(settings: settings, store: store, stop: stop).run()
+        return FeedbackService(settings: settings, store: store, lock: lock, stop: stop).run()
     }
 
     static func parse(_ flags: Flags) throws(UsageError) -> Settings {

@@ -1,14 +1,17 @@
 import APNFeedbackStore
 import Foundation
 
-/// The lock that lets one `apn feedback-service` poll a store at a time: `flock(2)` on
-/// `STORE.lock`, held while the process lives.
+/// The lock that lets one `apn feedback-service` poll a store at a time, held while the
+/// process lives: for SQLite `flock(2)` on `STORE.lock`, refused at once when held; for
+/// PostgreSQL the store's lease (``TokenStore/PollLease``), waited for as a hot standby
+/// (PollLock+Standby.swift).
 ///
 /// Two pollers on one store would each take tuples the other never sees (the feedback
 /// service serves each once) and share one recovery story badly. Why an OS lock on a file
 /// beside the store rather than a row in it: the kernel releases it however the process
 /// ends — SIGKILL, a crash, a power cut — so there is never a stale lock to clear by hand,
-/// which a lock row (with its owner's pid and a heartbeat) would need. Why not a lock on the
+/// which a lock row (with its owner's pid and a heartbeat) would need (the lease is the
+/// same idea on the server: a session lock). Why not a lock on the
 /// store file itself: SQLite holds POSIX locks there, and closing any descriptor of that file
 /// drops them all. Like SQLite's own locking, it holds on one machine's file system.
 final class PollLock {
@@ -28,17 +31,21 @@ final class PollLock {
         }
     }
 
-    private let descriptor: Int32
+    /// What holds the lock: the lock file's descriptor, or the PostgreSQL lease.
+    private enum Hold {
+        case file(Int32)
+        case lease(TokenStore.PollLease)
+    }
 
-    /// Takes the lock for `store`, without waiting.
+    private let hold: Hold
+
+    /// The PostgreSQL lease, taken (``PollLock/wait(store:stop:)``).
+    init(lease: TokenStore.PollLease) {
+        hold = .lease(lease)
+    }
+
+    /// Takes the lock for the SQLite `store`, without waiting.
     init(store: String) throws(Held) {
-        guard !store.hasPrefix("postgresql://"), !store.hasPrefix("postgres://") else {
-            // A lease in the database (pg_try_advisory_lock) is #29's next step; until then
-            // refuse rather than poll unguarded, and never show the URL's password.
-            let shown = TokenStore.redacted(store)
-            throw Held(store: shown, lockFile: shown, holder: nil,
-                failure: "a feedback-service on a PostgreSQL store needs a lease this version does not take yet; use a SQLite --store")
-        }
         // Beside the file the path leads to, not the path as typed: a symlink or another
         // spelling of the same store must meet the same lock.
         let path = Self.resolved(store) + ".lock"
@@ -59,11 +66,23 @@ final class PollLock {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        self.descriptor = descriptor
+        hold = .file(descriptor)
+    }
+
+    /// Nil while the lock is held; what went wrong when the PostgreSQL lease was lost (a
+    /// file lock cannot be lost while the process lives).
+    func lost() -> String? {
+        guard case .lease(let lease) = hold else { return nil }
+        do throws(StoreError) {
+            try lease.confirm()
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     deinit {
-        close(descriptor)
+        if case .file(let descriptor) = hold { close(descriptor) }
     }
 
     /// `store` with every symlink resolved (the folder's, when the store does not exist yet).

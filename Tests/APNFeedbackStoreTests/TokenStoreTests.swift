@@ -3,6 +3,7 @@ import APNFeedbackStore
 import CSQLite
 import Foundation
 import Testing
+import TestSupport
 
 /// The token registry: Apple's rule for each feedback tuple, idempotence, registrations and
 /// unregistrations in any order, and typed errors for files it cannot use.
@@ -35,9 +36,7 @@ struct TokenStoreTests {
 
         deinit {
             try? FileManager.default.removeItem(at: url)
-            if let schema, let url = StoreBackend.postgresURL {
-                try? PostgresAdmin(url).execute("DROP SCHEMA \(schema) CASCADE")
-            }
+            if let schema { PostgresAdmin.drop(schema: schema) }
         }
 
         func store(_ configure: (inout TokenStore.Options) -> Void = { _ in }) throws -> TokenStore {
@@ -95,6 +94,30 @@ struct TokenStoreTests {
         let again = try store.apply(batch, readAt: 2_100)
         #expect(again.duplicates == 2 && again.deactivated == 0 && again.unknown == 0)
         #expect(try store.lookup(Self.device(1))?.isActive == true, "the re-registration after it stands")
+    }
+
+    @Test("a token or a tuple twice in one batch ends as one after the other would", arguments: StoreBackend.available)
+    func repeatsInOneBatchEndAsOneAfterTheOther(_ backend: StoreBackend) throws {
+        let folder = try Folder(backend)
+        let store = try folder.store()
+        // PostgreSQL sends a batch as one statement: it must merge what SQLite applies in turn.
+        let registered = try store.register([
+            TokenStore.Registration(device: Self.device(1), topic: "first", at: 2_000),
+            TokenStore.Registration(device: Self.device(2), at: 1_000),
+            TokenStore.Registration(device: Self.device(1), topic: "second", at: 1_000),
+            TokenStore.Registration(device: Self.device(1), at: 1_500),
+        ])
+        #expect(registered == 4)
+        let one = try #require(try store.lookup(Self.device(1)))
+        #expect(one.registeredAt == 2_000 && one.topic == "second", "the latest time, the last topic given")
+        let summary = try store.apply(
+            [Self.entry(2, at: 1_200), Self.entry(2, at: 1_200), Self.entry(2, at: 1_100), Self.entry(1, at: 1_900)],
+            readAt: 3_000)
+        #expect(summary.read == 4 && summary.duplicates == 1 && summary.deactivated == 2 && summary.kept == 1)
+        let two = try #require(try store.lookup(Self.device(2)))
+        #expect(!two.isActive && two.deactivatedAt == 1_200 && two.lastFeedbackAt == 1_200)
+        #expect(try store.lookup(Self.device(1))?.isActive == true)
+        #expect(try store.feedbackCount() == 3)
     }
 
     @Test(arguments: StoreBackend.available)

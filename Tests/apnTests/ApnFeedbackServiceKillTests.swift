@@ -11,7 +11,7 @@ import TestSupport
 /// `{"event":"batch",…,"committed":TOTAL}` (unbuffered, `write(2)`) only after the batch's
 /// transaction has committed, so the highest `committed` seen before the kill is how many
 /// tuples it declared durable. The test proves, on the store reopened after the kill (SQLite
-/// recovering the WAL the dead process left behind):
+/// recovering the WAL the dead process left behind; on PostgreSQL too, when a server is set):
 /// 1. every tuple acknowledged is in the store: it holds the first `acknowledged` tuples the
 ///    mock served, and more only when a commit landed before its line was written;
 /// 2. the store holds exactly a prefix of what the mock served, in serving order — no gap,
@@ -31,15 +31,20 @@ struct ApnFeedbackServiceKillTests {
         (String(repeating: "5a", count: 28) + String(format: "%08x", n), 1_700_000_000 + Int64(n % 86_400))
     }
 
-    @Test("every acknowledged tuple is in the store, nothing twice, nothing not served; the store opens after")
-    func killMidVisit() throws {
-        let folder = try ApnTokensTests.Folder()
+    @Test(
+        "every acknowledged tuple is in the store, nothing twice, nothing not served; the store opens after",
+        arguments: ApnStoreLocation.Backend.available)
+    func killMidVisit(_ backend: ApnStoreLocation.Backend) throws {
+        try ApnStoreLocation.with(backend, killMidVisit)
+    }
+
+    private func killMidVisit(_ folder: ApnTokensTests.Folder, _ location: String) throws {
         let certs = try ApnFeedbackServiceTests.certificates(folder)
         let served = (0..<Self.count).map(Self.tuple)
         let file = try folder.file("feedback.txt", served.map { "\($0.token):\($0.time)" }.joined(separator: "\n"))
         // Some tokens registered before (deactivated by the feedback), so both paths run.
         do {
-            let store = try TokenStore(path: folder.store)
+            let store = try TokenStore(location: location)
             try store.register(stride(from: 0, to: Self.count, by: 10).map {
                 TokenStore.Registration(device: try! Device(served[$0].token), at: 1_600_000_000)
             })
@@ -53,7 +58,7 @@ struct ApnFeedbackServiceKillTests {
 
         let service = try ApnProcess([
             "feedback-service", "--once", "--log-batches", "--batch-size", "500",
-            "--store", folder.store, "--certs", certs, "--address", address,
+            "--store", location, "--certs", certs, "--address", address,
         ])
         // Wait (bounded, on the process's own lines) until it acknowledged 20,000 tuples.
         var acknowledged = 0
@@ -72,7 +77,7 @@ struct ApnFeedbackServiceKillTests {
             acknowledged = max(acknowledged, line["committed"] as? Int ?? 0)
         }
 
-        let store = try TokenStore(path: folder.store)
+        let store = try TokenStore(location: location)
         var stored: [String: Int64] = [:]
         var rows = 0
         try store.feedback { record in
@@ -95,7 +100,7 @@ struct ApnFeedbackServiceKillTests {
         let applied = try store.apply([Feedback.Entry(unixTime: UInt32(next.time), device: try Device(next.token))],
                                       readAt: 1_800_000_000)
         #expect(applied.unknown == 1)
-        let listed = try ApnTokensTests.tokens(["list", "--inactive"], store: folder.store)
+        let listed = try ApnTokensTests.tokens(["list", "--inactive"], store: location)
         #expect(listed.status == 0 && listed.lines.count == registeredAndRead, "\(listed.error)")
 
         gateway.send(SIGTERM)

@@ -155,6 +155,11 @@ final class ApnProcess: Sendable {
         return lines.lines.withLock { $0.removeFirst() }
     }
 
+    /// How many lines arrived on standard output and were not taken yet, without waiting.
+    var linesWaiting: Int {
+        lines.lines.withLock { $0.count }
+    }
+
     /// Waits up to `timeout` for the process to exit and returns its status and standard error.
     func waitForExit(timeout: Double = 60) throws -> (status: Int32, standardError: String) {
         guard exited.wait(timeout: .now() + timeout) == .success else {

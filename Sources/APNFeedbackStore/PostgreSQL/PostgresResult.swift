@@ -51,11 +51,16 @@ enum PostgresValue {
     case bytes([UInt8])
     case int64(Int64)
     case text(String?)
+    /// A one-dimensional array of `element` (a type OID below), each value binary or NULL.
+    case array(element: UInt32, [[UInt8]?])
 
-    /// The type's OID (pg_type.h: bytea 17, int8 20, text 25).
+    /// The type's OID (pg_type.h: bytea 17, int8 20, text 25; their arrays 1001, 1016, 1009).
     static let byteaType: UInt32 = 17
     static let int8Type: UInt32 = 20
     static let textType: UInt32 = 25
+    static let byteaArrayType: UInt32 = 1001
+    static let int8ArrayType: UInt32 = 1016
+    static let textArrayType: UInt32 = 1009
 
     /// The binary representation, nil for SQL NULL.
     var binary: [UInt8]? {
@@ -63,6 +68,31 @@ enum PostgresValue {
         case .bytes(let bytes): bytes
         case .int64(let value): withUnsafeBytes(of: value.bigEndian) { Array($0) }
         case .text(let text): text.map { Array($0.utf8) }
+        case .array(let element, let values): Self.array(element, values)
         }
+    }
+
+    /// The binary array format (arrayfuncs.c, array_send): dimensions, whether any value is
+    /// NULL, the element type, the length and lower bound (1), then each value as a 4-byte
+    /// length (-1: NULL) and its bytes; an empty array has no dimension.
+    private static func array(_ element: UInt32, _ values: [[UInt8]?]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + values.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
+        func append(_ value: Int32) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
+        append(values.isEmpty ? 0 : 1)
+        append(values.contains { $0 == nil } ? 1 : 0)
+        append(Int32(bitPattern: element))
+        guard !values.isEmpty else { return bytes }
+        append(Int32(values.count))
+        append(1)
+        for value in values {
+            if let value {
+                append(Int32(value.count))
+                bytes.append(contentsOf: value)
+            } else {
+                append(-1)
+            }
+        }
+        return bytes
     }
 }

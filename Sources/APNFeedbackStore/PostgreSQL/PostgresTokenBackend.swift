@@ -4,7 +4,8 @@ import APN
 /// serializable transaction, run again on a serialization failure
 /// (``PostgresConnection/transaction(_:)``): a registration and a feedback tuple for one
 /// token committed at once by two hosts end as Apple's rule says, whichever commits first.
-/// Upserts and `ON CONFLICT DO NOTHING` make a batch applied twice change nothing.
+/// Upserts and `ON CONFLICT DO NOTHING` make a batch applied twice change nothing. Batches
+/// go to the server as arrays, many rows a statement (PostgresTokenBackend+Batches.swift).
 final class PostgresTokenBackend: TokenStoreBackend {
     /// Internal for the extensions beside this file.
     let connection: PostgresConnection
@@ -15,14 +16,19 @@ final class PostgresTokenBackend: TokenStoreBackend {
     init(url: PostgresURL, options: TokenStore.Options) throws(StoreError) {
         connection = try PostgresConnection(url: url, lockTimeout: options.busyTimeout)
         try PostgresSchema.migrate(connection)
-        let (bytea, int8, text) = (Types.byteaType, Types.int8Type, Types.textType)
+        let (bytea, int8) = (Types.byteaType, Types.int8Type)
         // The SQLite statements' meaning (SQLiteTokenBackend.swift), in PostgreSQL's words.
-        try connection.prepare("apn_upsert", """
+        // Many rows a statement (``batchSize``), each upserted as SQLiteTokenBackend's
+        // statement does one: a new token is inactive when feedback at or after its
+        // registration came first.
+        try connection.prepare("apn_upsert_many", """
             INSERT INTO tokens (token, topic, registered_at, active, deactivated_at, last_feedback_at)
-            VALUES ($1, $2, $3,
-                NOT EXISTS (SELECT 1 FROM feedback WHERE token = $1 AND time >= $3),
-                (SELECT max(time) FROM feedback WHERE token = $1 AND time >= $3),
-                (SELECT max(time) FROM feedback WHERE token = $1))
+            SELECT r.token, r.topic, r.at, f.after IS NULL, f.after, f.latest
+            FROM unnest($1::bytea[], $2::text[], $3::int8[]) AS r(token, topic, at)
+            -- One probe of the token's feedback, not one a column.
+            CROSS JOIN LATERAL (
+                SELECT max(time) FILTER (WHERE time >= r.at) AS after, max(time) AS latest
+                FROM feedback WHERE token = r.token) AS f
             ON CONFLICT (token) DO UPDATE SET
                 topic = coalesce(excluded.topic, tokens.topic),
                 registered_at = greatest(tokens.registered_at, excluded.registered_at),
@@ -32,24 +38,13 @@ final class PostgresTokenBackend: TokenStoreBackend {
                     WHEN tokens.deactivated_at IS NOT NULL
                         AND greatest(tokens.registered_at, excluded.registered_at) > tokens.deactivated_at THEN NULL
                     ELSE tokens.deactivated_at END
-            """, types: [bytea, text, int8])
+            """, types: [Types.byteaArrayType, Types.textArrayType, Types.int8ArrayType])
         try connection.prepare("apn_unregister", """
             UPDATE tokens SET active = false, deactivated_at = greatest(coalesce(deactivated_at, $2), $2)
             WHERE token = $1 AND registered_at <= $2
             """, types: [bytea, int8])
         try connection.prepare("apn_select", "SELECT \(Self.columns) FROM tokens WHERE token = $1", types: [bytea])
-        try connection.prepare("apn_record_feedback", """
-            INSERT INTO feedback (token, time, read_at, applied) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING
-            """, types: [bytea, int8, int8, text])
-        try connection.prepare("apn_deactivate", """
-            UPDATE tokens SET active = false,
-                deactivated_at = greatest(coalesce(deactivated_at, $2), $2),
-                last_feedback_at = greatest(coalesce(last_feedback_at, $2), $2)
-            WHERE token = $1
-            """, types: [bytea, int8])
-        try connection.prepare("apn_note_feedback", """
-            UPDATE tokens SET last_feedback_at = greatest(coalesce(last_feedback_at, $2), $2) WHERE token = $1
-            """, types: [bytea, int8])
+        try prepareBatches()
         try prepareMaintenance()
     }
 
@@ -57,15 +52,6 @@ final class PostgresTokenBackend: TokenStoreBackend {
 
     func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try connection.transaction(body)
-    }
-
-    func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int {
-        for registration in registrations {
-            try connection.run("apn_upsert", [
-                .bytes(registration.device.token), .text(registration.topic), .int64(registration.at),
-            ])
-        }
-        return registrations.count
     }
 
     func unregister(_ token: [UInt8], at time: Int64) throws(StoreError) -> Bool {
@@ -121,25 +107,6 @@ final class PostgresTokenBackend: TokenStoreBackend {
             device: try storedDevice(result.bytes(row, 0), ""), topic: result.text(row, 1),
             registeredAt: result.int64(row, 2) ?? 0, isActive: result.bool(row, 3),
             deactivatedAt: result.int64(row, 4), lastFeedbackAt: result.int64(row, 5))
-    }
-
-    // MARK: feedback
-
-    func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
-        let token = entry.device.token
-        let time = Int64(entry.unixTime)
-        let held = try connection.run("apn_select", [.bytes(token)])
-        let verdict = feedbackVerdict(registeredAt: held.rows > 0 ? held.int64(0, 2) : nil, feedbackTime: time)
-        let recorded = try connection.run("apn_record_feedback", [
-            .bytes(token), .int64(time), .int64(readAt), .text(verdict.rawValue),
-        ]).changes > 0
-        summary.count(verdict, recorded: recorded)
-        guard recorded else { return }
-        switch verdict {
-        case .deactivated: try connection.run("apn_deactivate", [.bytes(token), .int64(time)])
-        case .kept: try connection.run("apn_note_feedback", [.bytes(token), .int64(time)])
-        case .unknown: break
-        }
     }
 
     func failCommits(after count: Int) {

@@ -16,6 +16,18 @@ struct PostgresURL: Sendable, CustomStringConvertible {
 
     var description: String { redacted }
 
+    /// The URL with `parameters` (`key=value&…`) added to its query.
+    /// They must hold no password: they are shown as given.
+    func adding(_ parameters: String) -> PostgresURL {
+        let separator = text.contains("?") ? "&" : "?"
+        return PostgresURL(text: text + separator + parameters, redacted: redacted + separator + parameters)
+    }
+
+    private init(text: String, redacted: String) {
+        self.text = text
+        self.redacted = redacted
+    }
+
     private static func redact(_ rest: String) -> String {
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         var authority = String(rest[..<authorityEnd])

@@ -150,7 +150,12 @@ final class SQLiteTokenBackend: TokenStoreBackend {
 
     // MARK: feedback
 
-    func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
+    func apply(_ entries: [Feedback.Entry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
+        // One statement each: SQLite is in-process, a statement costs no round trip.
+        for entry in entries { try apply(entry, readAt: readAt, into: &summary) }
+    }
+
+    private func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
         let token = entry.device.token
         let time = Int64(entry.unixTime)
         select.reset()
