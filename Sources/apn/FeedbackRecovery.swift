@@ -98,22 +98,24 @@ final class FeedbackRecovery {
             LineWriter.stderr(
                 "\(wording.program): \(count) \(noun) \(wording.tuples) are not in the store; "
                     + "they are in \(path) (and above). Once the store can be written, apply them with:\n"
-                    + "  apn tokens import \(Self.shellWord(path)) --store \(Self.shellWord(store))")
+                    + "  apn tokens import \(Self.shellWord(path)) --store \(Self.shellWord(TokenStore.redacted(store)))")
         } else {
             LineWriter.stderr(
                 "\(wording.program): \(count) \(noun) \(wording.tuples) are not in the store, and "
                     + "the recovery file could not be written (\(fileFailure ?? "?")): the JSON lines above are their "
                     + "only copy. Save them to a file (the lines starting with {) and, once the store can be written, "
                     + "apply them with:\n"
-                    + "  apn tokens import FILE --store \(Self.shellWord(store))")
+                    + "  apn tokens import FILE --store \(Self.shellWord(TokenStore.redacted(store)))")
         }
     }
 
     /// `<store>.feedback-recovery-<UTC time>.jsonl`, never an existing file (0600: tokens).
     private func create(at date: Date) {
         let stamp = FeedbackCommand.isoDate(date).filter { $0 != "-" && $0 != ":" }
+        // Beside a store file; for a PostgreSQL store (a URL, no folder), in the current one.
+        let base = TokenStore.isPostgreSQL(store) ? "apn" : store
         for attempt in 0..<100 {
-            let candidate = "\(store).feedback-recovery-\(stamp)\(attempt == 0 ? "" : "-\(attempt)").jsonl"
+            let candidate = "\(base).feedback-recovery-\(stamp)\(attempt == 0 ? "" : "-\(attempt)").jsonl"
             let opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if opened >= 0 {
                 descriptor = opened
@@ -125,7 +127,7 @@ final class FeedbackRecovery {
                 return
             }
         }
-        fileFailure = "every name tried beside \(store) exists"
+        fileFailure = "every name tried beside \(TokenStore.redacted(base)) exists"
     }
 
     /// Removes a file that missed some tuples, so that nobody replays it as the whole set.

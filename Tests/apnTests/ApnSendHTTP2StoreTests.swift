@@ -106,3 +106,31 @@ struct ApnSendHTTP2StoreTests {
         #expect(http2["accepted"] as? Int == 0, "nothing sent")
     }
 }
+
+/// The same on a PostgreSQL store: there is no folder beside a URL, so the recovery file is
+/// written in the current one, and no message shows the URL's password.
+@Suite(
+    "apn send --http2 --store postgresql://", .threadPerTest, .ownsChildProcesses,
+    .enabled(if: PostgresAdmin.testURL != nil, "APN_TEST_POSTGRES_URL is not set: the PostgreSQL recovery file was not tested"))
+struct ApnSendHTTP2PostgresStoreTests {
+    @Test("commits fail: the 410s go to a recovery file in the current folder, the command to replay them names the store")
+    func recoveryInTheCurrentFolder() throws {
+        try ApnStoreLocation.with(.postgres) { folder, location in
+            let fixture = try ApnSendHTTP2StoreTests.gateway()
+            let address = try #require(fixture.http2Address)
+            let apn = try ApnProcess(
+                [
+                    "send", "--http2", "--ca", (fixture.certs as NSString).appendingPathComponent("ca.pem"), "--address",
+                    address, "--certs", fixture.certs, "--store", location, "--alert", "Hi", "--token",
+                    ApnSendHTTP2StoreTests.gone,
+                ], directory: folder.path, environment: ["APN_TEST_STORE_FAILS_AFTER_COMMITS": "0"])
+            let (status, standardError) = try apn.waitForExit(timeout: 60)
+            #expect(status == 1, "\(standardError)")
+            let summary = try jsonObject(try #require(try apn.remainingLines().last))
+            let file = try #require(summary["recovery_file"] as? String, "\(summary)")
+            #expect(file.hasPrefix("apn.feedback-recovery-") && !file.contains("/"), "\(file)")
+            #expect(FileManager.default.fileExists(atPath: (folder.path as NSString).appendingPathComponent(file)))
+            #expect(standardError.contains("apn tokens import \(file) --store "), "\(standardError)")
+        }
+    }
+}
