@@ -28,7 +28,7 @@ for token in CommandLine.arguments.dropFirst() {
     do {
         let device = try Device(token)                            // APNError: not a device token
         let response = try await provider.send(note, to: device)  // ProviderError: not delivered
-        print("delivered", response.apnsID ?? "")
+        print("delivered", response.apnsID?.uuidString ?? "")
     } catch let error as ProviderError where error.reason == .badDeviceToken || error.reason == .unregistered {
         print("stop sending to", token)                           // Apple refused the token itself
     } catch let error as ProviderError where error.code == .timedOut || error.code == .connectionFailed {

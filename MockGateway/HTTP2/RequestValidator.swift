@@ -124,9 +124,9 @@ struct RequestValidator: Sendable {
         }
         if let expiration = fields.expiration, !Self.isNonNegativeInteger(expiration) { throw Refused(.badExpirationDate) }
         if let collapseID = fields.collapseID, collapseID.utf8.count > Self.collapseIDLimit {
-            throw Refused(.badCollapseId)
+            throw Refused(.badCollapseID)
         }
-        if let apnsID = fields.apnsID, !UUIDText.isCanonical(apnsID) { throw Refused(.badMessageId) }
+        if let apnsID = fields.apnsID, !UUIDText.isCanonical(apnsID) { throw Refused(.badMessageID) }
         guard case .token(let length, let isHex) = token, isHex, length < rules.acceptsTokenLength.count,
             rules.acceptsTokenLength[length]
         else {

@@ -117,7 +117,7 @@ enum ProviderFlags {
             }
             note.setPushType(PushType(rawValue: type))
         }
-        if let collapseId = flags.value("--collapse-id") { note.setCollapseId(collapseId) }
+        if let collapseID = flags.value("--collapse-id") { note.setCollapseID(collapseID) }
     }
 
     /// The flags only `--http2` gives meaning to, among those given.

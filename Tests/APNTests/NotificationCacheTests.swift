@@ -51,8 +51,8 @@ struct NotificationCacheTests {
         ("remove custom key", { $0.removeCustom("keep") }),
         ("payload", { try $0.setPayload(["p": 1]) }),
         ("encoding", { $0.encoding = .ucs2 }),
-        ("thread-id", { $0.threadId = "t" }),
-        ("target-content-id", { $0.targetContentId = "t" }),
+        ("thread-id", { $0.threadID = "t" }),
+        ("target-content-id", { $0.targetContentID = "t" }),
         ("interruption-level", { $0.interruptionLevel = .passive }),
         ("relevance-score", { $0.relevanceScore = 0.5 }),
         ("filter-criteria", { $0.filterCriteria = "f" }),
@@ -84,7 +84,7 @@ struct NotificationCacheTests {
         let second = try Device(String(repeating: "bb", count: 32))
         let original = try Notification(payload: ["k": "v"]).setBadge(0).setAlertText("x")
             .setSound("s").setContentAvailable(true).setMutableContent(true).setUrlArgs(["u"])
-            .setCategory("c").setThreadId("t").setExpiry(42).setPriority(5).setRetryLimit(3)
+            .setCategory("c").setThreadID("t").setExpiry(42).setPriority(5).setRetryLimit(3)
             .setEncoding(.ucs2).setTruncateAtWordEnd(true)
         original.device = first
         let bytes = original.compiledPayload()
@@ -96,7 +96,7 @@ struct NotificationCacheTests {
         #expect(copy.retryLimit == 3, "node-apn forgot retryLimit; we copy it")
         #expect(copy.expiry == 42 && copy.priority == 5 && copy.encoding == .ucs2 && copy.truncateAtWordEnd)
         #expect(copy.badge == 0 && copy.alert == "x" && copy.sound == "s" && copy.category == "c")
-        #expect(copy.contentAvailable && copy.mutableContent && copy.urlArgs == ["u"] && copy.threadId == "t")
+        #expect(copy.contentAvailable && copy.mutableContent && copy.urlArgs == ["u"] && copy.threadID == "t")
         #expect(copy.payload == ["k": "v"])
         #expect(copy.compiledPayload() == bytes)
         #expect(Self.address(copy.compiledPayload()) == Self.address(bytes), "clone must not recompile")

@@ -5,8 +5,8 @@ import TestSupport
 @Suite("Notification payload JSON, keys added after node-apn", .threadPerTest)
 struct NotificationModernKeysTests {
     static let cases: [Golden] = [
-        Golden("thread-id", #"{"aps":{"thread-id":"chat-42"}}"#) { Notification().setThreadId("chat-42") },
-        Golden("target-content-id", #"{"aps":{"target-content-id":"w1"}}"#) { Notification().setTargetContentId("w1") },
+        Golden("thread-id", #"{"aps":{"thread-id":"chat-42"}}"#) { Notification().setThreadID("chat-42") },
+        Golden("target-content-id", #"{"aps":{"target-content-id":"w1"}}"#) { Notification().setTargetContentID("w1") },
         Golden("interruption-level passive", #"{"aps":{"interruption-level":"passive"}}"#) {
             Notification().setInterruptionLevel(.passive)
         },
@@ -46,7 +46,7 @@ struct NotificationModernKeysTests {
         ) {
             Notification().setAttributes([:]).setAttributesType("at").setDismissalDate(3).setStaleDate(2)
                 .setContentState([:]).setEvent("e").setTimestamp(1).setFilterCriteria("f").setRelevanceScore(0.5)
-                .setInterruptionLevel(.active).setTargetContentId("tc").setThreadId("t")
+                .setInterruptionLevel(.active).setTargetContentID("tc").setThreadID("t")
                 .setCategory("c").setAlertText("a").setBadge(1)
         },
         Golden(
@@ -66,7 +66,7 @@ struct NotificationModernKeysTests {
                 .setDismissalDate(1_700_012_600)
         },
         Golden("cleared keys are omitted", "{}") {
-            Notification().setThreadId("t").setThreadId(nil).setEvent("e").setEvent(nil)
+            Notification().setThreadID("t").setThreadID(nil).setEvent("e").setEvent(nil)
                 .setContentState(["a": 1]).setContentState(nil).setInterruptionLevel(.passive)
                 .setInterruptionLevel(nil).setRelevanceScore(0.1).setRelevanceScore(nil)
         },
@@ -82,8 +82,8 @@ struct NotificationModernKeysTests {
     @Test("properties read back")
     func properties() {
         let note = Notification()
-        note.threadId = "t"
-        note.targetContentId = "tc"
+        note.threadID = "t"
+        note.targetContentID = "tc"
         note.interruptionLevel = "time-sensitive"
         note.relevanceScore = 0.25
         note.filterCriteria = "f"
@@ -94,7 +94,7 @@ struct NotificationModernKeysTests {
         note.dismissalDate = 3
         note.attributesType = "T"
         note.attributes = ["b": 2]
-        #expect(note.threadId == "t" && note.targetContentId == "tc")
+        #expect(note.threadID == "t" && note.targetContentID == "tc")
         #expect(note.interruptionLevel == .timeSensitive)
         #expect(note.relevanceScore == 0.25 && note.filterCriteria == "f")
         #expect(note.timestamp == 1 && note.event == "update" && note.contentState == ["a": 1])

@@ -52,8 +52,8 @@ enum ApsBuilder {
 
     /// The keys Apple added after node-apn 1.x, each written whenever it is set.
     private static func setModernKeys(of state: NotificationState, into aps: inout JSONObject) {
-        set(state.threadId.map(JSONValue.string), "thread-id", in: &aps)
-        set(state.targetContentId.map(JSONValue.string), "target-content-id", in: &aps)
+        set(state.threadID.map(JSONValue.string), "thread-id", in: &aps)
+        set(state.targetContentID.map(JSONValue.string), "target-content-id", in: &aps)
         set(state.interruptionLevel.map { .string($0.rawValue) }, "interruption-level", in: &aps)
         set(state.relevanceScore.map(JSONValue.number), "relevance-score", in: &aps)
         set(state.filterCriteria.map(JSONValue.string), "filter-criteria", in: &aps)

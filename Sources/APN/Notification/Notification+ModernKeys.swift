@@ -2,15 +2,15 @@
 // declared here. Each is omitted while `nil`.
 extension Notification {
     /// `thread-id`: groups notifications into a thread.
-    public var threadId: String? {
-        get { withState { $0.threadId } }
-        set { withState { $0.threadId = newValue } }
+    public var threadID: String? {
+        get { withState { $0.threadID } }
+        set { withState { $0.threadID = newValue } }
     }
 
     /// `target-content-id`: the window or content to bring forward when opened.
-    public var targetContentId: String? {
-        get { withState { $0.targetContentId } }
-        set { withState { $0.targetContentId = newValue } }
+    public var targetContentID: String? {
+        get { withState { $0.targetContentID } }
+        set { withState { $0.targetContentID = newValue } }
     }
 
     /// `interruption-level`: how strongly the notification may interrupt.
@@ -73,17 +73,17 @@ extension Notification {
         set { withState { $0.attributes = newValue } }
     }
 
-    /// Sets ``threadId``.
+    /// Sets ``threadID``.
     @discardableResult
-    public func setThreadId(_ threadId: String?) -> Self {
-        self.threadId = threadId
+    public func setThreadID(_ threadID: String?) -> Self {
+        self.threadID = threadID
         return self
     }
 
-    /// Sets ``targetContentId``.
+    /// Sets ``targetContentID``.
     @discardableResult
-    public func setTargetContentId(_ targetContentId: String?) -> Self {
-        self.targetContentId = targetContentId
+    public func setTargetContentID(_ targetContentID: String?) -> Self {
+        self.targetContentID = targetContentID
         return self
     }
 

@@ -18,16 +18,16 @@ extension Notification {
 
     /// `apns-collapse-id`: notifications with the same id replace each other on the device.
     /// At most 64 bytes of UTF-8. Only the HTTP/2 provider API sends it.
-    public var collapseId: String? {
-        get { withState { $0.collapseId } }
-        set { withState { $0.collapseId = newValue } }
+    public var collapseID: String? {
+        get { withState { $0.collapseID } }
+        set { withState { $0.collapseID = newValue } }
     }
 
     /// `apns-id`: the request's identifier, which Apple answers back; `nil` lets Apple assign
     /// one. Only the HTTP/2 provider API sends it.
-    public var apnsId: UUID? {
-        get { withState { $0.apnsId } }
-        set { withState { $0.apnsId = newValue } }
+    public var apnsID: UUID? {
+        get { withState { $0.apnsID } }
+        set { withState { $0.apnsID = newValue } }
     }
 
     /// Sets ``topic``.
@@ -44,17 +44,17 @@ extension Notification {
         return self
     }
 
-    /// Sets ``collapseId``.
+    /// Sets ``collapseID``.
     @discardableResult
-    public func setCollapseId(_ collapseId: String?) -> Self {
-        self.collapseId = collapseId
+    public func setCollapseID(_ collapseID: String?) -> Self {
+        self.collapseID = collapseID
         return self
     }
 
-    /// Sets ``apnsId``.
+    /// Sets ``apnsID``.
     @discardableResult
-    public func setApnsId(_ apnsId: UUID?) -> Self {
-        self.apnsId = apnsId
+    public func setAPNSID(_ apnsID: UUID?) -> Self {
+        self.apnsID = apnsID
         return self
     }
 

@@ -23,8 +23,8 @@ struct NotificationState: Sendable {
     var urlArgs: [String]? { didSet { payloadChanged() } }
     var category: String? { didSet { payloadChanged() } }
     var mdm: String? { didSet { payloadChanged() } }
-    var threadId: String? { didSet { payloadChanged() } }
-    var targetContentId: String? { didSet { payloadChanged() } }
+    var threadID: String? { didSet { payloadChanged() } }
+    var targetContentID: String? { didSet { payloadChanged() } }
     var interruptionLevel: InterruptionLevel? { didSet { payloadChanged() } }
     var relevanceScore: Double? { didSet { payloadChanged() } }
     var filterCriteria: String? { didSet { payloadChanged() } }
@@ -50,8 +50,8 @@ struct NotificationState: Sendable {
 
     var topic: String?
     var pushType: PushType?
-    var collapseId: String?
-    var apnsId: UUID?
+    var collapseID: String?
+    var apnsID: UUID?
 
     /// The compiled payload, compiling and caching it first if needed.
     mutating func compiledPayload() -> [UInt8] {

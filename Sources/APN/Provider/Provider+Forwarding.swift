@@ -47,8 +47,8 @@ extension Provider {
             do throws(ProviderError) {
                 template = try ProviderRequest.Template(
                     payload: notification.payload, pushType: notification.pushType, priority: notification.priority,
-                    expiry: notification.expiry, topic: notification.topic ?? options.topic, collapseId: nil,
-                    apnsId: nil, authority: options.host, requiresTopic: requiresTopic)
+                    expiry: notification.expiry, topic: notification.topic ?? options.topic, collapseID: nil,
+                    apnsID: nil, authority: options.host, requiresTopic: requiresTopic)
             } catch {
                 completion(
                     index,

@@ -76,7 +76,7 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
     /// For 410 answers: when Apple last knew the token to be valid.
     public var timestamp: Date? { storage.timestamp }
     /// The `apns-id` of the refused request, when Apple answered.
-    public var apnsID: String? { storage.apnsID }
+    public var apnsID: UUID? { storage.apnsID }
     /// For ``Code/invalidNotification``: what is wrong with the notification.
     public var notificationError: APNError? { storage.notificationError }
     /// Whether Apple may have received the notification all the same: it was written and no
@@ -96,12 +96,12 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
         let status: Int?
         let reason: ProviderReason?
         let timestamp: Date?
-        let apnsID: String?
+        let apnsID: UUID?
         let notificationError: APNError?
         let mayHaveBeenDelivered: Bool
 
         init(
-            code: Code, message: String, status: Int?, reason: ProviderReason?, timestamp: Date?, apnsID: String?,
+            code: Code, message: String, status: Int?, reason: ProviderReason?, timestamp: Date?, apnsID: UUID?,
             notificationError: APNError?, mayHaveBeenDelivered: Bool
         ) {
             self.code = code
@@ -137,7 +137,7 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
     /// Creates an error; the library makes them, tests may too.
     public init(
         code: Code, message: String, status: Int? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil,
-        apnsID: String? = nil, notificationError: APNError? = nil, mayHaveBeenDelivered: Bool = false
+        apnsID: UUID? = nil, notificationError: APNError? = nil, mayHaveBeenDelivered: Bool = false
     ) {
         storage = Storage(
             code: code, message: message, status: status, reason: reason, timestamp: timestamp, apnsID: apnsID,

@@ -16,13 +16,13 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
     // MARK: 400 Bad request
 
     /// The collapse identifier exceeds 64 bytes.
-    public static let badCollapseId = ProviderReason(rawValue: "BadCollapseId")
+    public static let badCollapseID = ProviderReason(rawValue: "BadCollapseId")
     /// The device token is invalid, or for the other environment.
     public static let badDeviceToken = ProviderReason(rawValue: "BadDeviceToken")
     /// The `apns-expiration` value is invalid.
     public static let badExpirationDate = ProviderReason(rawValue: "BadExpirationDate")
     /// The `apns-id` value is invalid.
-    public static let badMessageId = ProviderReason(rawValue: "BadMessageId")
+    public static let badMessageID = ProviderReason(rawValue: "BadMessageId")
     /// The `apns-priority` value is invalid.
     public static let badPriority = ProviderReason(rawValue: "BadPriority")
     /// The `apns-topic` value is invalid.
@@ -60,9 +60,9 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
     /// Neither a certificate nor a provider token authenticated the request.
     public static let missingProviderToken = ProviderReason(rawValue: "MissingProviderToken")
     /// The key id in the provider token is unrelated to this connection's key id.
-    public static let unrelatedKeyIdInToken = ProviderReason(rawValue: "UnrelatedKeyIdInToken")
+    public static let unrelatedKeyIDInToken = ProviderReason(rawValue: "UnrelatedKeyIdInToken")
     /// The key id in the provider token is for the other environment.
-    public static let badEnvironmentKeyIdInToken = ProviderReason(rawValue: "BadEnvironmentKeyIdInToken")
+    public static let badEnvironmentKeyIDInToken = ProviderReason(rawValue: "BadEnvironmentKeyIdInToken")
 
     // MARK: 404, 405, 410, 413, 429, 500, 503
 
@@ -90,11 +90,11 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
 
     /// Every reason Apple documents, in the order of its documentation.
     public static let documented: [ProviderReason] = [
-        .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
+        .badCollapseID, .badDeviceToken, .badExpirationDate, .badMessageID, .badPriority, .badTopic,
         .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic,
         .payloadEmpty, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
-        .forbidden, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
-        .badEnvironmentKeyIdInToken, .badPath, .methodNotAllowed, .expiredToken, .unregistered, .payloadTooLarge,
+        .forbidden, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIDInToken,
+        .badEnvironmentKeyIDInToken, .badPath, .methodNotAllowed, .expiredToken, .unregistered, .payloadTooLarge,
         .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,
     ]
 
@@ -102,12 +102,12 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
     /// document.
     public var status: Int? {
         switch self {
-        case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
+        case .badCollapseID, .badDeviceToken, .badExpirationDate, .badMessageID, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
             .missingTopic, .payloadEmpty, .topicDisallowed:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
+            .missingProviderToken, .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken:
             403
         case .badPath: 404
         case .methodNotAllowed: 405

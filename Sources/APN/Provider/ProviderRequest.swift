@@ -69,7 +69,7 @@ struct ProviderRequest: Sendable {
     }
 
     /// The longest `apns-collapse-id`, in bytes.
-    static let collapseIdLimit = 64
+    static let collapseIDLimit = 64
 
     /// Whether `value` can be an HTTP/2 header value (RFC 9113 §8.2.1: no NUL, CR or LF,
     /// no space or tab at either end; other control characters are refused too).
@@ -122,7 +122,7 @@ struct ProviderRequest: Sendable {
             let snapshot = notification.withState { state in
                 (
                     payload: state.compiledPayload(), priority: state.priority, expiry: state.expiry,
-                    topic: state.topic, pushType: state.pushType, collapseId: state.collapseId, apnsId: state.apnsId,
+                    topic: state.topic, pushType: state.pushType, collapseID: state.collapseID, apnsID: state.apnsID,
                     utf8: state.encoding == .utf8,
                     silent: state.contentAvailable && state.alert == nil && state.badge == nil && state.sound == nil
                 )
@@ -134,7 +134,7 @@ struct ProviderRequest: Sendable {
             try self.init(
                 payload: snapshot.payload, pushType: snapshot.pushType ?? (snapshot.silent ? .background : .alert),
                 priority: Int(snapshot.priority), expiry: snapshot.expiry, topic: snapshot.topic ?? defaultTopic,
-                collapseId: snapshot.collapseId, apnsId: snapshot.apnsId, authority: authority,
+                collapseID: snapshot.collapseID, apnsID: snapshot.apnsID, authority: authority,
                 requiresTopic: requiresTopic)
         }
 
@@ -144,8 +144,8 @@ struct ProviderRequest: Sendable {
         ///
         /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
         init(
-            payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?, collapseId: String?,
-            apnsId: UUID?, authority: String, requiresTopic: Bool
+            payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?, collapseID: String?,
+            apnsID: UUID?, authority: String, requiresTopic: Bool
         ) throws(ProviderError) {
             let limit = ProviderRequest.payloadLimit(for: pushType)
             if payload.count > limit {
@@ -161,12 +161,12 @@ struct ProviderRequest: Sendable {
             // the default say 10, which meant "at once" there; a background push cannot be
             // sent at once, so 10 becomes 5 rather than a push Apple may drop.
             let priority = pushType == .background && priority == 10 ? 5 : priority
-            if let collapseId, collapseId.utf8.count > ProviderRequest.collapseIdLimit {
+            if let collapseID, collapseID.utf8.count > ProviderRequest.collapseIDLimit {
                 throw .invalid(
                     .invalidValue(
-                        "apns-collapse-id is \(collapseId.utf8.count) bytes; at most \(ProviderRequest.collapseIdLimit) (BadCollapseId)"))
+                        "apns-collapse-id is \(collapseID.utf8.count) bytes; at most \(ProviderRequest.collapseIDLimit) (BadCollapseId)"))
             }
-            for (name, value) in [("apns-topic", topic), ("apns-collapse-id", collapseId)] {
+            for (name, value) in [("apns-topic", topic), ("apns-collapse-id", collapseID)] {
                 if let value, !ProviderRequest.isValidHeaderValue(value) {
                     throw .invalid(
                         .invalidValue(
@@ -192,8 +192,8 @@ struct ProviderRequest: Sendable {
             // Sent always, 0 included: as in the binary protocol, 0 means "deliver once, never
             // store" (an absent header would let Apple store the notification).
             headers.append(HTTP2Header("apns-expiration", String(expiry)))
-            if let collapseId { headers.append(HTTP2Header("apns-collapse-id", collapseId)) }
-            if let apnsId { headers.append(HTTP2Header("apns-id", apnsId.uuidString.lowercased())) }
+            if let collapseID { headers.append(HTTP2Header("apns-collapse-id", collapseID)) }
+            if let apnsID { headers.append(HTTP2Header("apns-id", apnsID.uuidString.lowercased())) }
             do throws(HTTP2Error) {
                 block = try HTTP2HeaderBlock(headers)
             } catch {

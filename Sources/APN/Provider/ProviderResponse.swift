@@ -10,8 +10,9 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     public let error: ProviderError?
     /// The HTTP status Apple answered: 200 on success; `nil` when no answer came.
     public let status: Int?
-    /// The `apns-id` Apple answered (the request's, or the one Apple assigned).
-    public let apnsID: String?
+    /// The `apns-id` Apple answered (the request's, or the one Apple assigned): a UUID, as
+    /// ``Notification/apnsID`` is, so the two compare; `nil` when the answer had none.
+    public let apnsID: UUID?
     /// The `apns-unique-id` Apple answers in the development environment, to look the
     /// notification up in its delivery log.
     public let uniqueID: String?
@@ -21,7 +22,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
 
     /// Creates a response; the library makes them, tests may too.
     public init(
-        device: Device, error: ProviderError?, status: Int?, apnsID: String?, uniqueID: String?, attempts: Int
+        device: Device, error: ProviderError?, status: Int?, apnsID: UUID?, uniqueID: String?, attempts: Int
     ) {
         self.device = device
         self.error = error
@@ -44,6 +45,6 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     /// `device: 200 apns-id` or `device: error`.
     public var description: String {
         if let error { return "\(device): \(error)" }
-        return "\(device): \(status.map(String.init) ?? "-") \(apnsID ?? "")"
+        return "\(device): \(status.map(String.init) ?? "-") \(apnsID.map { $0.uuidString.lowercased() } ?? "")"
     }
 }

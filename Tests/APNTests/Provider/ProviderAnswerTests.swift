@@ -11,7 +11,7 @@ struct ProviderAnswerTests {
         let answer = try ProviderAnswer(
             headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "eabeae54-14a8-11e5-b60b-1697f925ec7b"), HTTP2Header("apns-unique-id", "u-1")],
             body: [])
-        #expect(answer == ProviderAnswer(status: 200, apnsID: "eabeae54-14a8-11e5-b60b-1697f925ec7b", uniqueID: "u-1"))
+        #expect(answer == ProviderAnswer(status: 200, apnsID: UUID(uuidString: "eabeae54-14a8-11e5-b60b-1697f925ec7b"), uniqueID: "u-1"))
         #expect(answer.disposition == .delivered)
     }
 

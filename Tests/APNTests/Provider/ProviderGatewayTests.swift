@@ -18,10 +18,10 @@ struct ProviderGatewayTests {
         let provider = Provider(options: try fixture.tokenOptions())
         let id = UUID()
         let note = PushNotification().setAlertText("Hello").setPushType(.alert).setPriority(5)
-            .setExpiry(1_900_000_000).setCollapseId("c-1").setApnsId(id)
+            .setExpiry(1_900_000_000).setCollapseID("c-1").setAPNSID(id)
         let response = try await provider.send(note, to: ProviderFixture.device(1))
         #expect(response.status == 200)
-        #expect(response.apnsID == id.uuidString.lowercased())
+        #expect(response.apnsID == id)
         #expect(response.uniqueID != nil)
         #expect(response.attempts == 1)
         let record = try #require(fixture.gateway.records.first)
@@ -395,8 +395,8 @@ struct ProviderGatewayTests {
         defer { _ = fixture.gateway.stop() }
         let provider = Provider(options: try fixture.tokenOptions())
         for note in [
-            PushNotification().setCollapseId("x "), PushNotification().setTopic("com.example.app\n"),
-            PushNotification().setCollapseId("a\u{0}b"),
+            PushNotification().setCollapseID("x "), PushNotification().setTopic("com.example.app\n"),
+            PushNotification().setCollapseID("a\u{0}b"),
         ] {
             let response = await provider.send(note, to: [ProviderFixture.device(1)])[0]
             #expect(response.error?.code == .invalidNotification)

@@ -23,7 +23,7 @@ struct ProviderRequestTests {
     func everyHeader() throws {
         let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
         let note = PushNotification().setAlertText("Hello").setTopic("com.example.app.voip").setPushType(.voip)
-            .setPriority(5).setExpiry(1_700_000_000).setCollapseId("game-7").setApnsId(id)
+            .setPriority(5).setExpiry(1_700_000_000).setCollapseID("game-7").setAPNSID(id)
         let request = try Self.request(note)
         #expect(
             Self.fields(request) == [
@@ -102,10 +102,10 @@ struct ProviderRequestTests {
     }
 
     @Test("a collapse id over 64 bytes is refused locally (BadCollapseId)")
-    func collapseId() throws {
-        _ = try Self.request(PushNotification().setCollapseId(String(repeating: "é", count: 32)))
+    func collapseID() throws {
+        _ = try Self.request(PushNotification().setCollapseID(String(repeating: "é", count: 32)))
         let error = #expect(throws: ProviderError.self) {
-            try Self.request(PushNotification().setCollapseId(String(repeating: "é", count: 32) + "x"))
+            try Self.request(PushNotification().setCollapseID(String(repeating: "é", count: 32) + "x"))
         }
         #expect(error?.message.contains("BadCollapseId") == true)
     }
@@ -128,9 +128,9 @@ struct ProviderRequestTests {
     @Test("the binary protocol ignores the HTTP/2 headers: the same frame with or without them")
     func binaryIgnoresHeaders() {
         let plain = PushNotification().setAlertText("Hello")
-        let headed = PushNotification().setAlertText("Hello").setTopic("t").setPushType(.voip).setCollapseId("c")
-            .setApnsId(UUID())
+        let headed = PushNotification().setAlertText("Hello").setTopic("t").setPushType(.voip).setCollapseID("c")
+            .setAPNSID(UUID())
         #expect(plain.compiledPayload() == headed.compiledPayload())
-        #expect(headed.clone(device: Self.device).collapseId == "c")
+        #expect(headed.clone(device: Self.device).collapseID == "c")
     }
 }

@@ -16,6 +16,8 @@ struct ProviderSchedulerTests {
             PushNotification().setBadge(1), to: device, authority: "a", defaultTopic: "t", requiresTopic: true)
     }
 
+    static let apnsID = UUID(uuidString: "eabeae54-14a8-11e5-b60b-1697f925ec7b")
+
     static func at(_ milliseconds: Int64) -> Timestamp { Timestamp(nanoseconds: milliseconds * 1_000_000) }
 
     @Test("FIFO: requests are taken in the order enqueued, each counting an attempt")
@@ -34,9 +36,9 @@ struct ProviderSchedulerTests {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
         let id = scheduler.enqueue(Self.request())
         _ = scheduler.take(now: .zero)
-        let done = scheduler.answered(id, ProviderAnswer(status: 200, apnsID: "x"), now: Self.at(5), canRenewToken: true)
+        let done = scheduler.answered(id, ProviderAnswer(status: 200, apnsID: Self.apnsID), now: Self.at(5), canRenewToken: true)
         #expect(done?.response.isSuccess == true)
-        #expect(done?.response.apnsID == "x")
+        #expect(done?.response.apnsID == Self.apnsID)
         #expect(done?.response.attempts == 1)
         #expect(scheduler.count == 0)
     }

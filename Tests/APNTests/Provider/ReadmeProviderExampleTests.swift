@@ -33,7 +33,7 @@ struct ReadmeProviderExampleTests {
         let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
         let note = PushNotification().setAlertText("Hello").setBadge(1)   // the Notification Connection sends
         let response = try await provider.send(note, to: device)
-        print(response.status ?? 0, response.apnsID ?? "")             // 200 and the apns-id
+        print(response.status ?? 0, response.apnsID?.uuidString ?? "")  // 200 and the apns-id
         let silent = try PushNotification.silent(["sync": "inbox"])    // content-available, background, priority 5
         for failed in await provider.send(silent, to: [device]) where !failed.isSuccess {
             print(failed.device, failed.reason?.rawValue ?? "no answer")

@@ -50,10 +50,10 @@ import Testing
         Row("a negative expiration", apnsRequest(expiration: "-1"), 400, .badExpirationDate),
         Row("a fractional expiration", apnsRequest(expiration: "1.5"), 400, .badExpirationDate),
         Row("an empty expiration", apnsRequest(expiration: ""), 400, .badExpirationDate),
-        Row("a 65-byte collapse id", apnsRequest(collapseID: String(repeating: "c", count: 65)), 400, .badCollapseId),
-        Row("an apns-id that is no UUID", apnsRequest(apnsID: "not-a-uuid"), 400, .badMessageId),
+        Row("a 65-byte collapse id", apnsRequest(collapseID: String(repeating: "c", count: 65)), 400, .badCollapseID),
+        Row("an apns-id that is no UUID", apnsRequest(apnsID: "not-a-uuid"), 400, .badMessageID),
         Row(
-            "an apns-id in braces", apnsRequest(apnsID: "{123e4567-e89b-12d3-a456-426614174000}"), 400, .badMessageId),
+            "an apns-id in braces", apnsRequest(apnsID: "{123e4567-e89b-12d3-a456-426614174000}"), 400, .badMessageID),
         Row("an empty payload", apnsRequest(), body: [], 400, .payloadEmpty),
         Row("a 4,097-byte payload", apnsRequest(), body: jsonPayload(size: 4097), 413, .payloadTooLarge),
         Row("a 5,121-byte VoIP payload", apnsRequest(pushType: "voip"), body: jsonPayload(size: 5121), 413, .payloadTooLarge),

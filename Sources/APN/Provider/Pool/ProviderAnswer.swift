@@ -5,7 +5,9 @@ import Foundation
 /// (`{"reason":"BadDeviceToken"}`, `{"reason":"Unregistered","timestamp":1700000000000}`).
 struct ProviderAnswer: Sendable, Equatable {
     var status: Int
-    var apnsID: String?
+    /// Parsed as it is read, so that a response carries the type the notification set
+    /// (``Notification/apnsID``); a value that is no UUID is dropped.
+    var apnsID: UUID?
     var uniqueID: String?
     var reason: ProviderReason?
     /// The 410 timestamp: milliseconds since 1970 in Apple's body.
@@ -28,7 +30,7 @@ struct ProviderAnswer: Sendable, Equatable {
             let name = header.name.utf8
             switch (name.count, name.first) {
             case (7, UInt8(ascii: ":")) where header.name == ":status": status = Self.statusCode(header.value)
-            case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = header.value
+            case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = UUID(uuidString: header.value)
             case (14, UInt8(ascii: "a")) where header.name == "apns-unique-id": uniqueID = header.value
             default: break
             }
@@ -65,7 +67,7 @@ struct ProviderAnswer: Sendable, Equatable {
         return value
     }
 
-    init(status: Int, apnsID: String? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {
+    init(status: Int, apnsID: UUID? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {
         self.status = status
         self.apnsID = apnsID
         self.uniqueID = uniqueID
