@@ -93,7 +93,7 @@ enum BridgeBenchmark {
         let start = ContinuousClock.now
         let responses = blocking { await provider.send(note, to: devices) }
         let elapsed = ContinuousClock.now - start
-        blocking { await provider.close() }
+        blocking { await provider.shutdown() }
         guard responses.allSatisfy(\.isSuccess) else { throw BenchUsageError(description: "direct: not all delivered") }
         return elapsed.inSeconds
     }

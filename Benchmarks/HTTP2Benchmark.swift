@@ -82,7 +82,7 @@ enum HTTP2Benchmark {
         if options.includes("memory") {
             try memory(gateway: gateway, provider: provider, devices: Array(devices.prefix(100_000)), note: note)
         }
-        blocking { await provider.close() }
+        blocking { await provider.shutdown() }
     }
 
     /// `--port N --certs DIR [--payload FILE]`: the client alone, against a server on
@@ -118,7 +118,7 @@ enum HTTP2Benchmark {
             failures += responses.count { !$0.isSuccess }
         }
         report("throughput (sendMany)", operations: options.operations, seconds: seconds, unit: "notifications/s")
-        blocking { await provider.close() }
+        blocking { await provider.shutdown() }
         if failures > 0 { throw BenchUsageError(description: "http2: \(failures) not answered 200") }
     }
 

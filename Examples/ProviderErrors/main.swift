@@ -40,4 +40,4 @@ for token in CommandLine.arguments.dropFirst() {
     }
     // README: handling errors (end)
 }
-await provider.close()
+await provider.shutdown()

@@ -121,7 +121,7 @@ package final class Bridge: Sendable {
 
     /// Stops (SIGTERM): new connections are closed at once; every session stops reading
     /// and ends with status 10 once what it forwarded is answered, or when `grace` is
-    /// over; then the listeners and connections close and each provider is closed (it
+    /// over; then the listeners and connections close and each provider is shut down (it
     /// waits for the answers still due, each bounded by its request timeout). Blocks, so
     /// call it from a thread of its own, not a Swift concurrency task.
     @discardableResult
@@ -142,7 +142,7 @@ package final class Bridge: Sendable {
         let closed = DispatchGroup()
         for tenant in tenants {
             closed.enter()
-            tenant.provider.close { closed.leave() }
+            tenant.provider.shutdown { closed.leave() }
         }
         _ = closed.wait(timeout: .now() + .seconds(Int(configuration.upstream.requestTimeout.components.seconds) + 5))
         core.outbox.stop()

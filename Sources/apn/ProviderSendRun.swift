@@ -78,7 +78,7 @@ struct ProviderSendRun: Sendable {
         stopper.cancel()
         // Interrupted, nothing waits to be answered worth a close (it would wait for it); the
         // 410s answered are committed all the same.
-        if !interrupt.isRequested { await provider.close() }
+        if !interrupt.isRequested { await provider.shutdown() }
         var storeKeys: [(String, JSONValue)] = []
         if let tokenStore { storeKeys = tokenStore.finish(await tokenStore.recording.flush()) }
         progress.finish()

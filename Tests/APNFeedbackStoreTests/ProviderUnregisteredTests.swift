@@ -10,7 +10,7 @@ import TestSupport
 
 /// A provider's 410s into the token store (issue #26, row 10): `HTTP2MockGateway` answers
 /// `Unregistered` with a timestamp, ``UnregisteredTokenRecording`` commits each by the
-/// feedback service's rule, off the I/O thread, and `close()` returns once all are in the
+/// feedback service's rule, off the I/O thread, and `shutdown()` returns once all are in the
 /// store or kept as not recorded.
 @Suite("Provider: 410s into the token store", .timeLimit(.minutes(5)), .threadPerTest)
 struct ProviderUnregisteredTests {
@@ -58,7 +58,7 @@ struct ProviderUnregisteredTests {
         let provider = Provider(options: fixture.options)
         let responses = await provider.send(PushNotification().setAlertText("hi"), to: (1...4).map(Tests.device))
         #expect(responses.map(\.status) == [410, 410, 410, 200])
-        await provider.close()
+        await provider.shutdown()
 
         // Read with a connection of its own, right after close: nothing else waited for.
         let reader = try folder.store()
@@ -90,7 +90,7 @@ struct ProviderUnregisteredTests {
         let provider = Provider(options: fixture.options)
         let responses = await provider.send(PushNotification().setAlertText("hi"), to: devices)
         #expect(responses.allSatisfy { $0.status == 410 })
-        await provider.close()
+        await provider.shutdown()
 
         let report = recording.report
         let error = try #require(report.error as? StoreError)
@@ -144,7 +144,7 @@ struct ProviderUnregisteredTests {
         #expect(responses.allSatisfy { $0.reason == .unregistered })
         #expect(log.batches.withLock { $0.count } == 1)
         log.gate.signal()
-        await provider.close()
+        await provider.shutdown()
         let batches = log.batches.withLock { $0 }
         // Two at most: the first (what had come when the queue first ran), then everything
         // that came while it was held, in one.

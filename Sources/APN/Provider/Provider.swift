@@ -20,12 +20,12 @@ import Synchronization
 ///     print(error.reason ?? error.code)   // e.g. BadDeviceToken
 /// }
 /// let responses = await provider.send(note, to: devices)   // one per device, in order
-/// await provider.close()
+/// await provider.shutdown()
 /// ```
 ///
 /// Concurrency: one I/O thread per provider owns its connections (each an HTTP/2 session
 /// over TLS with ALPN `h2`), its request table and its provider token; `send` and
-/// `close` may be called from any thread or task. Requests go out on up to
+/// `shutdown` may be called from any thread or task. Requests go out on up to
 /// ``Options/maxConnections`` connections, each carrying as many streams at once as the
 /// server allows (and ``Options/maxConcurrentStreams``). 429 and 5xx answers are
 /// retried with a backoff, streams the server did not process (REFUSED_STREAM, GOAWAY) at
@@ -140,7 +140,7 @@ public final class Provider: Sendable {
             }
             return
         }
-        // Each 410 is handed to the recording before its caller hears of it, so a close
+        // Each 410 is handed to the recording before its caller hears of it, so a shutdown
         // after the answers waits for it too.
         let recording = options.unregisteredTokens
         let now = options.currentDate
@@ -194,7 +194,7 @@ public final class Provider: Sendable {
     }
 
     /// The events from now on, as an asynchronous sequence that ends when the provider is
-    /// closed. Each access makes a new stream; events are buffered without bound.
+    /// shut down. Each access makes a new stream; events are buffered without bound.
     public var events: AsyncStream<ProviderEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ProviderEvent.self)
         if let id = hub.add({ continuation.yield($0) }, onFinish: { continuation.finish() }) {
@@ -216,25 +216,25 @@ public final class Provider: Sendable {
         }
     }
 
-    // MARK: Closing
+    // MARK: Shutting down
 
     /// Stops taking notifications (later ones fail with ``ProviderError/Code/shutDown``),
     /// waits for every answer still due (each bounded by ``Options/requestTimeout``),
     /// then closes the connections with GOAWAY. Event streams end. With
     /// ``Options/unregisteredTokens``, returns once every 410 is recorded or kept as not
     /// recorded.
-    public func close() async {
+    public func shutdown() async {
         await withCheckedContinuation { continuation in
-            close { continuation.resume() }
+            shutdown { continuation.resume() }
         }
     }
 
-    /// ``close()`` for a caller on a thread of its own (the bridge's stop): `completion`
-    /// is called on the I/O thread once the provider is closed (on the recording's queue,
+    /// ``shutdown()`` for a caller on a thread of its own (the bridge's stop): `completion`
+    /// is called on the I/O thread once the provider is shut down (on the recording's queue,
     /// after its last 410, with ``Options/unregisteredTokens``).
-    package func close(completion: @escaping @Sendable () -> Void) {
-        guard let recording = options.unregisteredTokens else { return inbox.post(.close(reply: completion)) }
-        inbox.post(.close(reply: { recording.flush { _ in completion() } }))
+    package func shutdown(completion: @escaping @Sendable () -> Void) {
+        guard let recording = options.unregisteredTokens else { return inbox.post(.shutdown(reply: completion)) }
+        inbox.post(.shutdown(reply: { recording.flush { _ in completion() } }))
     }
 }
 

@@ -12,7 +12,7 @@ enum ProviderCommand: Sendable {
     /// A connection attempt finished.
     case connectResult(attempt: Int, ProviderConnectResult)
     /// Finish what is in flight and queued, close every connection, then call `reply`.
-    case close(reply: @Sendable () -> Void)
+    case shutdown(reply: @Sendable () -> Void)
     /// The ``Provider`` is gone: close if not yet, then end the thread.
     case release
     /// Answers once every command posted before it has been handled.

@@ -95,8 +95,8 @@ struct ProviderLoop: ~Copyable {
             }
         case .connectResult(let attempt, .failed(let error)):
             pool.connectFailed(attempt: attempt, error, now: now)
-        case .close(let reply):
-            pool.close(reply: reply)
+        case .shutdown(let reply):
+            pool.shutdown(reply: reply)
         case .release:
             pool.release()
         case .barrier(let reply):

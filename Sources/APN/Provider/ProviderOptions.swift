@@ -101,7 +101,7 @@ extension Provider {
 
         /// Where every 410 (`Unregistered`, `ExpiredToken`) answered to ``Provider/send(_:to:)-(_,Device)``
         /// goes, with Apple's timestamp: a token store, say. Recorded off the I/O thread, in
-        /// batches; ``Provider/close()`` waits until each is recorded (or kept as not
+        /// batches; ``Provider/shutdown()`` waits until each is recorded (or kept as not
         /// recorded, see ``UnregisteredTokenRecording``). `nil`: the 410s only reach the caller.
         public var unregisteredTokens: UnregisteredTokenRecording?
 

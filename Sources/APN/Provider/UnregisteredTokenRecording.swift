@@ -11,7 +11,7 @@ import Synchronization
 /// options.unregisteredTokens = recording
 /// let provider = Provider(options: options)
 /// …
-/// await provider.close()                 // returns once every 410 is recorded, or kept
+/// await provider.shutdown()              // returns once every 410 is recorded, or kept
 /// if let error = recording.report.error { print(error, recording.report.notRecorded) }
 /// ```
 ///
@@ -23,7 +23,7 @@ import Synchronization
 /// Nothing is lost when the recorder fails: from the batch that failed on, every token goes
 /// to `notRecorded` — ``Report/notRecorded`` or the handler given at `init` — and none to the
 /// recorder (which keeps its order: what it holds is everything before the failure), as
-/// `apn feedback-service` does with a commit that failed. ``Provider/close()`` returns once
+/// `apn feedback-service` does with a commit that failed. ``Provider/shutdown()`` returns once
 /// every token its provider was answered is recorded or there.
 public final class UnregisteredTokenRecording: Sendable {
     /// What became of the tokens so far.

@@ -24,6 +24,6 @@ struct ProviderConnectClockTests {
         #expect(await onThread { server.wait { _, closed in closed >= 1 } }, "the attempt gave up and closed its socket")
         sending.cancel()
         _ = await sending.value
-        await provider.close()
+        await provider.shutdown()
     }
 }

@@ -58,7 +58,7 @@ struct ProviderForwardingTests {
         #expect(responses.keys.sorted() == [0, 1, 2] && responses.values.allSatisfy { $0.count == 1 })
         #expect(responses[0]?.first?.status == 200 && responses[1]?.first?.status == 200)
         #expect(responses[2]?.first?.reason == .badDeviceToken)
-        await provider.close()
+        await provider.shutdown()
 
         let records = fixture.gateway.records.sorted { $0.token < $1.token }
         #expect(records.count == 2)
@@ -90,7 +90,7 @@ struct ProviderForwardingTests {
         #expect(responses[0]?.first?.error?.code == .invalidNotification)
         #expect(responses[0]?.first?.attempts == 0)
         #expect(responses[1]?.first?.status == 200)
-        await provider.close()
+        await provider.shutdown()
         #expect(fixture.gateway.records.map(\.token) == [ProviderFixture.device(2).hexString])
     }
 }

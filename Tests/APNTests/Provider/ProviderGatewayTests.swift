@@ -33,7 +33,7 @@ struct ProviderGatewayTests {
         #expect(record.collapseID == "c-1")
         #expect(String(decoding: record.payload, as: UTF8.self) == #"{"aps":{"alert":"Hello"}}"#)
         #expect(record.authentication == .token(keyID: ProviderFixture.keyID, teamID: ProviderFixture.teamID))
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("certificate authentication: the topic comes from the certificate when none is set")
@@ -46,7 +46,7 @@ struct ProviderGatewayTests {
         let record = try #require(fixture.gateway.records.first)
         #expect(record.authentication == .certificate)
         #expect(record.topic == ProviderFixture.topic)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("sendMany: 2,000 devices, one response each in order; refusals typed; 410 with its timestamp")
@@ -72,7 +72,7 @@ struct ProviderGatewayTests {
         #expect(responses[9].timestamp == since)
         #expect(fixture.gateway.recordCount == 1_997)
         #expect(Set(fixture.gateway.records.map(\.token)).count == 1_997)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("send throws the typed refusal; listeners by reason hear it")
@@ -90,7 +90,7 @@ struct ProviderGatewayTests {
         #expect(error?.reason == .badDeviceToken)
         #expect(error?.status == 400)
         #expect(error?.apnsID != nil)
-        await provider.close()
+        await provider.shutdown()
         #expect(heard.withLock { $0 } == [ProviderFixture.device(3)])
     }
 
@@ -111,7 +111,7 @@ struct ProviderGatewayTests {
         #expect(responses.map(\.attempts).reduce(0, +) == 25)
         #expect(fixture.gateway.recordCount == 20)
         #expect(fixture.gateway.summary.reasons[.tooManyRequests] == 5)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("503 past the retry limit: retriesExhausted with the last reason")
@@ -128,7 +128,7 @@ struct ProviderGatewayTests {
         #expect(response.reason == .serviceUnavailable)
         #expect(response.attempts == 3)
         #expect(fixture.gateway.recordCount == 0)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("GOAWAY: the streams the server did not process go out again on a new connection, none twice")
@@ -146,7 +146,7 @@ struct ProviderGatewayTests {
         #expect(fixture.gateway.summary.connections >= 2)
         // The refused ones went out again (the path under test ran).
         #expect(responses.contains { $0.attempts >= 2 })
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("a reset with streams open: those fail (maybe delivered, never resent), the rest are delivered")
@@ -167,7 +167,7 @@ struct ProviderGatewayTests {
         let recorded = fixture.gateway.records.map(\.token)
         #expect(Set(recorded).count == recorded.count)
         #expect(Set(delivered.map(\.device.hexString)).isSubset(of: Set(recorded)))
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("after a reset the requests still waiting go out on a new connection at once, with no timer to wake the provider (a clock that never moves)")
@@ -188,7 +188,7 @@ struct ProviderGatewayTests {
         #expect(responses.count == 5_000)
         #expect(responses.filter(\.isSuccess).count > 300, "delivered past the first reset (at the 300th request)")
         #expect(fixture.gateway.summary.connections >= 2)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("a slow server: requestTimeout ends the wait with timedOut (the stream is reset; not observable at the mock)")
@@ -202,7 +202,7 @@ struct ProviderGatewayTests {
         let provider = Provider(options: options)
         let response = await provider.send(PushNotification().setAlertText("slow"), to: [ProviderFixture.device(1)])[0]
         #expect(response.error?.code == .timedOut)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("cancelling the awaiting task returns cancelled promptly")
@@ -219,7 +219,7 @@ struct ProviderGatewayTests {
         task.cancel()
         let responses = await task.value
         #expect(responses[0].error?.code == .cancelled)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("ExpiredProviderToken: the token is renewed once it may be and the request sent again")
@@ -240,7 +240,7 @@ struct ProviderGatewayTests {
         let response = try await provider.send(PushNotification().setAlertText("2"), to: ProviderFixture.device(2))
         #expect(response.attempts == 2)
         #expect(fixture.gateway.summary.reasons[.expiredProviderToken] == 1)
-        await provider.close()
+        await provider.shutdown()
         #expect(renewals.withLock { $0 } == 2)
     }
 
@@ -253,7 +253,7 @@ struct ProviderGatewayTests {
         let badKey = Provider(options: options)
         let keyError = await badKey.send(PushNotification(), to: [ProviderFixture.device(1)])[0].error
         #expect(keyError?.code == .authentication)
-        await badKey.close()
+        await badKey.shutdown()
 
         var noTopic = try fixture.tokenOptions()
         noTopic.topic = nil
@@ -263,7 +263,7 @@ struct ProviderGatewayTests {
         let big = PushNotification().setAlertText(String(repeating: "x", count: 5_000)).setTopic("t")
         let sizeError = await provider.send(big, to: [ProviderFixture.device(1)])[0].error
         #expect(sizeError?.notificationError?.code == .payloadTooLarge)
-        await provider.close()
+        await provider.shutdown()
         #expect(fixture.gateway.recordCount == 0)
     }
 
@@ -276,7 +276,7 @@ struct ProviderGatewayTests {
         let provider = Provider(options: options)
         let responses = await provider.send(PushNotification(), to: (0..<3).map(ProviderFixture.device))
         #expect(responses.allSatisfy { $0.error?.code == .connectionFailed })
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("maxConnections: a second connection opens when the first is full")
@@ -299,7 +299,7 @@ struct ProviderGatewayTests {
         #expect(
             Set(fixture.gateway.records.map(\.connection)).count == 2,
             "\(events.withLock { $0 }) \(fixture.gateway.summary)")
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("every reason Apple documents reaches the caller typed, with its status; retryable ones after the retries")
@@ -325,7 +325,7 @@ struct ProviderGatewayTests {
             #expect(response.attempts == (retried ? 2 : 1), "\(reason)")
         }
         #expect(fixture.gateway.recordCount == 0)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("an existing token is sent as it is")
@@ -343,7 +343,7 @@ struct ProviderGatewayTests {
         let provider = Provider(options: options)
         let response = try await provider.send(PushNotification().setAlertText("e"), to: ProviderFixture.device(1))
         #expect(response.isSuccess)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("a token is renewed once it is tokenRefreshInterval old, before Apple calls it expired")
@@ -363,7 +363,7 @@ struct ProviderGatewayTests {
         fixture.clock.advance(by: 2 * 60)
         let third = try await provider.send(PushNotification().setAlertText("3"), to: ProviderFixture.device(3))
         #expect(third.attempts == 1)
-        await provider.close()
+        await provider.shutdown()
         let times = issued.withLock { $0 }
         #expect(times.count == 2)
         #expect(times.count == 2 && times[1] - times[0] == 26 * 60)
@@ -386,7 +386,7 @@ struct ProviderGatewayTests {
         let response = await provider.send(PushNotification(), to: [ProviderFixture.device(1)])[0]
         #expect(response.error?.code == .connectionFailed)
         #expect(response.error?.message.contains("ALPN h2") == true, "\(String(describing: response.error))")
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("header values that cannot be sent are refused before sending; the provider goes on")
@@ -403,7 +403,7 @@ struct ProviderGatewayTests {
         }
         let fine = try await provider.send(PushNotification().setAlertText("ok"), to: ProviderFixture.device(2))
         #expect(fine.isSuccess)
-        await provider.close()
+        await provider.shutdown()
 
         var options = try fixture.mockOptions()
         options.authentication = .existingToken("eyJ.token.with-newline\n")
@@ -411,7 +411,7 @@ struct ProviderGatewayTests {
         let withNewline = Provider(options: options)
         let refused = await withNewline.send(PushNotification(), to: [ProviderFixture.device(3)])[0]
         #expect(refused.error?.code == .authentication)
-        await withNewline.close()
+        await withNewline.shutdown()
         #expect(fixture.gateway.recordCount == 1)
     }
 
@@ -449,7 +449,7 @@ struct ProviderGatewayTests {
         #expect(goaways.withLock { $0 } == 0)
         #expect(Set(fixture.gateway.records.map(\.connection)).count == 1)
         #expect(fixture.gateway.summary.goaways == 0)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("an idle PING with the default pingInterval (60 s) and pingTimeout (10 s) is no stalled write: the connection stays")
@@ -485,7 +485,7 @@ struct ProviderGatewayTests {
         let again = try await provider.send(PushNotification().setAlertText("b"), to: ProviderFixture.device(2))
         #expect(again.isSuccess)
         #expect(Set(fixture.gateway.records.map(\.connection)).count == 1)
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("a hung server (silent, PINGs unanswered): with requests waiting, PINGed after pingTimeout and given up after another; what it held fails as maybe delivered, the next send goes out on a new connection")
@@ -519,7 +519,7 @@ struct ProviderGatewayTests {
         #expect(fixture.gateway.summary.stalls == 1)
         #expect(Set(fixture.gateway.records.map(\.connection)).count == 2)
         #expect(fixture.gateway.records.map(\.token) == [ProviderFixture.device(1).hexString, ProviderFixture.device(3).hexString])
-        await provider.close()
+        await provider.shutdown()
     }
 
     @Test("after close: refused with shutDown")
@@ -527,7 +527,7 @@ struct ProviderGatewayTests {
         let fixture = try ProviderFixture()
         defer { _ = fixture.gateway.stop() }
         let provider = Provider(options: try fixture.tokenOptions())
-        await provider.close()
+        await provider.shutdown()
         let response = await provider.send(PushNotification(), to: [ProviderFixture.device(1)])[0]
         #expect(response.error?.code == .shutDown)
     }

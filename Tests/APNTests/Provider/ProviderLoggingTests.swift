@@ -18,7 +18,7 @@ struct ProviderLoggingTests {
         let provider = Provider(options: options)
         let response = try await provider.send(PushNotification().setAlertText("hi"), to: ProviderFixture.device(1))
         #expect(response.isSuccess)
-        await provider.close()
+        await provider.shutdown()
 
         let entries = log.entries
         #expect(entries.allSatisfy { $0.label == "swift-apn.provider" })

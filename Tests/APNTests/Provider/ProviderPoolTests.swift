@@ -244,7 +244,7 @@ struct ProviderPoolTests {
         #expect(h.delivered(1))
     }
 
-    // MARK: Cancel and close
+    // MARK: Cancel and shut down
 
     @Test func cancellingASendResetsItsStreamsAndCompletesEachOnce() {
         let h = ProviderPoolHarness()
@@ -262,11 +262,11 @@ struct ProviderPoolTests {
         #expect(h.duplicates.isEmpty)
     }
 
-    @Test func closeFinishesWhatIsInFlightThenSendsGoawayAndRefusesLaterSends() {
+    @Test func shutdownFinishesWhatIsInFlightThenSendsGoawayAndRefusesLaterSends() {
         let h = ProviderPoolHarness()
         h.send(1...1)
         let c = h.connect()
-        h.pool.close(reply: {})
+        h.pool.shutdown(reply: {})
         h.turn()
         #expect(!h.finished, "1 is in flight")
         h.answer(1, on: c)
@@ -366,7 +366,7 @@ struct ProviderPoolEdgeTests {
         #expect(h.pool.connected(attempt: 99, peer: "late:443", now: h.now) == nil, "not the attempt under way")
         let c = h.connect()
         h.answer(1, on: c)
-        h.pool.close(reply: {})
+        h.pool.shutdown(reply: {})
         h.turn()
         #expect(h.finished)
         #expect(h.pool.connected(attempt: h.connects.last!, peer: "late:443", now: h.now) == nil)
@@ -382,7 +382,7 @@ struct ProviderPoolEdgeTests {
         #expect(h.code(1) == .cancelled && h.connects.isEmpty)
         h.send(2...2)
         let c = h.connect()
-        h.pool.close(reply: {})
+        h.pool.shutdown(reply: {})
         h.send(3...3)
         #expect(h.code(3) == .shutDown, "closing: refused, while 2 is still due")
         h.answer(2, on: c)

@@ -38,7 +38,7 @@ struct ReadmeProviderExampleTests {
         for failed in await provider.send(silent, to: [device]) where !failed.isSuccess {
             print(failed.device, failed.reason?.rawValue ?? "no answer")
         }
-        await provider.close()                                          // waits for every answer, then GOAWAY
+        await provider.shutdown()                                       // waits for every answer, then GOAWAY
 
         #expect(response.status == 200)
         #expect(fixture.gateway.recordCount == 2)

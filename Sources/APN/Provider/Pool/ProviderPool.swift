@@ -31,9 +31,9 @@ import APNHTTP2
 /// | open connection | streams open and nothing answered for `requestTimeout` (hung) | given up: the streams time out (`timedOut`, may have been delivered), the rest as above |
 /// | open connection | the peer closed it, a read or write failed, it broke HTTP/2 | the same |
 /// | open connection | drained (GOAWAY, nothing open) | `close` |
-/// | open | `close(reply)` | closing: new sends refused; queued and in-flight requests finish |
+/// | open | `shutdown(reply)` | closing: new sends refused; queued and in-flight requests finish |
 /// | closing | nothing left | every connection gets GOAWAY and `close`; `finish` (events end, replies answered) |
-/// | closed | `close(reply)` | answered at once |
+/// | closed | `shutdown(reply)` | answered at once |
 /// | any | `release` | closing; once closed, `stop` |
 /// | any | `barrier(reply)` | answered in order with the completions and events before it |
 /// | not connecting that attempt | `connected`, `connectFailed` | ignored (the driver closes the socket) |
@@ -72,7 +72,7 @@ struct ProviderPool: ~Copyable {
     var nextAttemptAt: Timestamp?
     var nextConnectionNumber = 0
     var closeReplies: [@Sendable () -> Void] = []
-    /// `close()` was called: new requests are refused.
+    /// `shutdown()` was called: new requests are refused.
     var closing = false
     /// Everything was answered and the connections are closed.
     var closed = false
@@ -132,7 +132,7 @@ struct ProviderPool: ~Copyable {
     }
 
     /// Finish what is queued and in flight, then close and answer `reply`.
-    mutating func close(reply: @escaping @Sendable () -> Void) {
+    mutating func shutdown(reply: @escaping @Sendable () -> Void) {
         closing = true
         if closed { actions.append(.reply(reply)) } else { closeReplies.append(reply) }
     }
@@ -197,7 +197,7 @@ struct ProviderPool: ~Copyable {
     }
 
     /// Once closing and every request is answered: GOAWAY and close each connection, end
-    /// the event streams, answer `close()`. Later sends complete `shutDown`.
+    /// the event streams, answer `shutdown()`. Later sends complete `shutDown`.
     private mutating func finishCloseIfDone(now: Timestamp) {
         guard closing, !closed, scheduler.count == 0 else { return }
         for connection in connections {

@@ -13,10 +13,10 @@ enum ProviderPoolAction {
     case complete(ProviderScheduler.Completion)
     /// Hand `event` to the provider's listeners.
     case event(ProviderEvent)
-    /// Call `reply` (a barrier, or a `close()` after the pool closed), in order with the
+    /// Call `reply` (a barrier, or a `shutdown()` after the pool closed), in order with the
     /// completions and events before it.
     case reply(@Sendable () -> Void)
-    /// The pool closed: end the event streams, then call each `close()` reply.
+    /// The pool closed: end the event streams, then call each `shutdown()` reply.
     case finish(replies: [@Sendable () -> Void])
     /// Closed and released: the driver ends.
     case stop
