@@ -169,11 +169,6 @@ extension Connection {
         public static let sandboxHost = "gateway.sandbox.push.apple.com"
     }
 
-    /// The frame format notifications are written in: ``Command``, which ``Options/format``
-    /// takes (`.simple`, `.enhanced`, `.frame`).
-    @available(*, deprecated, renamed: "Command")
-    public typealias Format = Command
-
     /// node-apn's `errorCallback(errorCode, notification, device)`: a status code (Apple's,
     /// or 512–515) or a connection error, with the notification and device concerned (`nil`
     /// where node-apn passed null: a rejection naming a notification no longer cached).

@@ -40,14 +40,6 @@ extension Feedback {
         /// The clock the interval and the connect and read timeouts run on; tests pass a
         /// ``ManualClock``.
         public var clock: ConnectionClock = .continuous
-        /// Receives debug messages (e.g. a partial tuple discarded at close); `nil`: none.
-        @available(*, deprecated, message: "set logHandler; its debug level gets the same messages")
-        public var debugLog: (@Sendable (String) -> Void)? {
-            get { legacyDebugLog }
-            set { legacyDebugLog = newValue }
-        }
-        /// What ``debugLog`` holds (not deprecated, so the poller can read it quietly).
-        var legacyDebugLog: (@Sendable (String) -> Void)?
         /// Where the poller logs (label `swift-apn.feedback`): a partial tuple discarded
         /// (debug), each visit's entries (info), a failed visit (notice), unusable
         /// credentials (error), peer verification off (warning). Default: warnings and

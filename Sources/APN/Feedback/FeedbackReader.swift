@@ -145,7 +145,6 @@ struct FeedbackReader {
                 // node-apn did, and only logged.
                 let leftover = decoder.finish()
                 if leftover > 0 {
-                    options.legacyDebugLog?("feedback: discarded \(leftover) bytes of a partial tuple at close")
                     options.log(.debug, "discarded a partial tuple at close", metadata: ["bytes": "\(leftover)"])
                 }
                 return .finished

@@ -21,7 +21,7 @@ extension Notification {
         let (size, encoding) = withState { ($0.compiledPayload().count, $0.encoding) }
         if size > limit {
             let context = voip
-                ? command == .frame ? "\(command) with voip" : "\(command) (voip's 4096 bytes need command 2, Format.frame)"
+                ? command == .frame ? "\(command) with voip" : "\(command) (voip's 4096 bytes need command 2, format .frame)"
                 : "\(command)"
             throw .payloadTooLarge(size: size, limit: limit, encoding: encoding.rawValue, context: context)
         }
