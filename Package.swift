@@ -57,50 +57,57 @@ let package = Package(
         .testTarget(
             name: "APNFeedbackStoreTests",
             dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "MockGateway", "TestSupport"]),
-        // The wire protocol: encoders and streaming decoders, no I/O.
+        // The wire protocol: encoders and streaming decoders, no I/O; and the HTTP/2 API's
+        // vocabulary (`ProviderReason`, `PushType`), so that the mocks and the bridge need no
+        // client module for it.
         .target(name: "APNWire"),
+        // C-free support every layer shares, one of each: locks, wake signals, hand-offs,
+        // thread starting and naming, duration conversions, JSON string escaping, UTF-8
+        // checks. No product: `package` access only.
+        .target(name: "APNSupport"),
+        .testTarget(name: "APNSupportTests", dependencies: ["APNSupport", "TestSupport"]),
         // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. Its pure decision
         // state (refusal order, the read window, the resend record) and its I/O driver,
         // `Bridge`, on the gateway server core.
-        .target(name: "APNBridge", dependencies: ["APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"]),
+        .target(name: "APNBridge", dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"]),
         .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite"]),
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",
             dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "GatewayServer", "MockGateway", "TestSupport"]),
         // The public library in node-apn 1.x's vocabulary.
-        .target(name: "APN", dependencies: ["APNWire", "APNTLS", "APNHTTP2"]),
+        .target(name: "APN", dependencies: ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             path: "Benchmarks"
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler, the PostgreSQL test server's admin.
-        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNTLS", "APNWire", "CPostgreSQL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "MockGateway"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(
-            name: "APNTests", dependencies: ["APN", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            name: "APNTests", dependencies: ["APNSupport", "APN", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
-        .target(name: "APNTLS", dependencies: ["COpenSSL"]),
-        .testTarget(name: "APNTLSTests", dependencies: ["APNTLS", "TestSupport"]),
+        .target(name: "APNTLS", dependencies: ["APNSupport", "COpenSSL"]),
+        .testTarget(name: "APNTLSTests", dependencies: ["APNSupport", "APNTLS", "TestSupport"]),
         // The binary gateway + feedback server core (issue #24): listeners, threads, TLS,
         // reading, error responses, close rules, caps and idle timeouts, written once. The
         // mock plugs in scripted decisions and a record, the bridge forwarding. No product.
-        .target(name: "GatewayServer", dependencies: ["APNTLS", "APNWire"]),
-        .testTarget(name: "GatewayServerTests", dependencies: ["GatewayServer", "APNTLS", "APNWire", "TestSupport"]),
+        .target(name: "GatewayServer", dependencies: ["APNSupport", "APNTLS", "APNWire"]),
+        .testTarget(name: "GatewayServerTests", dependencies: ["APNSupport", "GatewayServer", "APNTLS", "APNWire", "TestSupport"]),
         // The faithful, scriptable gateway and feedback server tests run against.
         .target(
-            name: "MockGateway", dependencies: ["APN", "APNHTTP2", "APNWire", "APNTLS", "GatewayServer"], path: "MockGateway",
+            name: "MockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"], path: "MockGateway",
             exclude: ["README.md"]),
         .testTarget(
             name: "MockGatewayTests",
-            dependencies: ["MockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
+            dependencies: ["APNSupport", "MockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(
-            name: "apn", dependencies: ["APN", "APNBridge", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
+            name: "apn", dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
         // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built
         // with `-DFUZZING --sanitize=fuzzer`; Fuzz/README.md tells more.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
@@ -116,7 +123,7 @@ let package = Package(
         // Depends on `apn` and the example so that `swift test` alone builds the executables its tests run.
         .testTarget(
             name: "apnTests",
-            dependencies: [
+            dependencies: ["APNSupport", 
                 "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNHTTP2", "APNTLS", "APNWire", "CSQLite", "TestSupport",
             ]),
     ],

@@ -1,11 +1,10 @@
-import APN
+import APNSupport
 import Foundation
 
 /// Writes the pieces of a record-file line into memory a ``RecordLineBuffer`` reserved for
-/// it, with raw stores: JSON keys, integers, lowercase hex, and JSON strings escaped exactly
-/// as `JSONText.quoted` escapes them (`"` `\` newline, carriage return and tab as such, other
-/// control characters as `\u00XX` in lowercase hex, everything else as it is), so the lines
-/// are the ones the record file always had, without a `String` built per field.
+/// it, with raw stores: JSON keys, integers, lowercase hex, and JSON strings escaped by
+/// ``JSONStringEscaping``'s rules (the ones every JSON text we write follows), without a
+/// `String` built per field.
 ///
 /// Each method works on a local copy of ``position`` and stores it back once: a byte stored
 /// through the pointer might, for all the compiler knows, overwrite the cursor itself, so
@@ -125,7 +124,7 @@ struct RecordLineCursor {
             while index < text.count {
                 let byte = base[index]
                 index += 1
-                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                if !JSONStringEscaping.needsEscape(byte) {
                     cursor.pointee = byte
                     cursor += 1
                 } else {
@@ -156,24 +155,21 @@ struct RecordLineCursor {
         }
     }
 
-    /// Writes the escape of `byte` at `cursor`; where the next byte goes.
+    /// Writes the escape of `byte` at `cursor`, by ``JSONStringEscaping``'s rules; where the
+    /// next byte goes.
     private static func escape(_ byte: UInt8, at cursor: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         cursor[0] = UInt8(ascii: "\\")
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): cursor[1] = byte
-        case UInt8(ascii: "\n"): cursor[1] = UInt8(ascii: "n")
-        case UInt8(ascii: "\r"): cursor[1] = UInt8(ascii: "r")
-        case UInt8(ascii: "\t"): cursor[1] = UInt8(ascii: "t")
-        default:
-            cursor[1] = UInt8(ascii: "u")
-            cursor[2] = UInt8(ascii: "0")
-            cursor[3] = UInt8(ascii: "0")
-            UnsafeMutableRawPointer(cursor + 4).storeBytes(
-                of: UnsafeRawPointer(hexPairs.utf8Start).loadUnaligned(fromByteOffset: Int(byte) * 2, as: UInt16.self),
-                as: UInt16.self)
-            return cursor + 6
+        if let letter = JSONStringEscaping.shortEscape(for: byte) {
+            cursor[1] = letter
+            return cursor + 2
         }
-        return cursor + 2
+        cursor[1] = UInt8(ascii: "u")
+        cursor[2] = UInt8(ascii: "0")
+        cursor[3] = UInt8(ascii: "0")
+        UnsafeMutableRawPointer(cursor + 4).storeBytes(
+            of: UnsafeRawPointer(hexPairs.utf8Start).loadUnaligned(fromByteOffset: Int(byte) * 2, as: UInt16.self),
+            as: UInt16.self)
+        return cursor + 6
     }
 
     /// Whether `bytes` are well-formed UTF-8 (Unicode Table 3-7: no overlong forms, no

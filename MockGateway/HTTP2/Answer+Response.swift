@@ -1,4 +1,5 @@
-import APN
+import APNSupport
+import APNWire
 import APNHTTP2
 import APNTLS
 import Foundation
@@ -18,7 +19,7 @@ extension Answer {
             Self.id(apnsID),
         ]
         if let uniqueID { headers.append(Self.uniqueID(uniqueID)) }
-        var json = #"{"reason":"# + JSONText.quoted(refusal.reason.rawValue)
+        var json = #"{"reason":"# + JSONStringEscaping.quoted(refusal.reason.rawValue)
         if let timestamp {
             json += #","timestamp":"# + String(Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down)))
         }

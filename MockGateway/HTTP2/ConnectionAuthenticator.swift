@@ -1,4 +1,4 @@
-import APN
+import APNWire
 import APNTLS
 import Foundation
 import GatewayServer

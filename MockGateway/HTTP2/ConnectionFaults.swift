@@ -1,4 +1,4 @@
-import APN
+import APNWire
 
 /// The faults that shape one HTTP/2 connection (``HTTP2MockGateway/Faults/goawayAfterRequests``,
 /// ``HTTP2MockGateway/Faults/resetAfterRequests``, ``HTTP2MockGateway/Faults/responseDelay``,

@@ -1,4 +1,5 @@
-import APN
+import APNSupport
+import APNWire
 import APNHTTP2
 import APNTLS
 
@@ -86,7 +87,7 @@ extension HTTP2ConnectionLoop {
         let last = lastStreamID ?? lastRequestStream
         goawayLastStream = last
         quiet.goawaySince = now
-        unsentGoaway = (last, Array((#"{"reason":"# + JSONText.quoted(reason) + "}").utf8))
+        unsentGoaway = (last, Array((#"{"reason":"# + JSONStringEscaping.quoted(reason) + "}").utf8))
     }
 
     /// Submits the decided GOAWAY once no stream up to its last-stream-id is open, that is

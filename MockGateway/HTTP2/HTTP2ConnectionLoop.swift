@@ -1,4 +1,5 @@
-import APN
+import APNSupport
+import APNWire
 import APNHTTP2
 import APNTLS
 import GatewayServer

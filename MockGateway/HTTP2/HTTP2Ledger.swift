@@ -1,4 +1,4 @@
-import APN
+import APNWire
 import Foundation
 import GatewayServer
 

@@ -1,4 +1,4 @@
-public import APN
+public import APNWire
 public import Foundation
 
 extension HTTP2MockGateway {

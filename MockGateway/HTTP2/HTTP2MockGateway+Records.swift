@@ -1,4 +1,4 @@
-public import APN
+public import APNWire
 
 extension HTTP2MockGateway {
     /// A notification the gateway accepted (answered 200), as it arrived.

@@ -1,3 +1,4 @@
+import APNSupport
 public import APNTLS
 import APNHTTP2
 import GatewayServer

@@ -1,4 +1,4 @@
-import APN
+import APNWire
 import APNWire
 
 /// The HTTP/2 gateway's accepted notifications, stored compactly in ``RecordBlocks`` as the

@@ -1,4 +1,5 @@
-import APN
+import APNSupport
+import APNWire
 import APNWire
 
 /// Whether a payload is one JSON object (RFC 8259, UTF-8), checked in one pass without

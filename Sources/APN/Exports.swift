@@ -5,3 +5,8 @@
 // stay visible to a client that compiles with `MemberImportVisibility`.
 @_exported public import enum APNWire.Command
 @_exported public import struct APNWire.StatusCode
+
+// The HTTP/2 API's vocabulary lives in APNWire too (so that the mocks and the bridge need no
+// client module); `ProviderResponse` and `ProviderError` speak it, so `import APN` brings it.
+@_exported public import struct APNWire.ProviderReason
+@_exported public import struct APNWire.PushType

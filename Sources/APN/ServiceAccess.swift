@@ -90,6 +90,21 @@ public protocol ServiceAccessOptions {
 }
 
 extension ServiceAccessOptions {
+    /// Points the options at `host`:`port`, presenting `certificatePEM` with its
+    /// `privateKeyPEM` and trusting only `trustingPEM`'s authority: the PEM texts a test
+    /// gateway hands out (the mock's `MockGateway.clientCredentials()`). Every other option
+    /// keeps its value.
+    public mutating func point(
+        at host: String, port: UInt16, certificatePEM: String, privateKeyPEM: String, trustingPEM: String
+    ) {
+        access.address = host
+        access.port = port
+        access.cert = .data(Array(certificatePEM.utf8))
+        access.key = .data(Array(privateKeyPEM.utf8))
+        access.pfx = nil
+        access.ca = [.data(Array(trustingPEM.utf8))]
+    }
+
     /// A property of ``access``, read and set as the options' own.
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ServiceAccess, Value>) -> Value {
         get { access[keyPath: keyPath] }

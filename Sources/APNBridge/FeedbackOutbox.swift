@@ -1,3 +1,4 @@
+import APNSupport
 package import APN
 package import APNFeedbackStore
 import APNTLS

@@ -1,3 +1,4 @@
+import APNSupport
 /// JSON Web Tokens (RFC 7519) in the one shape APNs uses for provider authentication:
 /// compact JWS signed with ES256, header `{"alg":"ES256","kid":KEY ID}`, claims
 /// `{"iss":TEAM ID,"iat":SECONDS}`.
@@ -11,8 +12,8 @@ public enum JSONWebToken {
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/signing`` when OpenSSL fails to sign.
     public static func sign(_ claims: ProviderTokenClaims, with key: ES256SigningKey) throws(TLSError) -> String {
-        let header = #"{"alg":"ES256","kid":"# + JSONText.quoted(claims.keyID) + "}"
-        let payload = #"{"iss":"# + JSONText.quoted(claims.teamID) + #","iat":"# + String(claims.issuedAt) + "}"
+        let header = #"{"alg":"ES256","kid":"# + JSONStringEscaping.quoted(claims.keyID) + "}"
+        let payload = #"{"iss":"# + JSONStringEscaping.quoted(claims.teamID) + #","iat":"# + String(claims.issuedAt) + "}"
         let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(payload.utf8)
         let signature = try key.sign(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)

@@ -1,3 +1,4 @@
+import APNSupport
 internal import COpenSSL
 internal import Synchronization
 

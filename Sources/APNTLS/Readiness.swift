@@ -1,3 +1,4 @@
+import APNSupport
 internal import Glibc
 
 /// What to wait for on a socket.
@@ -32,7 +33,7 @@ enum Poller {
     static func wait(_ descriptor: Int32, events: Int16, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
         var entry = pollfd(fd: descriptor, events: events, revents: 0)
         while true {
-            let result = poll(&entry, 1, milliseconds(until: deadline))
+            let result = poll(&entry, 1, deadline.pollTimeout)
             if result > 0 { return true }
             if result == 0 {
                 if ContinuousClock.now >= deadline { return false }
@@ -51,7 +52,7 @@ enum Poller {
     ) throws(TLSError) -> WaitResult {
         var entries = (pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: signal.descriptor, events: Int16(POLLIN), revents: 0))
         while true {
-            let timeout = deadline.map { milliseconds(until: $0) } ?? -1
+            let timeout = deadline.map(\.pollTimeout) ?? -1
             let result = withUnsafeMutableBytes(of: &entries) { bytes in
                 poll(bytes.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeout)
             }
@@ -76,14 +77,5 @@ enum Poller {
             guard case .waitUntil(let deadline) = plan() else { return false }
             if try wait(descriptor, events: events, deadline: deadline, orSignal: signal) == .ready { return true }
         }
-    }
-
-    /// Milliseconds from now to `deadline`, rounded up, clamped to 0…Int32.max.
-    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-        let remaining = deadline - ContinuousClock.now
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: total)
     }
 }

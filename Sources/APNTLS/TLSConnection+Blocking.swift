@@ -1,3 +1,4 @@
+package import APNSupport
 extension TLSConnection {
     /// Runs the handshake to completion, waiting with `poll()`, or throws.
     ///
@@ -29,7 +30,7 @@ extension TLSConnection {
     ///
     /// - Throws: as ``handshake(deadline:)``; ``TLSError/Kind-swift.struct/timeout`` when
     ///   `plan` gives up.
-    public func handshake(orSignal signal: WakeSignal, plan: () -> WaitPlan) throws(TLSError) {
+    package func handshake(orSignal signal: WakeSignal, plan: () -> WaitPlan) throws(TLSError) {
         while true {
             let readiness: Readiness
             switch handshake() {

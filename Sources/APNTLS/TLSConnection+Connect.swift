@@ -1,3 +1,4 @@
+package import APNSupport
 internal import COpenSSL
 internal import Glibc
 
@@ -37,7 +38,7 @@ extension TLSConnection {
     ///
     /// - Throws: as the other `connect`; ``TLSError/Kind-swift.struct/timeout`` when `plan`
     ///   gives up.
-    public static func connect(
+    package static func connect(
         host: String, port: UInt16, context: TLSClientContext, serverName: String? = nil, noDelay: Bool = true,
         orSignal signal: WakeSignal, plan: () -> WaitPlan
     ) throws(TLSError) -> TLSConnection {

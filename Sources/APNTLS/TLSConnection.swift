@@ -1,3 +1,4 @@
+package import APNSupport
 internal import COpenSSL
 internal import Glibc
 
@@ -155,7 +156,7 @@ public final class TLSConnection {
     ///
     /// - Returns: ``WaitResult/ready`` when ready (or when OpenSSL already buffers data and
     ///   `readiness` is ``Readiness/readable``), else what ended the wait.
-    public func waitUntil(
+    package func waitUntil(
         _ readiness: Readiness, deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal
     ) throws(TLSError) -> WaitResult {
         if readiness == .readable && hasBufferedData { return .ready }
@@ -164,7 +165,7 @@ public final class TLSConnection {
 
     /// ``waitUntil(readable:writable:deadline:)`` that also ends when `signal` is raised,
     /// and whose `deadline` may be `nil` (none). The signal is left raised.
-    public func waitUntil(
+    package func waitUntil(
         readable: Bool, writable: Bool, deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal
     ) throws(TLSError) -> WaitResult {
         if readable && hasBufferedData { return .ready }

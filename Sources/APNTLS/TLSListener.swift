@@ -1,3 +1,4 @@
+package import APNSupport
 internal import Glibc
 
 /// A listening TCP socket that hands out server-side ``TLSConnection``s.
@@ -71,7 +72,7 @@ public final class TLSListener {
     /// (`nil` then; the signal is left raised) or `deadline` passes (`nil`: no deadline).
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/timeout`` when no client came in time.
-    public func accept(
+    package func accept(
         deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal, noDelay: Bool = true
     ) throws(TLSError) -> TLSConnection? {
         while true {

@@ -1,3 +1,4 @@
+import APNSupport
 package import APNTLS
 
 /// The loop of an accept thread: owns one listener, accepts until the server stops,

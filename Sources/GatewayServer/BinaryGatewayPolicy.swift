@@ -1,3 +1,4 @@
+package import APNSupport
 package import APNTLS
 package import APNWire
 

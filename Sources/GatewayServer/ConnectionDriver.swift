@@ -1,3 +1,4 @@
+package import APNSupport
 package import APNTLS
 
 /// Blocking-style I/O over one non-blocking ``TLSConnection``, for the thread that owns it,

@@ -1,3 +1,4 @@
+package import APNSupport
 package import APNTLS
 import Foundation
 import Synchronization
@@ -33,7 +34,11 @@ package final class ServerState: Sendable {
 
     /// - Throws: `TLSError` when the stop signal's pipe cannot be made.
     package init(threadStarter: ThreadStarter = .system) throws(TLSError) {
-        stopSignal = try WakeSignal()
+        do throws(SystemCallError) {
+            stopSignal = try WakeSignal()
+        } catch {
+            throw TLSError(error)
+        }
         self.threadStarter = threadStarter
     }
 

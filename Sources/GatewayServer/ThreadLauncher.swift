@@ -1,3 +1,4 @@
+import APNSupport
 /// Starts a server's threads, counting each in ``ServerState`` so that a stop
 /// (``ServerState/waitForThreads(until:)``) can wait for all of them to finish.
 package enum ThreadLauncher {

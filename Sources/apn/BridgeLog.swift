@@ -1,3 +1,4 @@
+import APNSupport
 import APNBridge
 import APNTLS
 import APNWire

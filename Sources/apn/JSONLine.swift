@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 import Foundation
 import Synchronization
@@ -16,7 +17,7 @@ enum JSONValue {
     /// The value as compact JSON text.
     var text: String {
         switch self {
-        case .string(let string): return JSONText.quoted(string)
+        case .string(let string): return JSONStringEscaping.quoted(string)
         case .integer(let number): return String(number)
         case .decimal(let number, let places):
             return number.isFinite ? String(format: "%.\(places)f", number) : "null"
@@ -24,7 +25,7 @@ enum JSONValue {
         case .null: return "null"
         case .array(let elements): return "[" + elements.map(\.text).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.map { "\(JSONText.quoted($0.0)):\($0.1.text)" }.joined(separator: ",") + "}"
+            return "{" + members.map { "\(JSONStringEscaping.quoted($0.0)):\($0.1.text)" }.joined(separator: ",") + "}"
         }
     }
 }

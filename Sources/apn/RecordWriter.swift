@@ -1,3 +1,4 @@
+import APNSupport
 import Dispatch
 import Foundation
 import MockGateway

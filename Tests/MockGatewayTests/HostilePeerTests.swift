@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 import APNWire
 import Dispatch

@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 import APNWire
 import Foundation
@@ -6,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The record file's line formatting (`apn mock-gateway --record`) piece by piece, against
-/// the standard library and `JSONText`, which built the lines before (issue #26); the lines
+/// the standard library and `JSONStringEscaping`, which built the lines before (issue #26); the lines
 /// themselves are pinned byte for byte in apnTests' `ApnRecordFileTests`.
 @Suite(.threadPerTest) struct RecordLineTests {
     /// Formats one piece into a fresh buffer and returns its text.
@@ -30,11 +31,11 @@ import Testing
         #expect(formatted { line in bytes.withUnsafeBytes { line.hex($0) } } == "000fa5ff")
     }
 
-    /// Every ASCII character, and text beyond ASCII, quoted as `JSONText.quoted` quotes it.
-    @Test func quotingAgreesWithJSONText() {
+    /// Every ASCII character, and text beyond ASCII, quoted as `JSONStringEscaping.quoted` quotes it.
+    @Test func quotingAgreesWithJSONStringEscaping() {
         let texts = (0...0x7F).map { String(UnicodeScalar(UInt8($0))) } + ["é😀", "a\"b\\c/\u{7F}\u{2028}", ""]
         for text in texts {
-            #expect(formatted { $0.quoted(text) } == JSONText.quoted(text), "\(Array(text.utf8))")
+            #expect(formatted { $0.quoted(text) } == JSONStringEscaping.quoted(text), "\(Array(text.utf8))")
         }
     }
 
@@ -82,7 +83,7 @@ import Testing
         let lines = buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").map(String.init)
         let expected = (0..<3000).map { id in
             #"{"connection":1,"seq":\#(id + 1),"command":1,"identifier":\#(id),"token":"\#(hexString(bulkToken(UInt32(id))))","#
-                + #""payload":\#(JSONText.quoted(String(decoding: bulkPayload(UInt32(id)), as: UTF8.self))),"expiry":0,"priority":null}"#
+                + #""payload":\#(JSONStringEscaping.quoted(String(decoding: bulkPayload(UInt32(id)), as: UTF8.self))),"expiry":0,"priority":null}"#
         }
         #expect(lines == expected)
     }

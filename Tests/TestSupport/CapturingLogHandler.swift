@@ -1,3 +1,4 @@
+import APNSupport
 public import APN
 import APNTLS
 import Synchronization

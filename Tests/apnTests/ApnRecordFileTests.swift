@@ -18,7 +18,7 @@ struct ApnRecordFileTests {
 
     static let binaryLines = #"""
         {"connection":1,"seq":1,"command":0,"identifier":null,"token":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f","payload":"{\"aps\":{\"alert\":\"hello\"}}","expiry":null,"priority":null}
-        {"connection":1,"seq":2,"command":1,"identifier":7,"token":"abababababababababababababababababababababababababababababababab","payload":"\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\t\n\u000b\u000c\r\u000e\u000f\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f\"\\/\#u{7F}é😀","expiry":0,"priority":null}
+        {"connection":1,"seq":2,"command":1,"identifier":7,"token":"abababababababababababababababababababababababababababababababab","payload":"\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f\"\\/\#u{7F}é😀","expiry":0,"priority":null}
         {"connection":1,"seq":3,"command":2,"identifier":4294967295,"token":"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff","payload_base64":"e4DAgO2ggP99","expiry":4294967295,"priority":5}
         {"connection":1,"seq":4,"command":2,"identifier":null,"token":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","payload":"{}","expiry":null,"priority":null}
 

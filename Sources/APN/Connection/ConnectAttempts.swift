@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 import Synchronization
 
@@ -39,10 +40,10 @@ final class ConnectAttempts: Sendable {
     /// signal could be made.
     func run<Success>(_ body: (Attempt) -> Result<Success, TLSError>) -> Result<Success, TLSError> {
         let wake: WakeSignal
-        do throws(TLSError) {
+        do throws(SystemCallError) {
             wake = try WakeSignal()
         } catch {
-            return .failure(error)
+            return .failure(TLSError(error))
         }
         let key = ObjectIdentifier(wake)
         let running = signals.withLock { signals in

@@ -1,3 +1,4 @@
+import APNSupport
 import Glibc
 import APNTLS
 import Dispatch

@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 import Synchronization
 
@@ -21,10 +22,10 @@ extension Feedback {
         /// - Throws: ``APNError/Code/connectionFailed`` when the system has no file descriptor
         ///   left for the wake-up pipe.
         public init() throws(APNError) {
-            do throws(TLSError) {
+            do throws(SystemCallError) {
                 wake = try WakeSignal()
             } catch {
-                throw APNError.connectFailure(error)
+                throw APNError.connectFailure(TLSError(error))
             }
         }
 

@@ -1,3 +1,4 @@
+import APNSupport
 /// The recursive-descent reader behind ``JSONParser``: one pass over the bytes, an offset
 /// that only moves forward, and a depth counter checked before each nested value.
 struct JSONScanner {

@@ -1,3 +1,4 @@
+import APNSupport
 /// Appends JSON to a byte array, exactly as JavaScript's `JSON.stringify` writes it:
 /// no whitespace, objects in JavaScript property order (see ``JSONObject``), numbers per
 /// ``JSNumberFormat``, strings per ``JSONStringEscaping``.

@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 
 /// Writes each message at its level or above as one line on standard error:

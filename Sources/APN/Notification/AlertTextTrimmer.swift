@@ -1,3 +1,4 @@
+import APNSupport
 /// The text surgery behind ``Notification/trim(toLength:)``, on its own so it can be
 /// tested without a payload around it.
 ///

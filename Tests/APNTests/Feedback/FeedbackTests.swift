@@ -1,3 +1,4 @@
+import APNSupport
 import APN
 import APNTLS
 import APNWire

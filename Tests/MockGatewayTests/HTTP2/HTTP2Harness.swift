@@ -1,3 +1,4 @@
+import APNSupport
 import APNHTTP2
 import APNTLS
 import Foundation

@@ -6,16 +6,16 @@ extension WakeSignal {
     /// signal is left raised.
     ///
     /// - Returns: whether it was raised; `false` when the deadline passed or `poll()` failed.
-    public func wait(until deadline: ContinuousClock.Instant?) -> Bool {
+    package func wait(until deadline: ContinuousClock.Instant?) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while true {
-            let result = poll(&entry, 1, deadline.map { Poller.milliseconds(until: $0) } ?? -1)
+            let result = poll(&entry, 1, deadline.map(\.pollTimeout) ?? -1)
             if result > 0 { return true }
             if result == 0 {
                 if let deadline, ContinuousClock.now >= deadline { return false }
                 continue
             }
-            if currentErrno != EINTR { return false }
+            if Glibc.errno != EINTR { return false }
         }
     }
 }

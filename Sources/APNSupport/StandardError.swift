@@ -9,7 +9,7 @@ package enum StandardError {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && currentErrno == EINTR { continue }
+            if written < 0 && Glibc.errno == EINTR { continue }
             if written <= 0 { return }
             offset += written
         }

@@ -7,19 +7,18 @@ internal import Glibc
 /// raised, which suits a stop every thread must see. One waiter should own the resets:
 /// a reset by one thread can hide the signal from another polling the same descriptor.
 /// Thread-safe.
-public final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     /// The descriptor to poll for reading (`POLLIN` while signalled): the pipe's read end.
-    public let descriptor: Int32
+    package let descriptor: Int32
     private let writeEnd: Int32
 
     /// A new, unsignalled signal.
     ///
-    /// - Throws: ``TLSError/Kind-swift.struct/configuration`` with errno when the system
-    ///   has no descriptor to give.
-    public init() throws(TLSError) {
+    /// - Throws: ``SystemCallError`` with errno when the system has no descriptor to give.
+    package init() throws(SystemCallError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw TLSError(.configuration, "creating a wake-up pipe", errno: currentErrno)
+            throw SystemCallError("creating a wake-up pipe", errno: Glibc.errno)
         }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
@@ -36,26 +35,26 @@ public final class WakeSignal: Sendable {
 
     /// Makes the descriptor readable (and keeps it so until ``reset()``). A full pipe
     /// already is, so a failed write is fine.
-    public func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Consumes the pending signals.
-    public func reset() {
+    package func reset() {
         var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while read(descriptor, &scratch, MemoryLayout.size(ofValue: scratch)) > 0 {}
     }
 
     /// Whether a signal is pending, without consuming it.
-    public var isSignalled: Bool {
+    package var isSignalled: Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, 0) > 0
     }
 }
 
 /// How a wait that also watches a ``WakeSignal`` ended.
-public enum WaitResult: Sendable, Hashable {
+package enum WaitResult: Sendable, Hashable {
     /// The socket is ready.
     case ready
     /// The signal was raised (it is not reset: that is the caller's choice).
@@ -66,7 +65,7 @@ public enum WaitResult: Sendable, Hashable {
 
 /// What a blocking wait that watches a ``WakeSignal`` does next: asked before each `poll()`
 /// and again after each wake-up (the signal, or the instant passing).
-public enum WaitPlan: Sendable, Hashable {
+package enum WaitPlan: Sendable, Hashable {
     /// Poll the socket and the signal until this instant (`nil`: no limit).
     case waitUntil(ContinuousClock.Instant?)
     /// Stop waiting: the operation gives up with ``TLSError/Kind-swift.struct/timeout``.

@@ -1,4 +1,3 @@
-import APNTLS
 import Foundation
 import Glibc
 

@@ -1,5 +1,5 @@
+import APNSupport
 import TestSupport
-import APNTLS
 import Dispatch
 import Testing
 
