@@ -77,9 +77,9 @@ package final class FeedbackOutbox: Sendable {
     package func start() {
         guard usesStore else { return }
         queued.withLock { $0.writerDone = false }
-        let thread = Thread { [self] in writeUntilStopped() }
-        thread.name = "bridge-feedback"
-        thread.start()
+        // Without a thread of its own the writer runs on a Dispatch worker: the tuples are
+        // still written.
+        _ = ThreadStarter.system.startOrDispatch("bridge-feedback") { [self] in writeUntilStopped() }
     }
 
     /// Queues tuples; quick and never blocking on I/O (the provider's I/O thread calls it).

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 
@@ -28,6 +29,17 @@ package struct ThreadStarter: Sendable {
         }
         pthread_detach(thread)
         return true
+    }
+}
+
+extension ThreadStarter {
+    /// Starts `body` on a thread named `name`, or, when the system will not start one (its
+    /// thread or memory limit), on a Dispatch worker, so that what `body` serves is still
+    /// served; whether it got a thread of its own (a caller logs when not).
+    package func startOrDispatch(_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+        if start(name, body) { return true }
+        DispatchQueue.global().async(execute: body)
+        return false
     }
 }
 

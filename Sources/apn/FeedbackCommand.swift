@@ -59,7 +59,7 @@ enum FeedbackCommand: Subcommand {
             }
         }
         callbacks.resume()
-        Thread.detachNewThread {
+        CommandThread.start("apn-signals") {
             stopSignals.wait()
             feedback.cancel()
         }

@@ -88,7 +88,7 @@ enum FeedbackServiceCommand: Subcommand {
             return 1
         }
         let signals = StopSignals()
-        Thread.detachNewThread {
+        CommandThread.start("apn-signals") {
             signals.wait()
             stop.request()
         }

@@ -53,9 +53,7 @@ final class RecordWriter: Sendable {
 
     /// Starts the writing thread.
     func start() {
-        let thread = Thread { [self] in
-            // Foundation's `Thread.name` reaches Linux only up to 15 bytes.
-            SystemThreadName.set(threadName)
+        CommandThread.start(threadName) { [self] in
             while !stopping.load(ordering: .sequentiallyConsistent) {
                 let written = state.withLock { $0.written }
                 guard source.waitForRecords(count: written + 1, timeout: .seconds(1)) else { continue }
@@ -67,8 +65,6 @@ final class RecordWriter: Sendable {
             }
             finished.signal()
         }
-        thread.name = threadName
-        thread.start()
     }
 
     /// Asks the thread to stop after its current wait or batch (stopping the gateway ends

@@ -32,7 +32,7 @@ final class RefusalLog: Sendable {
 
     /// Starts the looking thread.
     func start() {
-        let thread = Thread { [self] in
+        CommandThread.start("apn-refusals") { [self] in
             while !stopping.load(ordering: .sequentiallyConsistent) {
                 let counted = totals()
                 write(limiter.withLock { $0.lines(totals: counted, at: .now) })
@@ -40,8 +40,6 @@ final class RefusalLog: Sendable {
             }
             finished.signal()
         }
-        thread.name = "apn refusal log"
-        thread.start()
     }
 
     /// Ends the thread, then writes the last lines: call once the gateways stopped, so

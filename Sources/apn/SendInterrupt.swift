@@ -16,7 +16,7 @@ final class SendInterrupt: Sendable {
 
     init() {
         let signals = StopSignals()
-        Thread.detachNewThread { [stopped] in
+        CommandThread.start("apn-signals") { [stopped] in
             signals.wait(keepListening: true)
             stopped.open()
             signals.wait()

@@ -42,12 +42,10 @@ public final class Connection: Sendable {
         let queue = DispatchQueue(label: "swift-apn.connection.callbacks", target: options.callbackQueue)
         // The loop is created on its own thread and never leaves it (ConnectionLoop's
         // concurrency model); only Sendable parts cross over.
-        let thread = Thread { [inbox, hub] in
+        ClientThread.start("apn-connection", threads: options.threadStarter, log: options.log) { [inbox, hub] in
             var loop = ConnectionLoop(options: options, inbox: inbox, hub: hub, queue: queue)
             loop.run()
         }
-        thread.name = "swift-apn.connection.io"
-        thread.start()
     }
 
     /// Shuts down without waiting, if not shut down yet: what is queued is still sent,

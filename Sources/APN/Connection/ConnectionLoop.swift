@@ -20,7 +20,7 @@ import Dispatch
 /// instead of a runtime check per access of a class's stored property.
 struct ConnectionLoop: ~Copyable {
     let inbox: Inbox
-    let connector: Connector
+    let connector: ClientConnector
     let clock: ConnectionClock
     var dispatcher: CallbackDispatcher
     var pool: ConnectionPool
@@ -45,7 +45,9 @@ struct ConnectionLoop: ~Copyable {
 
     init(options: Connection.Options, inbox: Inbox, hub: EventHub, queue: DispatchQueue) {
         self.inbox = inbox
-        self.connector = Connector(options: options, inbox: inbox)
+        self.connector = ClientConnector(
+            ClientConnector.Settings(options), access: options.access, log: options.log, clock: options.clock,
+            threads: options.threadStarter)
         self.clock = options.clock
         self.dispatcher = CallbackDispatcher(queue: queue, hub: hub, errorCallback: options.errorCallback, log: options.log)
         self.pool = ConnectionPool(configuration: PoolConfiguration(options))
@@ -247,7 +249,9 @@ struct ConnectionLoop: ~Copyable {
             // than retained, and released again with the action.
             switch consume action {
             case .connect(let slot, let attempt):
-                connector.start(slot: slot, attempt: attempt)
+                connector.start { [inbox] result in
+                    inbox.post(.connectResult(slot: slot, attempt: attempt, ConnectResult(result)))
+                }
             case .write(let slot):
                 ensureSocket(slot)
                 sockets[slot].hasOutbound = true

@@ -1,3 +1,4 @@
+package import APNSupport
 public import APNWire
 public import Dispatch
 
@@ -146,6 +147,10 @@ extension Connection {
         /// The clock timers run on; tests pass a ``ManualClock`` to drive backoff, grace
         /// windows and idle timeouts.
         public var clock: ConnectionClock = .continuous
+
+        /// How the client starts its threads (its I/O thread, and a thread per connect
+        /// attempt): POSIX threads, whose failure is seen. Tests give one that fails.
+        package var threadStarter: ThreadStarter = .system
         /// Where the connection logs (label `swift-apn.connection`): sockets opened and
         /// closed (debug), failed attempts and lost connections (notice), termination
         /// (error), peer verification off (warning). Default: warnings and above on

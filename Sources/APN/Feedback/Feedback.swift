@@ -1,3 +1,4 @@
+import APNSupport
 import APNTLS
 import Dispatch
 import Foundation
@@ -75,9 +76,13 @@ public final class Feedback: Sendable {
         let cancellation = try Cancellation()
         let result: Result<[Entry], APNError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
+                let started = poller.options.threadStarter.start("apn-feedback-rd") {
                     continuation.resume(
                         returning: poller.readOnce(isCancelled: { cancellation.isCancelled }, wake: cancellation.wake))
+                }
+                if !started {
+                    continuation.resume(
+                        returning: .failure(APNError(code: .connectionFailed, message: ClientConnector.threadNotStartedMessage)))
                 }
             }
         } onCancel: {

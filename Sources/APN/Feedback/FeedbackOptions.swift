@@ -1,3 +1,4 @@
+package import APNSupport
 public import Dispatch
 public import Foundation
 
@@ -40,6 +41,10 @@ extension Feedback {
         /// The clock the interval and the connect and read timeouts run on; tests pass a
         /// ``ManualClock``.
         public var clock: ConnectionClock = .continuous
+
+        /// How the client starts its threads (its I/O thread, and a thread per connect
+        /// attempt): POSIX threads, whose failure is seen. Tests give one that fails.
+        package var threadStarter: ThreadStarter = .system
         /// Where the poller logs (label `swift-apn.feedback`): a partial tuple discarded
         /// (debug), each visit's entries (info), a failed visit (notice), unusable
         /// credentials (error), peer verification off (warning). Default: warnings and

@@ -41,9 +41,7 @@ final class FeedbackPoller: Sendable {
             return state.start(now: now)
         }
         guard spawn else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "swift-apn.feedback"
-        thread.start()
+        ClientThread.start("apn-feedback", threads: options.threadStarter, log: options.log) { [self] in run() }
     }
 
     func cancel() {

@@ -44,11 +44,6 @@ public final class Provider: Sendable {
     /// The operating system's name for a provider's I/O thread (at most 15 characters).
     package static let threadName = "apn-provider-io"
 
-    /// Gives the calling thread ``threadName`` where `top`, `perf` and `/proc` show it.
-    private static func nameThisThread() {
-        SystemThreadName.set(threadName)
-    }
-
     /// Creates a provider; nothing connects until the first notification is sent.
     public init(options: Options = Options()) {
         self.options = options
@@ -57,13 +52,10 @@ public final class Provider: Sendable {
         self.callbackQueue = queue
         // The loop is created on its own thread and never leaves it; only Sendable parts
         // cross over.
-        let thread = Thread { [inbox, hub] in
-            Provider.nameThisThread()
+        ClientThread.start(Self.threadName, threads: options.threadStarter, log: options.log) { [inbox, hub] in
             var loop = ProviderLoop(options: options, inbox: inbox, hub: hub, queue: queue)
             loop.run()
         }
-        thread.name = "swift-apn.provider.io"
-        thread.start()
     }
 
     /// Finishes what was sent, closes the connections and ends the I/O thread.

@@ -13,7 +13,9 @@ import Glibc
 /// counter decremented.
 struct ProviderLoop: ~Copyable {
     private let inbox: CommandInbox<ProviderCommand>
-    private let connector: ProviderConnector
+    private let connector: ClientConnector
+    /// `host:port`, for the connect failures' messages.
+    private let peer: String
     private let clock: ConnectionClock
     private let hub: ListenerHub<ProviderEvent>
     private let queue: DispatchQueue
@@ -31,7 +33,10 @@ struct ProviderLoop: ~Copyable {
         queue: DispatchQueue
     ) {
         self.inbox = inbox
-        self.connector = ProviderConnector(options: options, inbox: inbox)
+        self.connector = ClientConnector(
+            ClientConnector.Settings(options), access: options.clientAccess, log: options.log, clock: options.clock,
+            threads: options.threadStarter)
+        self.peer = "\(options.host):\(options.port)"
         self.clock = options.clock
         self.hub = hub
         self.queue = queue
@@ -111,7 +116,9 @@ struct ProviderLoop: ~Copyable {
         while let action = pool.nextAction() {
             switch action {
             case .connect(let attempt):
-                connector.start(attempt: attempt)
+                connector.start { [inbox, peer] result in
+                    inbox.post(.connectResult(attempt: attempt, ProviderConnectResult(result, peer: peer)))
+                }
             case .close(let number, let lastBytes):
                 guard let index = sockets.firstIndex(where: { $0.number == number }) else { continue }
                 sockets.remove(at: index).close(lastBytes: lastBytes)

@@ -1,3 +1,4 @@
+package import APNSupport
 public import Dispatch
 public import Foundation
 
@@ -112,6 +113,10 @@ extension Provider {
         public var callbackQueue: DispatchQueue?
         /// The clock timeouts, backoffs and pings run on; tests pass a ``ManualClock``.
         public var clock: ConnectionClock = .continuous
+
+        /// How the client starts its threads (its I/O thread, and a thread per connect
+        /// attempt): POSIX threads, whose failure is seen. Tests give one that fails.
+        package var threadStarter: ThreadStarter = .system
         /// Where the provider logs (label `swift-apn.provider`): connections opened and
         /// closed, GOAWAY, provider tokens signed (debug, info), failed attempts (notice),
         /// peer verification off (warning). Never a provider token or a key. Default:
