@@ -81,7 +81,8 @@ let package = Package(
         .executableTarget(
             name: "apn-bench",
             dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
-            path: "Benchmarks"
+            path: "Benchmarks",
+            exclude: ["README.md"]
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler, the PostgreSQL test server's admin.
         .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "MockGateway"], path: "Tests/TestSupport"),

@@ -46,6 +46,16 @@ struct ProviderFixture {
         try baseOptions()
     }
 
+    /// Points README-style `options` (a `.p8` file named, Apple's sandbox) at the mock: the
+    /// fixture's signing key under `keyID` and `teamID`, the mock's address, port and CA.
+    func redirect(_ options: inout Provider.Options, keyID: String, teamID: String) throws {
+        let mock = try mockOptions()
+        options.authentication = .token(keyID: keyID, teamID: teamID, key: .data(Array(signingKey.pkcs8PEM().utf8)))
+        options.address = mock.address
+        options.port = mock.port
+        options.ca = mock.ca
+    }
+
     /// Options for certificate authentication, with a push certificate for `topic`.
     func certificateOptions(topic: String = ProviderFixture.topic) throws -> Provider.Options {
         var options = try baseOptions()

@@ -11,7 +11,6 @@ struct ReadmeProviderExampleTests {
     @Test func theReadmeProviderExampleDelivers() async throws {
         let fixture = try ProviderFixture(keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         defer { _ = fixture.gateway.stop() }
-        let mock = try fixture.mockOptions()
 
         // README, first block:
         var options = Provider.Options()
@@ -21,11 +20,7 @@ struct ReadmeProviderExampleTests {
 
         #expect(options.host == "api.sandbox.push.apple.com")
         // Not in the README: the mock's key and address instead of Apple's sandbox.
-        options.authentication = .token(
-            keyID: "ABC123DEFG", teamID: "DEF123GHIJ", key: .data(Array(fixture.signingKey.pkcs8PEM().utf8)))
-        options.address = mock.address
-        options.port = mock.port
-        options.ca = mock.ca
+        try fixture.redirect(&options, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
 
         // README, second block:
         let provider = Provider(options: options)
