@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "APNFeedbackStore", targets: ["APNFeedbackStore"]),
         .library(name: "APNBridge", targets: ["APNBridge"]),
         // The gateway, feedback and HTTP/2 mocks, for a dependent package's tests (#27).
-        .library(name: "MockGateway", targets: ["MockGateway"]),
+        .library(name: "APNMockGateway", targets: ["APNMockGateway"]),
         .executable(name: "apn-bench", targets: ["apn-bench"]),
         .executable(name: "apn", targets: ["apn"]),
     ],
@@ -49,14 +49,14 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev"])]
         ),
         // HTTP/2 framing without I/O: nghttp2 sessions for client and server, bytes in,
-        // events and bytes out. No product: APN and MockGateway use it.
+        // events and bytes out. No product: APN and APNMockGateway use it.
         .target(name: "APNHTTP2", dependencies: ["CNGHTTP2"]),
         .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
         // The durable token registry a feedback polling service applies feedback to.
         .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite", "CPostgreSQL"]),
         .testTarget(
             name: "APNFeedbackStoreTests",
-            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "MockGateway", "TestSupport"]),
+            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "APNMockGateway", "TestSupport"]),
         // The wire protocol: encoders and streaming decoders, no I/O; and the HTTP/2 API's
         // vocabulary (`ProviderReason`, `PushType`), so that the mocks and the bridge need no
         // client module for it.
@@ -74,22 +74,22 @@ let package = Package(
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",
-            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "GatewayServer", "MockGateway", "TestSupport"]),
+            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "GatewayServer", "APNMockGateway", "TestSupport"]),
         // The public library in node-apn 1.x's vocabulary.
         .target(name: "APN", dependencies: ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "APNMockGateway", "TestSupport"],
             path: "Benchmarks",
             exclude: ["README.md"]
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler, the PostgreSQL test server's admin.
-        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "MockGateway"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "APNMockGateway"], path: "Tests/TestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(
-            name: "APNTests", dependencies: ["APNSupport", "APN", "APNHTTP2", "APNWire", "APNTLS", "MockGateway", "TestSupport"],
+            name: "APNTests", dependencies: ["APNSupport", "APN", "APNHTTP2", "APNWire", "APNTLS", "APNMockGateway", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["APNSupport", "COpenSSL"]),
@@ -99,16 +99,18 @@ let package = Package(
         // mock plugs in scripted decisions and a record, the bridge forwarding. No product.
         .target(name: "GatewayServer", dependencies: ["APNSupport", "APNTLS", "APNWire"]),
         .testTarget(name: "GatewayServerTests", dependencies: ["APNSupport", "GatewayServer", "APNTLS", "APNWire", "TestSupport"]),
-        // The faithful, scriptable gateway and feedback server tests run against.
+        // The faithful, scriptable mocks tests run against: the binary gateway and feedback
+        // server (`MockGateway`, on the server core) and the HTTP/2 provider API
+        // (`HTTP2MockGateway`). Shared/, Binary/, HTTP2/; no client module.
         .target(
-            name: "MockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"], path: "MockGateway",
+            name: "APNMockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"],
             exclude: ["README.md"]),
         .testTarget(
-            name: "MockGatewayTests",
-            dependencies: ["APNSupport", "MockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
+            name: "APNMockGatewayTests",
+            dependencies: ["APNSupport", "APNMockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(
-            name: "apn", dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "MockGateway", "APNTLS", "APNWire"]),
+            name: "apn", dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"]),
         // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built
         // with `-DFUZZING --sanitize=fuzzer`; Fuzz/README.md tells more.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),

@@ -2,7 +2,7 @@ import APN
 import APNBridge
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn-bench bridge`: a binary `Connection` (fastMode, command 2, one socket) → an
 /// in-process ``Bridge`` → an in-process ``HTTP2MockGateway``, all over TLS on loopback;

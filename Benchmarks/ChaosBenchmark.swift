@@ -2,7 +2,7 @@ import APNSupport
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 import TestSupport
 

@@ -1,6 +1,6 @@
 import APN
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn-bench feedback`: one `Feedback.read()` of N queued tuples (32-byte tokens) from an
 /// in-process MockGateway over mutual TLS on loopback: tuples/s decoded, from the start of

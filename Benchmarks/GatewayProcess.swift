@@ -1,7 +1,7 @@
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// A MockGateway in a process of its own (this executable, `send --only gateway-process`),
 /// so that a memory figure counts the connection alone, not the gateway's records of what

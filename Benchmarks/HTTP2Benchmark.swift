@@ -1,7 +1,7 @@
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn-bench http2`: notifications/s through ``Provider`` into an in-process
 /// ``HTTP2MockGateway`` over one TLS connection (both ends on this machine), provider-token

@@ -1,7 +1,7 @@
 import APNHTTP2
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn-bench h2mock`: an in-process ``HTTP2MockGateway`` and one HTTP/2 client over TLS on
 /// loopback (ALPN h2, certificate authentication), the client keeping 1,000 requests in

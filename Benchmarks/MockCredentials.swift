@@ -1,6 +1,6 @@
 import APN
 import APNTLS
-import MockGateway
+import APNMockGateway
 
 /// A push client certificate issued by a MockGateway's CA, and that CA, as credential
 /// sources for `Connection.Options` and `Feedback.Options`.

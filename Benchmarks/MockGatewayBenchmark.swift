@@ -1,7 +1,7 @@
 import APNTLS
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn-bench mock`: an in-process ``MockGateway`` and one mutual-TLS client on loopback.
 /// The client writes N command 2 frames (32-byte tokens, 100-byte payloads) coalesced into

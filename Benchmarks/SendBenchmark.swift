@@ -2,7 +2,7 @@ import APNSupport
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn-bench send`: ``Connection`` end to end against an in-process ``MockGateway`` over
 /// mutual TLS on loopback, command 2, one socket. Each round has a fresh gateway and

@@ -1,6 +1,6 @@
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 extension CertificateFiles {
     /// Points a mock gateway's configuration at `directory`'s server.pem, server.key and

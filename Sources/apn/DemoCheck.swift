@@ -1,6 +1,6 @@
 import APN
 import APNWire
-import MockGateway
+import APNMockGateway
 
 /// `apn demo`'s verdict: every outcome against the mock gateway's record of what it
 /// accepted. Accepted ⇔ recorded once (once or twice when possibly duplicated, a resend

@@ -1,6 +1,6 @@
 import APN
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// `apn demo`: the library's main job, start to finish, on an embedded MockGateway.
 enum DemoCommand: Subcommand {

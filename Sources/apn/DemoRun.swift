@@ -3,7 +3,7 @@ import APN
 import APNTLS
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 
 /// One run of `apn demo`: the gateway is started by `init`, ``run()`` tells the story.

@@ -1,7 +1,7 @@
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// The flags of `apn mock-gateway --http2`: an ``HTTP2MockGateway`` beside the binary
 /// gateway, on its own port, with its provider-token keys and faults.

@@ -3,7 +3,7 @@ import APNTLS
 import APNWire
 import Dispatch
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 
 /// `apn mock-gateway …`: runs a ``MockGateway`` until SIGINT or SIGTERM.

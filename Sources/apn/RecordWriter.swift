@@ -1,7 +1,7 @@
 import APNSupport
 import Dispatch
 import Foundation
-import MockGateway
+import APNMockGateway
 import APNTLS
 import Synchronization
 

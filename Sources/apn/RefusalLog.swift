@@ -2,7 +2,7 @@ import APNSupport
 import APNTLS
 import Dispatch
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 
 /// `apn mock-gateway`'s log of the connections its gateways refused or dropped on their

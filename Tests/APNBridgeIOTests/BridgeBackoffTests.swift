@@ -2,7 +2,7 @@ import APN
 import APNBridge
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 import TestSupport
 import Testing
 

@@ -3,7 +3,7 @@ import APNBridge
 import APNTLS
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 import TestSupport
 import Testing

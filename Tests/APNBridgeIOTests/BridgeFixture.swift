@@ -2,7 +2,7 @@ import APN
 import APNBridge
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 
 /// An HTTP/2 mock gateway standing in for Apple, and a started ``Bridge`` in front of it
 /// with one tenant (`com.example.app`, token authentication), its own CA and a client

@@ -2,7 +2,7 @@ import APN
 import APNBridge
 import Foundation
 import Synchronization
-import MockGateway
+import APNMockGateway
 import TestSupport
 import Testing
 

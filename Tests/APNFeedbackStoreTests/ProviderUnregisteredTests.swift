@@ -3,7 +3,7 @@ import APNFeedbackStore
 import APNTLS
 import Dispatch
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 import Testing
 import TestSupport

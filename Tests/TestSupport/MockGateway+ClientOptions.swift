@@ -1,6 +1,6 @@
 public import APN
 public import APNTLS
-public import MockGateway
+public import APNMockGateway
 
 extension MockGateway {
     /// Options for a ``Connection`` to this gateway (its ``clientCredentials(topic:)``, the

@@ -3,7 +3,7 @@ import APN
 import APNTLS
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 import Testing
 import TestSupport

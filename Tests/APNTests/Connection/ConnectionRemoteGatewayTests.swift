@@ -1,7 +1,7 @@
 import APN
 import APNTLS
 import APNWire
-import MockGateway
+import APNMockGateway
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
 import APN
 import Foundation
-import MockGateway
+import APNMockGateway
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import APN
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 import Testing
 import TestSupport

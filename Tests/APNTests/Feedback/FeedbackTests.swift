@@ -4,7 +4,7 @@ import APNTLS
 import APNWire
 import Dispatch
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 import Testing
 import TestSupport

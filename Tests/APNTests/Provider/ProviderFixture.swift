@@ -2,7 +2,7 @@ import APNSupport
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 import Synchronization
 
 /// An HTTP/2 mock gateway with a provider-token key, and `Provider.Options` that reach it

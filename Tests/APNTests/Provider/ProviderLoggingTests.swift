@@ -1,5 +1,5 @@
 import APN
-import MockGateway
+import APNMockGateway
 import Testing
 import TestSupport
 

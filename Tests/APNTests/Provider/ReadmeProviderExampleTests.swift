@@ -1,7 +1,7 @@
 import APN
 import APNTLS
 import Foundation
-import MockGateway
+import APNMockGateway
 import Testing
 import TestSupport
 
