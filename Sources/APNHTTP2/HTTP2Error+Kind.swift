@@ -1,7 +1,7 @@
 extension HTTP2Error {
     /// What failed. Compare with the static values (`error.kind == .bodyTooLarge`); new kinds
     /// may be added in later versions.
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+    package struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             // Local: the call was invalid.
             case invalidArgument = "invalid argument"
@@ -28,40 +28,40 @@ extension HTTP2Error {
 
         /// A header field name or value that HTTP/2 cannot carry (an uppercase or empty
         /// name, a CR, LF or NUL in a value), or a missing pseudo-header.
-        public static let invalidHeader = Kind(.invalidHeader)
+        package static let invalidHeader = Kind(.invalidHeader)
         /// An argument nghttp2 refused, e.g. a last-stream-id of our own stream in a GOAWAY,
         /// or GOAWAY debug data larger than a frame.
-        public static let invalidArgument = Kind(.invalidArgument)
+        package static let invalidArgument = Kind(.invalidArgument)
         /// A client call on a server session or the reverse (`submitRequest` on a server).
-        public static let wrongRole = Kind(.wrongRole)
+        package static let wrongRole = Kind(.wrongRole)
         /// No open stream has this id: it was never opened, or it has closed (the peer may
         /// have reset it before the response was submitted; its ``HTTP2Event/streamClosed(streamID:errorCode:)``
         /// is then among the events).
-        public static let streamClosed = Kind(.streamClosed)
+        package static let streamClosed = Kind(.streamClosed)
         /// The session is ending (a GOAWAY was sent or received, or it was terminated), so no
         /// new stream can start; open a new connection.
-        public static let sessionClosing = Kind(.sessionClosing)
+        package static let sessionClosing = Kind(.sessionClosing)
         /// A client used all 2³⁰ stream ids of the connection; open a new connection.
-        public static let streamIDsExhausted = Kind(.streamIDsExhausted)
+        package static let streamIDsExhausted = Kind(.streamIDsExhausted)
         /// A server received something other than the client connection preface.
-        public static let badPreface = Kind(.badPreface)
+        package static let badPreface = Kind(.badPreface)
         /// The peer broke HTTP/2 in a way that ends the connection (a connection error,
         /// RFC 9113 §5.4.1); a GOAWAY saying so is queued.
-        public static let protocolViolation = Kind(.protocolViolation)
+        package static let protocolViolation = Kind(.protocolViolation)
         /// The peer flooded us with frames we must answer (PING, SETTINGS, RST_STREAM, …)
         /// faster than it read the answers, or with too many CONTINUATION frames.
-        public static let flood = Kind(.flood)
+        package static let flood = Kind(.flood)
         /// A stream's header list exceeded ``HTTP2Session/Configuration/maxHeaderListSize``;
         /// the stream was reset, the connection goes on.
-        public static let headerListTooLarge = Kind(.headerListTooLarge)
+        package static let headerListTooLarge = Kind(.headerListTooLarge)
         /// A stream's body exceeded ``HTTP2Session/Configuration/maxBodySize``; the stream
         /// was reset, the connection goes on.
-        public static let bodyTooLarge = Kind(.bodyTooLarge)
+        package static let bodyTooLarge = Kind(.bodyTooLarge)
         /// nghttp2 failed for a reason of its own (out of memory).
-        public static let library = Kind(.library)
+        package static let library = Kind(.library)
 
         /// Whether the peer, not the caller, caused errors of this kind.
-        public var isRemote: Bool {
+        package var isRemote: Bool {
             switch base {
             case .badPreface, .protocolViolation, .flood, .headerListTooLarge, .bodyTooLarge: true
             default: false
@@ -69,6 +69,6 @@ extension HTTP2Error {
         }
 
         /// The kind's name, e.g. "body too large".
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 }

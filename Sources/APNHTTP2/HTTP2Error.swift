@@ -3,18 +3,18 @@
 ///
 /// `HTTP2Error` is a struct around a private enum (see ``Kind``), so new kinds can be added
 /// without breaking code that switches over the existing ones.
-public struct HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
+package struct HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// What failed.
-    public let kind: Kind
+    package let kind: Kind
     /// A sentence saying what was being done, e.g. "submitting a response on stream 3".
-    public let context: String
+    package let context: String
     /// The stream involved, when one is.
-    public let streamID: Int32?
+    package let streamID: Int32?
     /// nghttp2's error code (`NGHTTP2_ERR_*`, negative), when nghttp2 reported the failure.
-    public let libraryCode: Int32?
+    package let libraryCode: Int32?
 
     /// Creates an error; APNHTTP2 builds these, callers normally only read them.
-    public init(_ kind: Kind, _ context: String, streamID: Int32? = nil, libraryCode: Int32? = nil) {
+    package init(_ kind: Kind, _ context: String, streamID: Int32? = nil, libraryCode: Int32? = nil) {
         self.kind = kind
         self.context = context
         self.streamID = streamID
@@ -23,10 +23,10 @@ public struct HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// True when the peer sent something invalid (h11's `RemoteProtocolError`); false when
     /// the call itself was invalid in the session's current state (`LocalProtocolError`).
-    public var isRemote: Bool { kind.isRemote }
+    package var isRemote: Bool { kind.isRemote }
 
     /// One line a person can act on: the kind, who caused it, the context, nghttp2's text.
-    public var description: String {
+    package var description: String {
         var parts = ["HTTP/2 \(kind) (\(isRemote ? "the peer's" : "a local") error): \(context)"]
         if let streamID {
             parts.append("stream \(streamID)")

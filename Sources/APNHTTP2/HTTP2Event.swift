@@ -1,6 +1,6 @@
 /// What an ``HTTP2Session`` learned from the peer's bytes (or from its own sending), in the
 /// order it happened. ``HTTP2Session/takeEvents()`` hands them out.
-public enum HTTP2Event: Sendable, Equatable {
+package enum HTTP2Event: Sendable, Equatable {
     /// Server: a complete request (the peer ended its stream). Answer it with
     /// ``HTTP2Session/submitResponse(streamID:headers:body:)``.
     case request(streamID: Int32, headers: [HTTP2Header], body: [UInt8])

@@ -1,44 +1,44 @@
 /// One header field of a request or response, pseudo-headers (`:method`, `:path`, `:status`, …)
 /// included. Names are lowercase, as HTTP/2 requires: nghttp2 rejects a received field with
 /// an uppercase name, and ``HTTP2Session`` refuses to send one.
-public struct HTTP2Header: Sendable, Hashable, CustomStringConvertible {
+package struct HTTP2Header: Sendable, Hashable, CustomStringConvertible {
     /// The field name, lowercase, e.g. `:path` or `apns-topic`.
-    public var name: String
+    package var name: String
     /// The field value, e.g. `/3/device/…` or `com.example.app`.
-    public var value: String
+    package var value: String
     /// Whether HPACK may add the field to the peers' header tables (the default); `false`
     /// sends it as a literal that neither side's table keeps (RFC 7541 §6.2.3, "never
     /// indexed"). For values unique to one message — `apns-id`, `apns-unique-id` — which
     /// no later message repeats: indexing each would only evict the fields that do repeat
     /// and cost both ends a table insertion (and the sender a search of every entry of
     /// that name). Received fields are always `true`; it takes no part in `==`.
-    public var isIndexable: Bool
+    package var isIndexable: Bool
 
     /// A field named `name` (lowercase) with `value`.
-    public init(_ name: String, _ value: String, isIndexable: Bool = true) {
+    package init(_ name: String, _ value: String, isIndexable: Bool = true) {
         self.name = name
         self.value = value
         self.isIndexable = isIndexable
     }
 
     /// Name and value equal; ``isIndexable`` is how the field travels, not what it says.
-    public static func == (lhs: HTTP2Header, rhs: HTTP2Header) -> Bool {
+    package static func == (lhs: HTTP2Header, rhs: HTTP2Header) -> Bool {
         lhs.name == rhs.name && lhs.value == rhs.value
     }
 
     /// Hashes the name and value, as `==` compares them.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(value)
     }
 
     /// "name: value".
-    public var description: String { "\(name): \(value)" }
+    package var description: String { "\(name): \(value)" }
 }
 
 extension [HTTP2Header] {
     /// The value of the first field named `name`, if any (`headers[":status"]`).
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         first { $0.name == name }?.value
     }
 }

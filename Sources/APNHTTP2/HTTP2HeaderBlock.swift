@@ -8,18 +8,18 @@ internal import CNGHTTP2
 /// filled in are checked.
 ///
 /// Immutable once made, so one block is shared by every request that uses it, on any thread.
-public final class HTTP2HeaderBlock: @unchecked Sendable {
+package final class HTTP2HeaderBlock: @unchecked Sendable {
     // @unchecked Sendable: every stored property is a constant, and the memory the fields
     // point into is written only in init and freed only in deinit; nothing mutates it.
 
     /// The fields, as given.
-    public let headers: [HTTP2Header]
+    package let headers: [HTTP2Header]
     /// The fields' name and value bytes, one after another; the fields point into them.
     private let bytes: UnsafeMutableRawBufferPointer
     /// nghttp2's view of the fields, `count` of them.
     let fields: UnsafeMutablePointer<nghttp2_nv>
     /// How many fields.
-    public var count: Int { headers.count }
+    package var count: Int { headers.count }
     /// The indices of the fields whose values each message fills in (``init(_:varying:)``).
     let varyingIndices: [Int]
 
@@ -29,7 +29,7 @@ public final class HTTP2HeaderBlock: @unchecked Sendable {
     ///
     /// - Throws: ``HTTP2Error/Kind/invalidHeader`` for a name or value HTTP/2 cannot carry
     ///   (names are lowercase tokens; values have no CR, LF, NUL or surrounding white space).
-    public init(_ headers: [HTTP2Header], varying: Set<String> = [":path"]) throws(HTTP2Error) {
+    package init(_ headers: [HTTP2Header], varying: Set<String> = [":path"]) throws(HTTP2Error) {
         self.headers = headers
         let total = headers.reduce(1) { $0 + $1.name.utf8.count + $1.value.utf8.count }  // 1: never a zero-size allocation
         bytes = .allocate(byteCount: total, alignment: 1)

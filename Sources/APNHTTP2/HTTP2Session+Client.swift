@@ -7,7 +7,7 @@ extension HTTP2Session {
     /// allows; beyond the peer's stream limit the request waits, queued, until a stream
     /// closes. Its ``HTTP2Event/response(streamID:headers:body:)`` and then its
     /// ``HTTP2Event/streamClosed(streamID:errorCode:)`` come as events.
-    public func submitRequest(headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
+    package func submitRequest(headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
         guard role == .client else {
             throw HTTP2Error(.wrongRole, "submitRequest on a server session")
         }
@@ -54,7 +54,7 @@ extension HTTP2Session {
     /// - Throws: ``HTTP2Error/Kind/invalidHeader`` for a `path` that cannot be a header
     ///   value, or given with a block without exactly one varying field; the errors of
     ///   ``submitRequest(headers:body:)`` for a session that cannot take a request.
-    public func submitRequest(
+    package func submitRequest(
         _ block: HTTP2HeaderBlock, path: UnsafeRawBufferPointer? = nil, appending extra: HTTP2HeaderBlock? = nil,
         body: [UInt8]
     ) throws(HTTP2Error) -> Int32 {

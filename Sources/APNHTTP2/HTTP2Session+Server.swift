@@ -5,7 +5,7 @@ extension HTTP2Session {
     /// `:status`; an empty `body` ends the stream with the HEADERS frame. The body is sent
     /// as the peer's flow control allows. Throws ``HTTP2Error/Kind/streamClosed`` when the
     /// stream has closed meanwhile (the peer reset it: its `streamClosed` event is pending).
-    public func submitResponse(streamID: Int32, headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) {
+    package func submitResponse(streamID: Int32, headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) {
         guard role == .server else {
             throw HTTP2Error(.wrongRole, "submitResponse on a client session", streamID: streamID)
         }
@@ -36,7 +36,7 @@ extension HTTP2Session {
     /// - Throws: ``HTTP2Error/Kind/invalidHeader`` for a value that cannot be a header value,
     ///   or a count of values other than the block's varying fields; the errors of
     ///   ``submitResponse(streamID:headers:body:)`` otherwise.
-    public func submitResponse(streamID: Int32, _ block: HTTP2HeaderBlock, values: [String], body: [UInt8]) throws(HTTP2Error) {
+    package func submitResponse(streamID: Int32, _ block: HTTP2HeaderBlock, values: [String], body: [UInt8]) throws(HTTP2Error) {
         guard role == .server else {
             throw HTTP2Error(.wrongRole, "submitResponse on a client session", streamID: streamID)
         }

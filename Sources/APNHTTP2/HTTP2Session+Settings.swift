@@ -40,7 +40,7 @@ extension HTTP2Session {
     /// stream until the client has authenticated, then many (Apple's provider API with
     /// tokens). Streams the peer opens are held to the new limit at once; the peer learns
     /// of it from the SETTINGS frame (its ``HTTP2Event/remoteSettingsChanged(maxConcurrentStreams:)``).
-    public func advertiseMaxConcurrentStreams(_ limit: UInt32) throws(HTTP2Error) {
+    package func advertiseMaxConcurrentStreams(_ limit: UInt32) throws(HTTP2Error) {
         let entry = nghttp2_settings_entry(
             settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)
         let result = withUnsafePointer(to: entry) { nghttp2_submit_settings(session, 0, $0, 1) }

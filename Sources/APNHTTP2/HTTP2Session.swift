@@ -9,9 +9,9 @@ internal import CNGHTTP2
 /// both ``wantsRead`` and ``wantsWrite`` are false the connection is done: close it.
 ///
 /// Not `Sendable`: one thread owns a session and makes every call on it.
-public final class HTTP2Session {
+package final class HTTP2Session {
     /// Which end of the connection this is.
-    public let role: Role
+    package let role: Role
     /// The nghttp2 session, owned here and freed in deinit.
     let session: OpaquePointer
     /// The streams and events the callbacks fill in, at the address nghttp2 holds as
@@ -31,7 +31,7 @@ public final class HTTP2Session {
     /// A session for `role` whose first output is our SETTINGS (preceded, for a client, by
     /// the connection preface), and a WINDOW_UPDATE opening the connection window to
     /// `configuration.connectionWindowSize`.
-    public init(role: Role, configuration: Configuration = Configuration()) throws(HTTP2Error) {
+    package init(role: Role, configuration: Configuration = Configuration()) throws(HTTP2Error) {
         self.role = role
         let callbacks = try LibraryObject.callbackTable()
         let options = try LibraryObject.sessionOptions()
@@ -75,7 +75,7 @@ public final class HTTP2Session {
     /// GOAWAY: write what ``appendOutput(to:limit:)`` gives, then close. Later calls throw
     /// the same error and read nothing. Stream-level faults do not throw: the stream is
     /// reset and reported as an event.
-    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) {
+    package func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) {
         if let failure { throw failure }
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
@@ -91,7 +91,7 @@ public final class HTTP2Session {
     }
 
     /// The events since the last call, oldest first.
-    public func takeEvents() -> [HTTP2Event] {
+    package func takeEvents() -> [HTTP2Event] {
         guard !state.pointee.events.isEmpty else { return [] }
         let events = state.pointee.events
         // A fresh array as large as the last batch (within reason): the next batch fills it
@@ -104,7 +104,7 @@ public final class HTTP2Session {
     /// Appends bytes to send to `buffer` and returns how many. Frames are whole, and the
     /// appending stops once `limit` is reached, so a large backlog comes out in pieces of
     /// at most `limit` plus one frame (16,393 bytes); call again while ``wantsWrite``.
-    public func appendOutput(to buffer: inout [UInt8], limit: Int = 64 * 1024) -> Int {
+    package func appendOutput(to buffer: inout [UInt8], limit: Int = 64 * 1024) -> Int {
         var appended = 0
         while appended < limit {
             var chunk: UnsafePointer<UInt8>?
@@ -122,26 +122,26 @@ public final class HTTP2Session {
     }
 
     /// Whether the session expects more bytes from the peer.
-    public var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+    package var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
 
     /// Whether the session has bytes to send (``appendOutput(to:limit:)`` returns them).
     /// Requests waiting for the peer's stream limit do not count until a stream closes.
-    public var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+    package var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
 
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS: 100 until its SETTINGS arrive (nghttp2's
     /// assumption), `UInt32.max` when it sets no limit.
-    public var remoteMaxConcurrentStreams: UInt32 {
+    package var remoteMaxConcurrentStreams: UInt32 {
         nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
     /// Streams not yet reported closed: for a client every request submitted, sent or
     /// waiting; for a server every stream the peer opened.
-    public var activeStreamCount: Int { state.pointee.streams.count }
+    package var activeStreamCount: Int { state.pointee.streams.count }
 
     /// Whether a stream with an id up to `streamID` is still open (not yet reported closed):
     /// a server sends its GOAWAY once this is false for the last-stream-id, so that every
     /// answer it covers goes out before it. Costs a scan of the stream table.
-    public func hasOpenStream(atOrBelow streamID: Int32) -> Bool {
+    package func hasOpenStream(atOrBelow streamID: Int32) -> Bool {
         state.pointee.streams.containsStream(atOrBelow: streamID)
     }
 

@@ -1,7 +1,7 @@
 /// Base64 with the URL- and filename-safe alphabet and no padding (RFC 4648 §5), as JOSE
 /// uses it (RFC 7515 §2). Decoding is strict: one text decodes to one byte string, and
 /// every other text is refused.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Each byte's value in the alphabet, or 0xFF for a byte outside it.
@@ -12,7 +12,7 @@ public enum Base64URL {
     }()
 
     /// The unpadded base64url text of `bytes`.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var text: [UInt8] = []
         text.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -31,7 +31,7 @@ public enum Base64URL {
     /// The bytes `text` encodes, or `nil` unless it is canonical unpadded base64url: only
     /// characters of the alphabet (no `=`, no whitespace), a length that is not 1 more than
     /// a multiple of 4, and zero in the bits the last character carries beyond the data.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         let characters = text.utf8
         guard characters.count % 4 != 1 else { return nil }
         var bytes: [UInt8] = []

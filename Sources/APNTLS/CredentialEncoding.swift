@@ -1,6 +1,6 @@
 /// The two encodings credential bytes come in. Certificates and keys given by path or as
 /// bytes may be either, as node-apn accepted: the bytes themselves tell which.
-public enum CredentialEncoding: Sendable, Hashable {
+package enum CredentialEncoding: Sendable, Hashable {
     /// Base64 between `-----BEGIN …-----` and `-----END …-----` lines.
     case pem
     /// Binary ASN.1.
@@ -8,7 +8,7 @@ public enum CredentialEncoding: Sendable, Hashable {
 
     /// PEM when a `-----BEGIN` line starts within the first 4 KiB of `bytes` (text before
     /// it, such as a bag attribute header, is allowed), DER otherwise.
-    public init(of bytes: [UInt8]) {
+    package init(of bytes: [UInt8]) {
         let marker = Array("-----BEGIN".utf8)
         let window = bytes.prefix(4096)
         let found =
@@ -21,7 +21,7 @@ public enum CredentialEncoding: Sendable, Hashable {
 extension TLSCertificate {
     /// Reads PEM (every certificate, leaf first) or DER (one certificate), whichever
     /// `bytes` hold (``CredentialEncoding/init(of:)``).
-    public static func certificates(fromPEMOrDER bytes: [UInt8]) throws(TLSError) -> [TLSCertificate] {
+    package static func certificates(fromPEMOrDER bytes: [UInt8]) throws(TLSError) -> [TLSCertificate] {
         switch CredentialEncoding(of: bytes) {
         case .pem: try certificates(fromPEM: bytes)
         case .der: [try TLSCertificate(der: bytes)]
@@ -32,7 +32,7 @@ extension TLSCertificate {
 extension TLSPrivateKey {
     /// Reads a PEM (possibly encrypted with `passphrase`) or DER key, whichever `bytes` hold
     /// (``CredentialEncoding/init(of:)``).
-    public convenience init(pemOrDER bytes: [UInt8], passphrase: String? = nil) throws(TLSError) {
+    package convenience init(pemOrDER bytes: [UInt8], passphrase: String? = nil) throws(TLSError) {
         switch CredentialEncoding(of: bytes) {
         case .pem: try self.init(pem: bytes, passphrase: passphrase)
         case .der: try self.init(der: bytes)
@@ -43,7 +43,7 @@ extension TLSPrivateKey {
 extension ES256SigningKey {
     /// Reads a PEM or DER ES256 key (a `.p8` file is PEM), whichever `bytes` hold
     /// (``CredentialEncoding/init(of:)``).
-    public convenience init(pemOrDER bytes: [UInt8]) throws(TLSError) {
+    package convenience init(pemOrDER bytes: [UInt8]) throws(TLSError) {
         switch CredentialEncoding(of: bytes) {
         case .pem: try self.init(pem: bytes)
         case .der: try self.init(der: bytes)

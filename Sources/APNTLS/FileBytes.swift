@@ -2,13 +2,13 @@ internal import Glibc
 
 /// Reads whole files with POSIX calls, turning failures into ``TLSError``s that name the
 /// path: how credential files (certificates, keys, PKCS#12 bundles, `.p8` keys) are read.
-public enum FileBytes {
+package enum FileBytes {
     /// The whole content of the file at `path`.
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/fileNotFound`` when it does not exist,
     ///   ``TLSError/Kind-swift.struct/credentials`` when it cannot be opened or read (a
     ///   directory, no permission); both carry the path and `errno`.
-    public static func read(_ path: String) throws(TLSError) -> [UInt8] {
+    package static func read(_ path: String) throws(TLSError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = currentErrno

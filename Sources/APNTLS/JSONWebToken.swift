@@ -2,16 +2,16 @@ import APNSupport
 /// JSON Web Tokens (RFC 7519) in the one shape APNs uses for provider authentication:
 /// compact JWS signed with ES256, header `{"alg":"ES256","kid":KEY ID}`, claims
 /// `{"iss":TEAM ID,"iat":SECONDS}`.
-public enum JSONWebToken {
+package enum JSONWebToken {
     /// The longest token ``decode(_:)`` reads, in bytes. A provider token is about 200
     /// bytes; the bound keeps a peer's token from costing more than a glance.
-    public static let maximumLength = 8192
+    package static let maximumLength = 8192
 
     /// A signed provider token: `base64url(header) "." base64url(claims) "." base64url(r‖s)`,
     /// with compact JSON in exactly the key order shown in ``JSONWebToken``.
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/signing`` when OpenSSL fails to sign.
-    public static func sign(_ claims: ProviderTokenClaims, with key: ES256SigningKey) throws(TLSError) -> String {
+    package static func sign(_ claims: ProviderTokenClaims, with key: ES256SigningKey) throws(TLSError) -> String {
         let header = #"{"alg":"ES256","kid":"# + JSONStringEscaping.quoted(claims.keyID) + "}"
         let payload = #"{"iss":"# + JSONStringEscaping.quoted(claims.teamID) + #","iat":"# + String(claims.issuedAt) + "}"
         let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(payload.utf8)
@@ -26,7 +26,7 @@ public enum JSONWebToken {
     /// - Throws: ``JSONWebTokenError`` saying why the token is refused: longer than
     ///   ``maximumLength``, malformed, an `alg` other than "ES256", a missing or mistyped
     ///   `alg`, `kid`, `iss` or `iat`.
-    public static func decode(_ token: String) throws(JSONWebTokenError) -> DecodedJSONWebToken {
+    package static func decode(_ token: String) throws(JSONWebTokenError) -> DecodedJSONWebToken {
         let length = token.utf8.count
         guard length <= maximumLength else { throw .tooLong(length, limit: maximumLength) }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)

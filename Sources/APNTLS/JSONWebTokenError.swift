@@ -5,10 +5,10 @@
 /// A struct rather than an enum, so that new kinds can be added without breaking code that
 /// switches over them: compare ``code`` with the `static let` values of
 /// ``JSONWebTokenError/Code``.
-public struct JSONWebTokenError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct JSONWebTokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of refusal it is. Compare with the static values
     /// (`error.code == .unsupportedAlgorithm`).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case malformed
             case tooLong = "too long"
@@ -26,31 +26,31 @@ public struct JSONWebTokenError: Error, Hashable, Sendable, CustomStringConverti
         /// Not a compact JWS: not three parts separated by ".", a part that is not
         /// base64url, a header or claims set that is not a JSON object, or a signature that
         /// is not 64 bytes.
-        public static let malformed = Code(.malformed)
+        package static let malformed = Code(.malformed)
         /// Longer than ``JSONWebToken/maximumLength``; refused before anything is parsed.
-        public static let tooLong = Code(.tooLong)
+        package static let tooLong = Code(.tooLong)
         /// The header's `alg` is not "ES256" (e.g. "HS256" or "none"); ``JSONWebTokenError/detail``
         /// holds it.
-        public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
+        package static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
         /// A required header parameter or claim (`alg`, `kid`, `iss`, `iat`) is absent;
         /// ``JSONWebTokenError/detail`` names it.
-        public static let missingClaim = Code(.missingClaim)
+        package static let missingClaim = Code(.missingClaim)
         /// A header parameter or claim has the wrong type or an impossible value (an `iat`
         /// that is not a non-negative integer, say); ``JSONWebTokenError/detail`` names it.
-        public static let invalidClaim = Code(.invalidClaim)
+        package static let invalidClaim = Code(.invalidClaim)
 
         /// The code's name, e.g. "missing claim".
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// What kind of refusal it is.
-    public let code: Code
+    package let code: Code
     /// The algorithm for ``Code/unsupportedAlgorithm``, the header parameter or claim for
     /// ``Code/missingClaim`` and ``Code/invalidClaim``, what is wrong for the others.
-    public let detail: String
+    package let detail: String
 
     /// One line: the code and the detail, e.g. "JWT refused (missing claim): kid".
-    public var description: String { "JWT refused (\(code)): \(detail)" }
+    package var description: String { "JWT refused (\(code)): \(detail)" }
 
     static func malformed(_ reason: String) -> JSONWebTokenError {
         JSONWebTokenError(code: .malformed, detail: reason)

@@ -2,7 +2,7 @@ import APNSupport
 internal import Glibc
 
 /// What to wait for on a socket.
-public enum Readiness: Sendable, Hashable {
+package enum Readiness: Sendable, Hashable {
     /// Data (or EOF, or an error) can be read.
     case readable
     /// Data can be written (or a connect finished).

@@ -5,12 +5,12 @@ internal import COpenSSL
 /// By default the server is verified against the system's CA store and the name you
 /// connect to; turning that off must be said explicitly with `verifiesPeer: false` (APN's
 /// clients then log a warning through their `logHandler`).
-public final class TLSClientContext: @unchecked Sendable {
+package final class TLSClientContext: @unchecked Sendable {
     // @unchecked Sendable: the SSL_CTX is fully configured in init and never changed after;
     // OpenSSL allows concurrent SSL_new() on a configured context.
     let handle: SSLContextHandle
     /// Whether connections verify the server's certificate and name.
-    public let verifiesPeer: Bool
+    package let verifiesPeer: Bool
 
     /// Creates a client context.
     ///
@@ -28,7 +28,7 @@ public final class TLSClientContext: @unchecked Sendable {
     ///     ``TLSConnection/applicationProtocol`` after the handshake.
     /// - Throws: ``TLSError/Kind-swift.struct/configuration`` for a protocol name that is
     ///   empty or longer than 255 bytes.
-    public init(
+    package init(
         trustedCertificates: [TLSCertificate]? = nil,
         verifiesPeer: Bool = true,
         credentials: TLSCredentials? = nil,

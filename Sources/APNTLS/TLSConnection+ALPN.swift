@@ -4,7 +4,7 @@ extension TLSConnection {
     /// The application protocol the handshake agreed on through ALPN, e.g. "h2"; `nil`
     /// before the handshake, when the client offered none, or when the server does not
     /// take part in ALPN.
-    public var applicationProtocol: String? {
+    package var applicationProtocol: String? {
         var name: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &name, &length)

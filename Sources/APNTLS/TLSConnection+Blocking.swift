@@ -5,7 +5,7 @@ extension TLSConnection {
     /// - Throws: ``TLSError/Kind-swift.struct/verify`` (with the verify result) when the
     ///   peer's certificate is refused, ``TLSError/Kind-swift.struct/timeout`` when
     ///   `deadline` passes, ``TLSError/Kind-swift.struct/handshake`` otherwise.
-    public func handshake(deadline: ContinuousClock.Instant) throws(TLSError) {
+    package func handshake(deadline: ContinuousClock.Instant) throws(TLSError) {
         while true {
             switch handshake() {
             case .done:

@@ -1,14 +1,14 @@
 extension TLSConnection {
     /// Reads what is available into `buffer`, waiting with `poll()` until `deadline` when
     /// nothing is.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) -> TLSReadResult {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) -> TLSReadResult {
         read(into: buffer) { readiness throws(TLSError) in try waitUntil(readiness, deadline: deadline) }
     }
 
     /// Reads what is available into `buffer`, calling `wait` whenever the socket must
     /// become ready first: `wait` returns `false` to give up (``TLSReadResult/timedOut``),
     /// which lets a caller wait in its own way, e.g. also watching for a stop.
-    public func read(
+    package func read(
         into buffer: UnsafeMutableRawBufferPointer, waiting wait: (Readiness) throws(TLSError) -> Bool
     ) -> TLSReadResult {
         while true {
@@ -32,7 +32,7 @@ extension TLSConnection {
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/timeout`` when `deadline` passes first,
     ///   ``TLSError/Kind-swift.struct/write`` when the peer closed, or the connection's error.
-    public func writeAll(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TLSError) {
+    package func writeAll(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TLSError) {
         let written = try write(bytes) { readiness throws(TLSError) in try waitUntil(readiness, deadline: deadline) }
         guard written == bytes.count else {
             throw TLSError(.timeout, "writing \(bytes.count) bytes to \(peerDescription): \(written) written by the deadline")
@@ -40,7 +40,7 @@ extension TLSConnection {
     }
 
     /// Writes every byte of `bytes`, as ``writeAll(_:deadline:)-(UnsafeRawBufferPointer,_)``.
-    public func writeAll(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(TLSError) {
+    package func writeAll(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(TLSError) {
         try bytes.withUnsafeBytes { bytes in
             Result { () throws(TLSError) in try writeAll(bytes, deadline: deadline) }
         }.get()
@@ -53,7 +53,7 @@ extension TLSConnection {
     /// - Returns: How many bytes were written: all of them unless `wait` gave up.
     /// - Throws: ``TLSError/Kind-swift.struct/write`` when the peer closed, or the
     ///   connection's error.
-    public func write(
+    package func write(
         _ bytes: UnsafeRawBufferPointer, waiting wait: (Readiness) throws(TLSError) -> Bool
     ) throws(TLSError) -> Int {
         var offset = 0
@@ -74,7 +74,7 @@ extension TLSConnection {
     /// Ends the sending direction of the TCP connection (`shutdown(2)` with `SHUT_WR`),
     /// after ``shutdown()`` when close_notify is wanted: the peer reads EOF after what was
     /// written, and this side can still read what the peer sends until it closes.
-    public func shutdownWrite() {
+    package func shutdownWrite() {
         socket.shutdownWrite()
     }
 }

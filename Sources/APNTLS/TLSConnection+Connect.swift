@@ -14,7 +14,7 @@ extension TLSConnection {
     ///   - noDelay: set TCP_NODELAY (default `true`: frames leave as soon as written).
     /// - Throws: ``TLSError/Kind-swift.struct/connect`` (with errno) or
     ///   ``TLSError/Kind-swift.struct/timeout``.
-    public static func connect(
+    package static func connect(
         host: String,
         port: UInt16,
         context: TLSClientContext,

@@ -8,11 +8,11 @@ internal import Glibc
 /// `poll()`.
 ///
 /// Not thread-safe: one thread (the I/O thread) drives a connection.
-public final class TLSConnection {
+package final class TLSConnection {
     let ssl: OpaquePointer
     let socket: Socket
     /// The peer address as given (host name or IP literal) and port, for error context.
-    public let peerDescription: String
+    package let peerDescription: String
     /// Keeps the context alive as long as the SSL that references it.
     private let contextHandle: SSLContextHandle
 
@@ -37,7 +37,7 @@ public final class TLSConnection {
 
     /// The socket's file descriptor, for callers that `poll()` many connections at once.
     /// `-1` after ``close()``.
-    public var fileDescriptor: Int32 { socket.descriptor }
+    package var fileDescriptor: Int32 { socket.descriptor }
 
     /// Whether the last handshake or read step stopped because OpenSSL needs more bytes
     /// from the socket. OpenSSL has then used everything it buffers, so a wait must `poll()`
@@ -50,24 +50,24 @@ public final class TLSConnection {
     /// next ``read(into:)`` or ``handshake()`` can use without the socket: read them before
     /// waiting for the socket to become readable. False when the last such step asked for
     /// more from the socket, whatever part of a record OpenSSL already holds.
-    public var hasBufferedData: Bool { !needsSocketInput && SSL_has_pending(ssl) == 1 }
+    package var hasBufferedData: Bool { !needsSocketInput && SSL_has_pending(ssl) == 1 }
 
     /// Whether a whole record's decrypted bytes wait to be returned by ``read(into:)``
     /// (`SSL_pending`). Unlike ``hasBufferedData`` it is false for whole records read
     /// ahead but not yet decrypted, so only a loop that reads without read-ahead may use it
     /// to decide whether to poll.
-    public var hasDecryptedData: Bool { SSL_pending(ssl) > 0 }
+    package var hasDecryptedData: Bool { SSL_pending(ssl) > 0 }
 
     /// The negotiated protocol version, e.g. "TLSv1.3".
-    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+    package var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 
     /// The peer's certificate, when it sent one.
-    public var peerCertificate: TLSCertificate? {
+    package var peerCertificate: TLSCertificate? {
         SSL_get1_peer_certificate(ssl).map { TLSCertificate(taking: $0) }
     }
 
     /// One step of the TLS handshake: `.done(0)` once finished.
-    public func handshake() -> TLSStep {
+    package func handshake() -> TLSStep {
         OpenSSLErrorQueue.clear()
         let result = SSL_do_handshake(ssl)
         let savedErrno = currentErrno
@@ -81,7 +81,7 @@ public final class TLSConnection {
     }
 
     /// Reads decrypted bytes into `buffer`: `.done(n)` with n > 0, or why not.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSStep {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSStep {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .done(0) }
         OpenSSLErrorQueue.clear()
         let result = SSL_read(ssl, base, Int32(clamping: buffer.count))
@@ -98,7 +98,7 @@ public final class TLSConnection {
     /// Encrypts and writes bytes: `.done(n)` with 0 < n ≤ count (partial writes are
     /// enabled), or why not. After `.wantWrite`/`.wantRead`, call again with the same
     /// bytes (they may live at a different address).
-    public func write(_ bytes: UnsafeRawBufferPointer) -> TLSStep {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> TLSStep {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .done(0) }
         OpenSSLErrorQueue.clear()
         let result = SSL_write(ssl, base, Int32(clamping: bytes.count))
@@ -111,7 +111,7 @@ public final class TLSConnection {
     }
 
     /// Sends close_notify: `.done(0)` once sent (the peer's close_notify is not awaited).
-    public func shutdown() -> TLSStep {
+    package func shutdown() -> TLSStep {
         OpenSSLErrorQueue.clear()
         let result = SSL_shutdown(ssl)
         let savedErrno = currentErrno
@@ -120,12 +120,12 @@ public final class TLSConnection {
     }
 
     /// Closes the socket without close_notify (the peer sees `.closed(clean: false)`).
-    public func close() {
+    package func close() {
         socket.close()
     }
 
     /// Closes the socket with a TCP reset (the peer sees ``TLSError/Kind-swift.struct/connectionReset``).
-    public func reset() {
+    package func reset() {
         socket.reset()
     }
 
@@ -133,7 +133,7 @@ public final class TLSConnection {
     ///
     /// - Returns: `false` when the deadline passed; `true` when ready (or when OpenSSL
     ///   already buffers data and `readiness` is ``Readiness/readable``).
-    public func waitUntil(_ readiness: Readiness, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
+    package func waitUntil(_ readiness: Readiness, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
         if readiness == .readable && hasBufferedData { return true }
         return try Poller.wait(socket.descriptor, for: readiness, deadline: deadline)
     }
@@ -144,7 +144,7 @@ public final class TLSConnection {
     ///
     /// - Returns: `false` when the deadline passed; `true` when ready (or when OpenSSL
     ///   already buffers data and `readable` is asked).
-    public func waitUntil(readable: Bool, writable: Bool, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
+    package func waitUntil(readable: Bool, writable: Bool, deadline: ContinuousClock.Instant) throws(TLSError) -> Bool {
         if readable && hasBufferedData { return true }
         let events = (readable ? Readiness.readable.pollEvents : 0) | (writable ? Readiness.writable.pollEvents : 0)
         return try Poller.wait(socket.descriptor, events: events, deadline: deadline)
@@ -175,19 +175,19 @@ public final class TLSConnection {
 
     /// Lets OpenSSL read as much as the socket holds into its record buffer instead of one
     /// record header, then its body, per read: fewer system calls for a bulk reader.
-    public func setReadAhead(_ on: Bool) {
+    package func setReadAhead(_ on: Bool) {
         SSL_set_read_ahead(ssl, on ? 1 : 0)
     }
 
     /// Enables or disables TCP_NODELAY (on by default for connections APNTLS opens).
-    public func setNoDelay(_ on: Bool) throws(TLSError) {
+    package func setNoDelay(_ on: Bool) throws(TLSError) {
         try socket.setNoDelay(on)
     }
 
     /// Bytes OpenSSL has handed to the socket so far (handshake, records and alerts):
     /// the ciphertext position of everything written. Compare with
     /// ``unacknowledgedByteCount()`` to learn how much of it the peer's TCP has received.
-    public var bytesSentToSocket: UInt64 {
+    package var bytesSentToSocket: UInt64 {
         UInt64(BIO_number_written(SSL_get_wbio(ssl)))
     }
 
@@ -195,12 +195,12 @@ public final class TLSConnection {
     /// `SIOCOUTQ`): what is still in the kernel's send queue. Still answers after the
     /// connection ended (a reset keeps the count), but not after ``close()``: `nil` then,
     /// or when the system call fails.
-    public func unacknowledgedByteCount() -> Int? {
+    package func unacknowledgedByteCount() -> Int? {
         socket.unacknowledgedByteCount()
     }
 
     /// Enables or disables TCP keepalive probes.
-    public func setKeepAlive(_ on: Bool) throws(TLSError) {
+    package func setKeepAlive(_ on: Bool) throws(TLSError) {
         try socket.setKeepAlive(on)
     }
 }

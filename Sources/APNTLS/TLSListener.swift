@@ -4,18 +4,18 @@ internal import Glibc
 /// A listening TCP socket that hands out server-side ``TLSConnection``s.
 ///
 /// Not thread-safe: one thread accepts.
-public final class TLSListener {
+package final class TLSListener {
     private let socket: Socket
     private let context: TLSServerContext
     /// The port actually bound (useful after binding port 0).
-    public let port: UInt16
+    package let port: UInt16
     /// The address bound, e.g. "127.0.0.1".
-    public let host: String
+    package let host: String
 
     /// Binds and listens on `host:port` (by default 127.0.0.1 on a free port).
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/listen`` with errno.
-    public init(
+    package init(
         context: TLSServerContext, host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 128
     ) throws(TLSError) {
         let address = try AddressResolver.resolve(host: host, port: port, passive: true)[0]
@@ -34,11 +34,11 @@ public final class TLSListener {
     }
 
     /// The listening socket's descriptor, for callers that `poll()` it with other sockets.
-    public var fileDescriptor: Int32 { socket.descriptor }
+    package var fileDescriptor: Int32 { socket.descriptor }
 
     /// Accepts one pending connection without waiting; `nil` when none is pending. The
     /// connection's handshake has not started.
-    public func accept(noDelay: Bool = true) throws(TLSError) -> TLSConnection? {
+    package func accept(noDelay: Bool = true) throws(TLSError) -> TLSConnection? {
         while true {
             let descriptor = Glibc.accept(socket.descriptor, nil, nil)
             if descriptor >= 0 {
@@ -59,7 +59,7 @@ public final class TLSListener {
     /// Accepts one connection, waiting with `poll()` until `deadline`.
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/timeout`` when no client came in time.
-    public func accept(deadline: ContinuousClock.Instant, noDelay: Bool = true) throws(TLSError) -> TLSConnection {
+    package func accept(deadline: ContinuousClock.Instant, noDelay: Bool = true) throws(TLSError) -> TLSConnection {
         while true {
             if let connection = try accept(noDelay: noDelay) { return connection }
             guard try Poller.wait(socket.descriptor, for: .readable, deadline: deadline) else {
@@ -86,7 +86,7 @@ public final class TLSListener {
     }
 
     /// Stops listening now (also done in `deinit`).
-    public func close() {
+    package func close() {
         socket.close()
     }
 

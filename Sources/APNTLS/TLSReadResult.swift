@@ -1,5 +1,5 @@
 /// How a blocking read (``TLSConnection/read(into:deadline:)``) ended.
-public enum TLSReadResult: Sendable {
+package enum TLSReadResult: Sendable {
     /// This many bytes (> 0) were read into the buffer.
     case bytes(Int)
     /// The peer closed: `clean` when it sent close_notify first.

@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// Server-side TLS settings (an OpenSSL `SSL_CTX`), shared by every connection a listener
 /// accepts: the server's credentials, client-certificate policy, versions and tickets.
-public final class TLSServerContext: @unchecked Sendable {
+package final class TLSServerContext: @unchecked Sendable {
     // @unchecked Sendable: the SSL_CTX is fully configured in init and never changed after;
     // OpenSSL allows concurrent SSL_new() on a configured context, and its ALPN callback
     // only reads the immutable protocol list the handle keeps.
@@ -35,7 +35,7 @@ public final class TLSServerContext: @unchecked Sendable {
     ///     served without a protocol. Empty (the default) ignores clients' offers.
     /// - Throws: ``TLSError/Kind-swift.struct/configuration`` for a protocol name that is
     ///   empty or longer than 255 bytes.
-    public init(
+    package init(
         credentials: TLSCredentials,
         clientCertificateAuthorities: [TLSCertificate] = [],
         requiresClientCertificate: Bool = true,

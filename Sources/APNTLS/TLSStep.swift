@@ -1,6 +1,6 @@
 /// The result of one non-blocking step of a ``TLSConnection`` (handshake, read, write,
 /// shutdown). Nothing is hidden in integers or `errno`: every outcome is a case.
-public enum TLSStep: Sendable {
+package enum TLSStep: Sendable {
     /// The step finished: for reads and writes, the number of bytes transferred (> 0);
     /// 0 for a finished handshake or a sent close_notify.
     case done(Int)

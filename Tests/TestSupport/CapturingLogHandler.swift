@@ -1,19 +1,19 @@
 import APNSupport
-public import APN
+package import APN
 import APNTLS
 import Synchronization
 
 /// Keeps every message swift-apn logs at `logLevel` or above, for tests to read.
-public final class CapturingLogHandler: APNLogHandler {
+package final class CapturingLogHandler: APNLogHandler {
     /// One message as it was logged.
-    public struct Entry: Sendable, Hashable, CustomStringConvertible {
-        public let level: APNLogLevel
-        public let message: String
-        public let metadata: APNLogMetadata
-        public let label: String
+    package struct Entry: Sendable, Hashable, CustomStringConvertible {
+        package let level: APNLogLevel
+        package let message: String
+        package let metadata: APNLogMetadata
+        package let label: String
 
         /// An entry, to compare with what was kept.
-        public init(level: APNLogLevel, message: String, metadata: APNLogMetadata, label: String) {
+        package init(level: APNLogLevel, message: String, metadata: APNLogMetadata, label: String) {
             self.level = level
             self.message = message
             self.metadata = metadata
@@ -21,18 +21,18 @@ public final class CapturingLogHandler: APNLogHandler {
         }
 
         /// `swift-apn.connection debug socket connected ["open_sockets": "1"]`.
-        public var description: String { "\(label) \(level) \(message) \(metadata)" }
+        package var description: String { "\(label) \(level) \(message) \(metadata)" }
     }
 
-    public let logLevel: APNLogLevel
+    package let logLevel: APNLogLevel
     private let kept = Lock<[Entry]>([])
 
     /// Keeps what is logged at `level` or above (everything by default).
-    public init(level: APNLogLevel = .trace) {
+    package init(level: APNLogLevel = .trace) {
         logLevel = level
     }
 
-    public func log(
+    package func log(
         level: APNLogLevel, message: String, metadata: APNLogMetadata, label: String, file: String, function: String,
         line: UInt
     ) {
@@ -40,10 +40,10 @@ public final class CapturingLogHandler: APNLogHandler {
     }
 
     /// What was logged so far, in order.
-    public var entries: [Entry] { kept.withLock { $0 } }
+    package var entries: [Entry] { kept.withLock { $0 } }
 
     /// Whether any message or metadata value holds `text` (to prove a secret never does).
-    public func mentions(_ text: String) -> Bool {
+    package func mentions(_ text: String) -> Bool {
         entries.contains { entry in entry.message.contains(text) || entry.metadata.values.contains { $0.contains(text) } }
     }
 }

@@ -1,20 +1,20 @@
 import APNWire
 
 /// Bytes from hex written with optional spaces, for literal test vectors.
-public func hex(_ text: String) -> [UInt8] {
+package func hex(_ text: String) -> [UInt8] {
     bytes(fromHexLiteral: text)
 }
 
 /// How a vector is handed to a streaming decoder.
-public enum Chunking: CustomStringConvertible, Sendable {
+package enum Chunking: CustomStringConvertible, Sendable {
     case whole
     case byteByByte
     case random(seed: UInt64)
 
     /// Every decoder is fed each vector these ways.
-    public static let all: [Chunking] = [.whole, .byteByByte] + (1...8).map { .random(seed: $0 &* 7919) }
+    package static let all: [Chunking] = [.whole, .byteByByte] + (1...8).map { .random(seed: $0 &* 7919) }
 
-    public func split(_ bytes: [UInt8]) -> [[UInt8]] {
+    package func split(_ bytes: [UInt8]) -> [[UInt8]] {
         switch self {
         case .whole:
             return [bytes]
@@ -33,7 +33,7 @@ public enum Chunking: CustomStringConvertible, Sendable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .whole: "whole"
         case .byteByByte: "byte by byte"

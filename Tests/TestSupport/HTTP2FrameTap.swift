@@ -1,31 +1,31 @@
 /// The HTTP/2 frames a peer sent, cut from the raw bytes as they arrive (RFC 9113 §4.1: a
 /// 24-bit length, a type, flags, a 31-bit stream id, then the payload), so that a test can
 /// judge what went over the wire and in which order — not only what a session made of it.
-public struct HTTP2FrameTap {
+package struct HTTP2FrameTap {
     /// One frame as it was on the wire.
-    public struct Frame: Sendable, Equatable {
+    package struct Frame: Sendable, Equatable {
         /// The frame type: 0 DATA, 1 HEADERS, 3 RST_STREAM, 4 SETTINGS, 6 PING, 7 GOAWAY, …
-        public var type: UInt8
-        public var flags: UInt8
-        public var streamID: Int32
-        public var payload: [UInt8]
+        package var type: UInt8
+        package var flags: UInt8
+        package var streamID: Int32
+        package var payload: [UInt8]
 
         /// Whether the END_STREAM flag (0x1) is set on a DATA or HEADERS frame.
-        public var endsStream: Bool { (type == 0 || type == 1) && flags & 0x1 != 0 }
+        package var endsStream: Bool { (type == 0 || type == 1) && flags & 0x1 != 0 }
     }
 
-    public static let data: UInt8 = 0
-    public static let headers: UInt8 = 1
-    public static let goaway: UInt8 = 7
+    package static let data: UInt8 = 0
+    package static let headers: UInt8 = 1
+    package static let goaway: UInt8 = 7
 
     /// The frames so far, in arrival order.
-    public private(set) var frames: [Frame] = []
+    package private(set) var frames: [Frame] = []
     private var pending: [UInt8] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds bytes as read; complete frames join ``frames``.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    package mutating func append(_ bytes: some Collection<UInt8>) {
         pending.append(contentsOf: bytes)
         var start = 0
         while pending.count - start >= 9 {

@@ -1,29 +1,30 @@
-public import APNHTTP2
-public import APNTLS
+import APNSupport
+package import APNHTTP2
+package import APNTLS
 
 /// An HTTP/2 client for tests, built from a ``TLSConnection`` and an ``HTTP2Session``: it
 /// submits requests and drives the connection (non-blocking steps, `poll()` with a
 /// deadline, never a sleep) until what the test waits for has happened.
-public final class HTTP2TestClient {
+package final class HTTP2TestClient {
     /// The TLS connection, handshake done.
-    public let connection: TLSConnection
+    package let connection: TLSConnection
     /// The client session.
-    public let session: HTTP2Session
+    package let session: HTTP2Session
 
     /// A response as it arrived.
-    public struct Response: Sendable, Equatable {
+    package struct Response: Sendable, Equatable {
         /// `:status`.
-        public var status: Int
+        package var status: Int
         /// Every header field, `:status` included.
-        public var headers: [HTTP2Header]
+        package var headers: [HTTP2Header]
         /// The body.
-        public var body: [UInt8]
+        package var body: [UInt8]
 
         /// The `reason` of a JSON body such as `{"reason":"BadDeviceToken"}`, if any.
-        public var reason: String? { Self.member("reason", in: body) }
+        package var reason: String? { Self.member("reason", in: body) }
 
         /// The `timestamp` of a 410 body, if any.
-        public var timestamp: Int64? { Self.member("timestamp", in: body).flatMap { Int64($0) } }
+        package var timestamp: Int64? { Self.member("timestamp", in: body).flatMap { Int64($0) } }
 
         /// A member of a flat JSON object of strings and integers: enough for Apple's bodies.
         private static func member(_ name: String, in body: [UInt8]) -> String? {
@@ -38,7 +39,7 @@ public final class HTTP2TestClient {
     }
 
     /// How the connection ended, when it has.
-    public enum End: Sendable, Equatable {
+    package enum End: Sendable, Equatable {
         /// The server closed (`clean`: with close_notify).
         case closed(clean: Bool)
         /// The connection failed (a reset is `.connectionReset`).
@@ -48,37 +49,37 @@ public final class HTTP2TestClient {
     }
 
     /// Responses by stream.
-    public private(set) var responses: [Int32: Response] = [:]
+    package private(set) var responses: [Int32: Response] = [:]
     /// Streams that ended, with the code they ended with (NO_ERROR after a response).
-    public private(set) var closedStreams: [Int32: HTTP2ErrorCode] = [:]
+    package private(set) var closedStreams: [Int32: HTTP2ErrorCode] = [:]
     /// The server's GOAWAY, if one came.
-    public private(set) var goaway: (lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])?
+    package private(set) var goaway: (lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])?
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS, once its SETTINGS came.
-    public private(set) var serverMaxConcurrentStreams: UInt32?
+    package private(set) var serverMaxConcurrentStreams: UInt32?
     /// How the connection ended; `nil` while it is open.
-    public private(set) var end: End?
+    package private(set) var end: End?
     /// When `false`, ``run(timeout:until:)`` writes but never reads: a client that stops
     /// reading, so the server's writes back up.
-    public var reads = true
+    package var reads = true
     /// The frames the server sent, as they were on the wire, when ``tapsFrames`` is set
     /// before they arrive.
-    public private(set) var tap = HTTP2FrameTap()
+    package private(set) var tap = HTTP2FrameTap()
     /// Keep the server's raw frames in ``tap`` (off by default: load tests need not).
-    public var tapsFrames = false
+    package var tapsFrames = false
 
     private var output: [UInt8] = []
     private var written = 0
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Wraps a connection whose handshake is done; nothing is sent until ``run(timeout:until:)``.
-    public init(_ connection: TLSConnection, configuration: HTTP2Session.Configuration = .init()) throws {
+    package init(_ connection: TLSConnection, configuration: HTTP2Session.Configuration = .init()) throws {
         self.connection = connection
         session = try HTTP2Session(role: .client, configuration: configuration)
     }
 
     /// Connects to `127.0.0.1:port` with `context` (which should offer ALPN `h2`) and
     /// completes the TLS handshake.
-    public static func connect(
+    package static func connect(
         port: UInt16, context: TLSClientContext, configuration: HTTP2Session.Configuration = .init(),
         timeout: Duration = .seconds(5)
     ) throws -> HTTP2TestClient {
@@ -89,20 +90,20 @@ public final class HTTP2TestClient {
 
     /// Queues a request; returns its stream id.
     @discardableResult
-    public func submit(headers: [HTTP2Header], body: [UInt8]) throws -> Int32 {
+    package func submit(headers: [HTTP2Header], body: [UInt8]) throws -> Int32 {
         try session.submitRequest(headers: headers, body: body)
     }
 
     /// Queues bytes to write as they are, after what the session has queued before them
     /// (garbage, hand-made frames).
-    public func writeRaw(_ bytes: [UInt8]) {
+    package func writeRaw(_ bytes: [UInt8]) {
         output += bytes
     }
 
     /// Drives the connection until `condition` holds, the connection ends or `timeout`
     /// passes; returns whether `condition` held.
     @discardableResult
-    public func run(timeout: Duration = .seconds(10), until condition: () -> Bool) throws -> Bool {
+    package func run(timeout: Duration = .seconds(10), until condition: () -> Bool) throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard end == nil else { return false }
@@ -119,12 +120,12 @@ public final class HTTP2TestClient {
 
     /// Drives the connection until every stream in `streams` has ended; returns whether they did.
     @discardableResult
-    public func waitForStreams(_ streams: some Collection<Int32>, timeout: Duration = .seconds(10)) throws -> Bool {
+    package func waitForStreams(_ streams: some Collection<Int32>, timeout: Duration = .seconds(10)) throws -> Bool {
         try run(timeout: timeout) { streams.allSatisfy { closedStreams[$0] != nil } }
     }
 
     /// Sends one request and waits for its response (`nil` when its stream ended without one).
-    public func exchange(headers: [HTTP2Header], body: [UInt8], timeout: Duration = .seconds(10)) throws -> Response? {
+    package func exchange(headers: [HTTP2Header], body: [UInt8], timeout: Duration = .seconds(10)) throws -> Response? {
         let stream = try submit(headers: headers, body: body)
         try waitForStreams([stream], timeout: timeout)
         return responses[stream]
@@ -132,7 +133,7 @@ public final class HTTP2TestClient {
 
     /// Waits until the server has closed or failed the connection (reading and dropping
     /// whatever it sends), or `timeout` passes; returns how it ended.
-    public func waitForEnd(timeout: Duration = .seconds(10)) throws -> End? {
+    package func waitForEnd(timeout: Duration = .seconds(10)) throws -> End? {
         try run(timeout: timeout) { end != nil }
         return end
     }

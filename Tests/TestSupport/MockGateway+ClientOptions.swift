@@ -1,17 +1,17 @@
-public import APN
-public import APNTLS
-public import APNMockGateway
+package import APN
+package import APNTLS
+package import APNMockGateway
 
 extension MockGateway {
     /// Options for a ``Connection`` to this gateway (its ``clientCredentials(topic:)``, the
     /// gateway port), every other option at its default. Call after ``start()``.
-    public func connectionOptions(topic: String = "com.example.tests") throws(TLSError) -> Connection.Options {
+    package func connectionOptions(topic: String = "com.example.tests") throws(TLSError) -> Connection.Options {
         try pointed(Connection.Options(), topic: topic, port: \.gatewayPort)
     }
 
     /// Options for a ``Feedback`` poller reading this gateway's feedback listener, as
     /// ``connectionOptions(topic:)``.
-    public func feedbackOptions(topic: String = "com.example.tests") throws(TLSError) -> Feedback.Options {
+    package func feedbackOptions(topic: String = "com.example.tests") throws(TLSError) -> Feedback.Options {
         try pointed(Feedback.Options(), topic: topic, port: \.feedbackPort)
     }
 

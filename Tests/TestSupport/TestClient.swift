@@ -1,17 +1,18 @@
-public import APNTLS
+import APNSupport
+package import APNTLS
 
 /// A provider-side TLS connection for tests: writes bytes whole, reads until the gateway
 /// closes, with deadlines instead of sleeps.
-public final class TestClient {
-    public let connection: TLSConnection
+package final class TestClient {
+    package let connection: TLSConnection
 
     /// Wraps a connected client whose handshake is done.
-    public init(_ connection: TLSConnection) {
+    package init(_ connection: TLSConnection) {
         self.connection = connection
     }
 
     /// How the gateway ended the connection, as the client saw it.
-    public enum End: Equatable, Sendable {
+    package enum End: Equatable, Sendable {
         /// It closed, with close_notify (`clean`) or without.
         case closed(clean: Bool)
         /// The connection failed (a reset is `.connectionReset`).
@@ -21,17 +22,17 @@ public final class TestClient {
     }
 
     /// What the client read before the end.
-    public struct Transcript {
+    package struct Transcript {
         /// Everything read, in order.
-        public var bytes: [UInt8] = []
+        package var bytes: [UInt8] = []
         /// The size of each successful read (one TLS record at most each).
-        public var reads: [Int] = []
+        package var reads: [Int] = []
         /// How it ended; `.timedOut` when it had not by the deadline.
-        public var end: End = .timedOut
+        package var end: End = .timedOut
     }
 
     /// Writes every byte (one TLS record per write call up to 16 KiB).
-    public func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws {
+    package func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws {
         try connection.writeAll(bytes, deadline: .now + timeout)
     }
 
@@ -39,7 +40,7 @@ public final class TestClient {
     /// write that would block may wait that long for the socket to take more. Returns how
     /// many bytes were written before a write would block (all of them if none did); the
     /// rest may be finished with ``send(_:timeout:)``, which repeats a partly written record.
-    public func writeWithoutBlocking(_ bytes: [UInt8], patience: Duration = .zero) throws -> Int {
+    package func writeWithoutBlocking(_ bytes: [UInt8], patience: Duration = .zero) throws -> Int {
         try bytes.withUnsafeBytes { bytes in
             try connection.write(bytes) { readiness throws(TLSError) in
                 try connection.waitUntil(readiness, deadline: .now + patience)
@@ -48,13 +49,13 @@ public final class TestClient {
     }
 
     /// Sends each chunk as its own write (so its own TLS record).
-    public func send(chunks: [[UInt8]]) throws {
+    package func send(chunks: [[UInt8]]) throws {
         for chunk in chunks { try send(chunk) }
     }
 
     /// How the gateway ended the connection if it has (reading without waiting, and
     /// expecting nothing but the end); `nil` while it is open.
-    public func endIfAny() throws -> End? {
+    package func endIfAny() throws -> End? {
         var buffer = [UInt8](repeating: 0, count: 64)
         switch buffer.withUnsafeMutableBytes({ connection.read(into: $0) }) {
         case .done(let count): throw TLSError(.read, "the gateway sent \(count) bytes")
@@ -65,7 +66,7 @@ public final class TestClient {
     }
 
     /// Reads until the gateway closes or fails the connection, or `timeout` passes.
-    public func readToEnd(timeout: Duration = .seconds(10)) throws -> Transcript {
+    package func readToEnd(timeout: Duration = .seconds(10)) throws -> Transcript {
         let deadline = ContinuousClock.now + timeout
         var transcript = Transcript()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)

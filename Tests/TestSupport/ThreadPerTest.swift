@@ -1,5 +1,5 @@
 import Foundation
-public import Testing
+package import Testing
 
 /// Runs each test case on a thread of its own instead of Swift concurrency's cooperative
 /// pool. That pool has one thread a core — two here — and Swift Testing runs every test,
@@ -19,15 +19,15 @@ public import Testing
 /// minutes, not speed checks.
 ///
 /// Apply it to a suite (it is recursive): `@Suite(.threadPerTest)`.
-public struct ThreadPerTest: TestTrait, SuiteTrait, TestScoping {
-    public var isRecursive: Bool { true }
+package struct ThreadPerTest: TestTrait, SuiteTrait, TestScoping {
+    package var isRecursive: Bool { true }
 
     /// Test cases with a thread of their own at once: three a core.
-    public static let width = 3 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    package static let width = 3 * max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     private static let turns = AsyncSemaphore(value: width)
 
-    public func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         // A suite's own scope covers all its tests; only a test case gets a thread.
@@ -42,24 +42,24 @@ public struct ThreadPerTest: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == ThreadPerTest {
     /// Each test case runs on a thread of its own (see ``ThreadPerTest``).
-    public static var threadPerTest: ThreadPerTest { ThreadPerTest() }
+    package static var threadPerTest: ThreadPerTest { ThreadPerTest() }
 }
 
 /// A task executor with one thread that runs the jobs enqueued on it in order, until
 /// ``shutDown()``; then the thread ends once its queue is empty.
-public final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
+package final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs` and `stopping` are touched only with `condition` locked.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopping = false
 
-    public init(name: String) {
+    package init(name: String) {
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
@@ -68,7 +68,7 @@ public final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Lets the thread end once it has run what is queued.
-    public func shutDown() {
+    package func shutDown() {
         condition.lock()
         stopping = true
         condition.signal()
@@ -92,18 +92,18 @@ public final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
 }
 
 /// A counting semaphore whose `wait` suspends instead of blocking a thread.
-public final class AsyncSemaphore: @unchecked Sendable {
+package final class AsyncSemaphore: @unchecked Sendable {
     // @unchecked Sendable: `value` and `waiters` are touched only with `lock` held.
     private let lock = NSLock()
     private var value: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(value: Int) {
+    package init(value: Int) {
         self.value = value
     }
 
     /// Takes one unit, suspending until one is free.
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             lock.lock()
             if value > 0 {
@@ -118,7 +118,7 @@ public final class AsyncSemaphore: @unchecked Sendable {
     }
 
     /// Gives one unit back, to the longest waiter if there is one.
-    public func signal() {
+    package func signal() {
         lock.lock()
         if waiters.isEmpty {
             value += 1

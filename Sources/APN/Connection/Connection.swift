@@ -119,16 +119,6 @@ public final class Connection: Sendable {
         inbox.post(command(notification, device: device, delivery: delivery, completion: nil))
     }
 
-    /// node-apn's name for ``push(_:to:)-([Device])``.
-    public func pushNotification(_ notification: Notification, _ devices: [Device]) {
-        push(notification, to: devices)
-    }
-
-    /// node-apn's name for ``push(_:to:outcome:)``.
-    public func pushNotification(_ notification: Notification, _ device: Device) {
-        push(notification, to: device)
-    }
-
     /// Sends `notification` to `device` and waits for its outcome. When it is written with
     /// nothing queued behind it on its socket, a confirmation marker follows it: the
     /// gateway's answer to the marker accepts it (``Acceptance/Evidence-swift.enum/flush``)

@@ -26,12 +26,6 @@ extension Connection {
         /// environment, as in node-apn.
         public var access = ServiceAccess(port: 2195, productionHost: Self.productionHost, sandboxHost: Self.sandboxHost)
 
-        /// node-apn's legacy name for ``ServiceAccess/address``; when set it wins.
-        public var gateway: String? {
-            get { access.legacyAddress }
-            set { access.legacyAddress = newValue }
-        }
-
         // MARK: Format
 
         /// The wire format: command 1 (enhanced) by default.

@@ -40,12 +40,6 @@ extension Notification {
         set { withState { $0.contentAvailable = newValue } }
     }
 
-    /// The old name of ``contentAvailable`` (Newsstand), kept as node-apn kept it.
-    public var newsstandAvailable: Bool {
-        get { contentAvailable }
-        set { contentAvailable = newValue }
-    }
-
     /// `mutable-content`: when `true`, `"mutable-content":1` lets a notification service
     /// extension change the content (iOS 10 and later).
     public var mutableContent: Bool {

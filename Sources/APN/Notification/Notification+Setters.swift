@@ -87,13 +87,6 @@ extension Notification {
         return self
     }
 
-    /// Sets ``newsstandAvailable``, the old name of ``contentAvailable``.
-    @discardableResult
-    public func setNewsstandAvailable(_ newsstandAvailable: Bool) -> Self {
-        self.contentAvailable = newsstandAvailable
-        return self
-    }
-
     /// Sets ``mutableContent``.
     @discardableResult
     public func setMutableContent(_ mutableContent: Bool) -> Self {
