@@ -101,88 +101,18 @@ enum MockGatewayCommand: Subcommand {
         var http2: HTTP2MockGateway.Configuration?
     }
 
+    /// Runs the gateways until SIGINT or SIGTERM, in the steps of `MockGatewayRun.swift`.
     static func run(_ flags: Flags) throws -> Int32 {
         var options = try parse(flags)
         let directory = try prepareCertificates(&options)
-
-        var recordDescriptor: Int32?
-        if let record = options.record {
-            let descriptor = open(record, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw FileError(path: record, errno: errno) }
-            recordDescriptor = descriptor
-        }
-
+        let recordDescriptor = try openRecordFile(options.record)
         // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
-
-        // Records are kept for the record file's writer only: without one, none.
-        let retention = recordDescriptor == nil ? RecordRetention(limit: 0, whenFull: .discardOldest) : RecordWriter.retention
-        options.configuration.recordRetention = retention
-        options.http2?.recordRetention = retention
-        let gateway = try MockGateway(configuration: options.configuration)
-        for tuple in options.feedback {
-            try gateway.queueFeedback(time: tuple.time, token: tuple.token)
-        }
-        try gateway.start()
-        let http2 = try options.http2.map { configuration in
-            let http2 = try HTTP2MockGateway(configuration: configuration)
-            try http2.start()
-            return http2
-        }
-
-        // Summed over both gateways: one line per kind, whichever listener refused.
-        let refusalLog = RefusalLog { [gateway, http2] in
-            var totals = gateway.refusals
-            if let http2 { totals.merge(http2.summary.refusals, uniquingKeysWith: +) }
-            return totals
-        }
-        refusalLog.start()
-
-        let recorder = recordDescriptor.map { RecordWriter(gateway, descriptor: $0, threadName: RecordWriter.binaryThreadName) }
-        let http2Recorder = recordDescriptor.flatMap { descriptor in
-            http2.map { RecordWriter($0, descriptor: descriptor, threadName: RecordWriter.http2ThreadName) }
-        }
-        let recorders = [recorder, http2Recorder].compactMap { $0 }
-        for recorder in recorders { recorder.start() }
-
-        let host = options.configuration.host.contains(":") ? "[\(options.configuration.host)]" : options.configuration.host
-        var started: [(String, JSONValue)] = [
-            ("gateway", .string("\(host):\(gateway.gatewayPort)")),
-            ("feedback", .string("\(host):\(gateway.feedbackPort)")),
-        ]
-        if let http2 { started.append(("http2", .string("\(host):\(http2.port)"))) }
-        started.append(("certs", .string(directory)))
-        LineWriter.stdout(.object(started))
-
+        let gateways = try startGateways(options, recording: recordDescriptor != nil)
+        let writers = startWriters(for: gateways, recordDescriptor: recordDescriptor)
+        printStartLine(gateways, host: options.configuration.host, certificates: directory)
         stopSignals.wait()
-
-        // Stop reading first (every connection checks before each read), then write what was
-        // accepted up to that point, then report exactly that.
-        for recorder in recorders { recorder.requestStop() }
-        gateway.stop()
-        let http2Summary = http2?.stop()
-        let accepted = gateway.recordCount
-        recorder?.finish(upTo: accepted)
-        if let http2Summary { http2Recorder?.finish(upTo: http2Summary.accepted) }
-        if let recordDescriptor { close(recordDescriptor) }
-        refusalLog.finish()
-
-        var byStatus: [UInt16: Int] = [:]
-        for rejection in gateway.rejections {
-            byStatus[rejection.status.rawValue, default: 0] += 1
-        }
-        LineWriter.stdout(
-            .object([
-                ("connections", .integer(gateway.connectionCount)),
-                ("accepted", .integer(accepted)),
-                ("rejected", .object(byStatus.keys.sorted().map { (String($0), .integer(byStatus[$0]!)) })),
-                ("markers", .integer(gateway.markerCount)),
-                ("feedback_connections", .integer(gateway.feedbackConnectionCount)),
-                ("handshake_failures", .integer(gateway.handshakeFailureCount)),
-                ("refused_connections", .integer(gateway.refusedConnectionCount)),
-                ("thread_start_failures", .integer(gateway.threadStartFailureCount)),
-                ("idle_timeouts", .integer(gateway.idleTimeoutCount)),
-            ] + (http2Summary.map { [("http2", HTTP2MockFlags.summary($0))] } ?? [])))
+        stopAndReport(gateways, writers)
         return 0
     }
 
