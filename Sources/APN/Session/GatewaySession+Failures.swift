@@ -4,81 +4,118 @@ import APNWire
 // entry out of the queues without a write gives it an outcome or puts it back.
 extension GatewaySession {
     /// One error response: settles the written entries and requeues what must be resent.
+    /// Its steps: place the named entry, settle it and what came before it (or report what
+    /// an answer that names nothing unsettled means), decide the fate of what came after it,
+    /// requeue, close.
     mutating func handleErrorResponse(_ response: ErrorResponse, now: Timestamp) {
         // A status byte outside Apple's table reaches the caller as it came (node-apn passed
         // it through); only status 10 is treated specially, and an unknown byte never is.
-        let status = response.status
         let unsent = takeInFlight()
-        var resend: [SessionEntry] = []
-        var resendIsPossiblyDuplicated = false
-
+        let resendIsPossiblyDuplicated: Bool
         if let offset = writtenOffset(of: response.identifier) {
-            let isMarker = sent[offset].isFlushMarker
-            if configuration.pacesAfterRejections {
-                // What this answer shows of the gateway's answer time, and — a rejected
-                // notification — of how many a connection carries before a rejection.
-                let rejection = !isMarker && status != .shutdown
-                let run = Int(Self.identifierDistance(from: configuration.firstIdentifier, to: response.identifier))
-                pacing.observe(answerNanos: now.nanoseconds &- sent[offset].writtenAt.nanoseconds, run: rejection ? run : nil)
-            }
-            let olderEvidence: Acceptance.Evidence =
-                status == .shutdown ? .shutdownIdentifier : isMarker ? .flush : .laterIdentifier
-            for _ in 0..<offset { accept(removeFirstWritten(), olderEvidence) }
-            let entry = removeFirstWritten()
-            if isMarker {
-                // The marker's answer (status 2 for its empty token, or 10 naming it as the
-                // last success) settles everything written before it.
-                if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: true))) }
-            } else if status == .shutdown {
-                // Status 10 names the last notification that succeeded.
-                accept(entry, .shutdownIdentifier)
-                emit(.event(.transmissionError(status, nil)))
-                if evictedCount > 0 { reportCacheMiss(shortfall: evictedCount) }
-            } else if let tag = entry.tag {
-                if entry.flags.contains(.evicted) {
-                    // Out of the cache: node-apn's README gives `transmissionError(code,
-                    // null)` and `errorCallback(255, null)`; the outcome still names it.
-                    reportCacheMiss(shortfall: evictedCount + 1)
-                    emit(.event(.transmissionError(status, nil)))
-                    emit(.errorCallback(.status(.unknown), nil))
-                } else {
-                    emit(.event(.transmissionError(status, tag)))
-                    emit(.errorCallback(.status(status), tag))
-                }
-                emit(.outcome(tag, .rejected(status)))
-            }
+            settleThroughNamed(response, at: offset, now: now)
+            resendIsPossiblyDuplicated = false
         } else {
-            // Not among the unsettled written entries. Written here and settled already
-            // (accepted by a grace window shorter than the gateway's answer took), it came
-            // before everything unsettled, which the gateway then discarded. Identifier 0
-            // (the gateway could not tell) or one never written on this connection cannot
-            // be placed: what is unsettled may as well have been taken.
-            let settledEarlier = wasWrittenHere(response.identifier)
-            if settledEarlier {
-                // It, and what came after it up to the oldest unsettled one, were reported
-                // accepted by a grace window shorter than the gateway took to answer: say so.
-                let end = takenCount > 0 ? sent[0].identifier : stream.lastTakenIdentifier
-                let wronglyAccepted = Int(Self.identifierDistance(from: response.identifier, to: end)) + (takenCount > 0 ? 0 : 1)
-                emit(.event(.graceWindowTooShort(wronglyAccepted)))
-                if evictedCount > 0 {
-                    reportCacheMiss(shortfall: Int(Self.identifierDistance(from: response.identifier, to: sent[0].identifier)) + evictedCount)
-                }
-            }
-            emit(.event(.transmissionError(status, nil)))
-            if status != .shutdown { emit(.errorCallback(.status(.unknown), nil)) }
-            resendIsPossiblyDuplicated = !settledEarlier
+            resendIsPossiblyDuplicated = !reportUnplacedAnswer(response)
         }
-        // What is still written came after the named one, so the gateway discarded it;
-        // without a usable identifier, it may as well have been taken.
-        let lostReason: UnknownFateReason = resendIsPossiblyDuplicated ? .unattributedError : .evictedFromCache
+        let resend = takeDiscardedAfterAnswer(possiblyDuplicated: resendIsPossiblyDuplicated)
+        // Resends go first, then what the socket never took, then what was pushed later.
+        awaitingMarker = false
+        pending.prepend(contentsOf: unsent)
+        // Status 10 rejects nothing: what follows it is resent even without buffering.
+        requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: response.status != .shutdown)
+        phase = .closing(failure: nil)
+        emit(.close)
+    }
+
+    /// Settles the written entries up to the one the answer names, `sent[offset]`: those
+    /// before it are accepted (by the marker, status 10 or a later identifier), it by its status.
+    private mutating func settleThroughNamed(_ response: ErrorResponse, at offset: Int, now: Timestamp) {
+        let status = response.status
+        let isMarker = sent[offset].isFlushMarker
+        if configuration.pacesAfterRejections { observeAnswer(response, at: offset, isMarker: isMarker, now: now) }
+        let olderEvidence: Acceptance.Evidence =
+            status == .shutdown ? .shutdownIdentifier : isMarker ? .flush : .laterIdentifier
+        for _ in 0..<offset { accept(removeFirstWritten(), olderEvidence) }
+        settleNamed(removeFirstWritten(), status: status)
+    }
+
+    /// Decides what the answer to `sent[offset]` tells the pacing: the gateway's answer time,
+    /// and — a rejected notification — how many a connection carries before a rejection.
+    private mutating func observeAnswer(_ response: ErrorResponse, at offset: Int, isMarker: Bool, now: Timestamp) {
+        let rejection = !isMarker && response.status != .shutdown
+        let run = Int(Self.identifierDistance(from: configuration.firstIdentifier, to: response.identifier))
+        pacing.observe(answerNanos: now.nanoseconds &- sent[offset].writtenAt.nanoseconds, run: rejection ? run : nil)
+    }
+
+    /// Decides the named entry's outcome: a marker confirms the flush, status 10 accepts
+    /// the notification, any other status rejects it (reported without its tag if evicted).
+    private mutating func settleNamed(_ entry: consuming SessionEntry, status: StatusCode) {
+        if entry.isFlushMarker {
+            // The marker's answer (status 2 for its empty token, or 10 naming it as the
+            // last success) settles everything written before it.
+            if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: true))) }
+        } else if status == .shutdown {
+            // Status 10 names the last notification that succeeded.
+            accept(entry, .shutdownIdentifier)
+            emit(.event(.transmissionError(status, nil)))
+            if evictedCount > 0 { reportCacheMiss(shortfall: evictedCount) }
+        } else if let tag = entry.tag {
+            if entry.flags.contains(.evicted) {
+                // Out of the cache: node-apn's README gives `transmissionError(code,
+                // null)` and `errorCallback(255, null)`; the outcome still names it.
+                reportCacheMiss(shortfall: evictedCount + 1)
+                emit(.event(.transmissionError(status, nil)))
+                emit(.errorCallback(.status(.unknown), nil))
+            } else {
+                emit(.event(.transmissionError(status, tag)))
+                emit(.errorCallback(.status(status), tag))
+            }
+            emit(.outcome(tag, .rejected(status)))
+        }
+    }
+
+    /// Decides what an answer naming no unsettled written entry means, reports it, and
+    /// returns whether the named one was written here and settled already (else what is
+    /// written may have been taken).
+    private mutating func reportUnplacedAnswer(_ response: ErrorResponse) -> Bool {
+        // Not among the unsettled written entries. Written here and settled already
+        // (accepted by a grace window shorter than the gateway's answer took), it came
+        // before everything unsettled, which the gateway then discarded. Identifier 0
+        // (the gateway could not tell) or one never written on this connection cannot
+        // be placed: what is unsettled may as well have been taken.
+        let settledEarlier = wasWrittenHere(response.identifier)
+        if settledEarlier { reportWronglyAccepted(from: response.identifier) }
+        emit(.event(.transmissionError(response.status, nil)))
+        if response.status != .shutdown { emit(.errorCallback(.status(.unknown), nil)) }
+        return settledEarlier
+    }
+
+    /// Decides how many the grace window accepted wrongly: the entry `identifier` names,
+    /// settled already, and what came after it up to the oldest unsettled one.
+    private mutating func reportWronglyAccepted(from identifier: UInt32) {
+        let end = takenCount > 0 ? sent[0].identifier : stream.lastTakenIdentifier
+        let wronglyAccepted = Int(Self.identifierDistance(from: identifier, to: end)) + (takenCount > 0 ? 0 : 1)
+        emit(.event(.graceWindowTooShort(wronglyAccepted)))
+        if evictedCount > 0 {
+            reportCacheMiss(shortfall: Int(Self.identifierDistance(from: identifier, to: sent[0].identifier)) + evictedCount)
+        }
+    }
+
+    /// Takes the entries still written — after the named one, so discarded by the gateway;
+    /// without a usable identifier, perhaps taken — and decides each one's fate: returned to
+    /// be resent, or of unknown fate (evicted, or a possibly duplicated copy again in doubt).
+    private mutating func takeDiscardedAfterAnswer(possiblyDuplicated: Bool) -> [SessionEntry] {
+        var resend: [SessionEntry] = []
+        let lostReason: UnknownFateReason = possiblyDuplicated ? .unattributedError : .evictedFromCache
         while takenCount > 0 {
             let entry = removeFirstWritten()
-            if entry.isFlushMarker, resendIsPossiblyDuplicated {
+            if entry.isFlushMarker, possiblyDuplicated {
                 // The answer may have been this marker's: it cannot confirm anything now.
                 if !entry.isAutomaticMarker { emit(.event(.flushed(confirmed: false))) }
                 continue
             }
-            let twiceAmbiguous = resendIsPossiblyDuplicated && entry.flags.contains(.possiblyDuplicated)
+            let twiceAmbiguous = possiblyDuplicated && entry.flags.contains(.possiblyDuplicated)
             if (entry.flags.contains(.evicted) || twiceAmbiguous), !entry.isFlushMarker {
                 // Evicted: cannot be resent. Already a possibly duplicated copy, and again
                 // perhaps taken: a third copy could reach the device, so it is not sent.
@@ -87,13 +124,7 @@ extension GatewaySession {
                 resend.append(entry)
             }
         }
-        // Resends go first, then what the socket never took, then what was pushed later.
-        awaitingMarker = false
-        pending.prepend(contentsOf: unsent)
-        // Status 10 rejects nothing: what follows it is resent even without buffering.
-        requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: status != .shutdown)
-        phase = .closing(failure: nil)
-        emit(.close)
+        return resend
     }
 
     /// The connection ended without an error response: requeue what the socket never
