@@ -1,7 +1,7 @@
 import APNTLS
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 
 // `apn mock-gateway`'s flags, read step by step: the binary gateway's listeners and TLS,
 // its faults, the feedback it queues, the certificate and record options, and the HTTP/2

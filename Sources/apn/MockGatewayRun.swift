@@ -1,6 +1,6 @@
 import APNWire
 import Foundation
-import MockGateway
+import APNMockGateway
 
 // `apn mock-gateway`'s run, step by step: open the record file, start the gateways, start
 // the record and refusal writers, print the start line, then (after the stop signal) stop
