@@ -1,65 +1,65 @@
-package import APN
-package import APNTLS
-package import APNWire
+public import APN
+public import APNTLS
+public import APNWire
 
 extension Bridge {
     /// How a ``Bridge`` listens, whom it serves and where it forwards.
-    package struct Configuration: Sendable {
+    public struct Configuration: Sendable {
         /// The address both listeners bind.
-        package var host = "127.0.0.1"
+        public var host = "127.0.0.1"
         /// The binary gateway port (Apple's was 2195); 0 lets the system choose.
-        package var gatewayPort: UInt16 = 0
+        public var gatewayPort: UInt16 = 0
         /// The feedback port (Apple's was 2196); 0 lets the system choose.
-        package var feedbackPort: UInt16 = 0
+        public var feedbackPort: UInt16 = 0
         /// The bridge's server certificate and key, for both listeners.
-        package var serverCredentials: TLSCredentials
+        public var serverCredentials: TLSCredentials
         /// The CAs a client certificate must chain to; the tenants then say whose it is.
-        package var clientCertificateAuthorities: [TLSCertificate]
+        public var clientCertificateAuthorities: [TLSCertificate]
         /// The senders served, and which client certificates are theirs.
-        package var tenants: BridgeTenants
+        public var tenants: BridgeTenants
         /// The upstream every tenant's provider reaches (host, port, CA, timeouts); each
         /// tenant adds its credentials and topic (``BridgeTenant/providerOptions(_:)``).
-        package var upstream: Provider.Options
+        public var upstream: Provider.Options
         /// Unsettled notifications per connection before reading pauses.
-        package var window = BridgeSession.defaultWindow
+        public var window = BridgeSession.defaultWindow
         /// The token store keeping feedback tuples until served; nil keeps them in memory
         /// (lost when the bridge stops).
-        package var storePath: String?
+        public var storePath: String?
         /// How long a tenant's ``ResendRecord`` keeps an entry.
-        package var resendRetention = ResendRecord.defaultRetention
+        public var resendRetention = ResendRecord.defaultRetention
         /// How many entries a tenant's ``ResendRecord`` keeps.
-        package var resendCapacity = ResendRecord.defaultCapacity
+        public var resendCapacity = ResendRecord.defaultCapacity
         /// The token and payload bounds Apple's gateway enforced.
-        package var limits = GatewayDecoder.Limits()
+        public var limits = GatewayDecoder.Limits()
         /// The most client connections per listener.
-        package var maxConnections = 1_000
+        public var maxConnections = 1_000
         /// How long a client may send nothing before it is closed; nil (the default): as
         /// long as it likes, as Apple's gateway kept idle connections.
-        package var idleTimeout: Duration?
+        public var idleTimeout: Duration?
         /// Issue TLS session tickets. Off by default: TLS 1.3 sends them after the
         /// handshake, and clients written for Apple's TLS 1.2 gateway can trip on that
         /// (PyAPNs' error reader closes its connection on the ticket, measured: a refusal
         /// pending then would never reach it). A reconnect after a refusal then costs a full
         /// handshake, under 1 ms of CPU.
-        package var sessionTickets = false
+        public var sessionTickets = false
         /// The newest TLS version offered; nil: the newest OpenSSL has (1.3).
-        package var maximumTLSVersion: TLSVersion?
+        public var maximumTLSVersion: TLSVersion?
         /// How long a client has to finish the TLS handshake.
-        package var handshakeTimeout: Duration = .seconds(10)
+        public var handshakeTimeout: Duration = .seconds(10)
         /// How long, after the bridge closed its side, it reads and discards.
-        package var lingerTimeout: Duration = .seconds(1)
+        public var lingerTimeout: Duration = .seconds(1)
         /// Hears of connections, error responses, upstream and store failures
         /// (``BridgeEvent``); nil logs nothing. Called outside the bridge's locks, on the
         /// thread that saw the change: keep it quick.
-        package var log: (@Sendable (BridgeEvent) -> Void)?
+        public var log: (@Sendable (BridgeEvent) -> Void)?
         /// Where the bridge logs (label `swift-apn.bridge`): the ``BridgeEvent``s too, at
         /// debug to notice; and every tenant's provider logs here, whatever
         /// ``upstream``'s own `logHandler`. Default: warnings and above on standard error
         /// (peer verification off upstream, nothing else).
-        package var logHandler: any APNLogHandler = StandardErrorLogHandler()
+        public var logHandler: any APNLogHandler = StandardErrorLogHandler()
 
         /// A configuration with the defaults described on each property.
-        package init(
+        public init(
             serverCredentials: TLSCredentials, clientCertificateAuthorities: [TLSCertificate], tenants: BridgeTenants,
             upstream: Provider.Options
         ) {
@@ -71,24 +71,24 @@ extension Bridge {
     }
 
     /// What a bridge did, from start to stop.
-    package struct Summary: Sendable, Hashable {
+    public struct Summary: Sendable, Hashable {
         /// Summed over the tenants.
-        package var counts = BridgeCounts()
+        public var counts = BridgeCounts()
         /// By tenant name.
-        package var byTenant: [String: BridgeCounts] = [:]
+        public var byTenant: [String: BridgeCounts] = [:]
         /// Feedback tuples queued (410 answers).
-        package var feedbackStored = 0
+        public var feedbackStored = 0
         /// Feedback tuples written to clients.
-        package var feedbackServed = 0
+        public var feedbackServed = 0
         /// Feedback tuples given up because the store kept failing.
-        package var feedbackLost = 0
+        public var feedbackLost = 0
         /// Gateway connections closed at once (no tenant, backoff, stopping).
-        package var refusedConnections = 0
+        public var refusedConnections = 0
         /// Sessions kept when the summary was taken: live connections and closed ones
         /// still awaiting answers (after a stop: those whose answers never came in time).
-        package var unfinishedSessions = 0
+        public var unfinishedSessions = 0
 
         /// Nothing yet.
-        package init() {}
+        public init() {}
     }
 }

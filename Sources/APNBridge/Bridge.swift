@@ -1,5 +1,5 @@
 import APN
-package import APNTLS
+public import APNTLS
 import Dispatch
 import GatewayServer
 
@@ -21,9 +21,9 @@ import GatewayServer
 /// // … clients connect to bridge.gatewayPort …
 /// let summary = bridge.stop(grace: .seconds(5))
 /// ```
-package final class Bridge: Sendable {
+public final class Bridge: Sendable {
     /// The configuration it was made with.
-    package let configuration: Configuration
+    public let configuration: Configuration
     private let core: BridgeCore
     private let server: ServerState
     private let context: TLSServerContext
@@ -34,7 +34,7 @@ package final class Bridge: Sendable {
     ///
     /// - Throws: `TLSError` for credentials the context refuses; `StoreError` for a store
     ///   that cannot be opened.
-    package init(configuration: Configuration) throws {
+    public init(configuration: Configuration) throws {
         context = try TLSServerContext(
             credentials: configuration.serverCredentials,
             clientCertificateAuthorities: configuration.clientCertificateAuthorities, requiresClientCertificate: true,
@@ -67,7 +67,7 @@ package final class Bridge: Sendable {
     ///
     /// - Precondition: called once, before ``stop(grace:)``.
     /// - Throws: `TLSError` when a listener cannot bind or a thread cannot be started.
-    package func start() throws(TLSError) {
+    public func start() throws(TLSError) {
         let backlog = ConnectionLimits.listenBacklog
         let gateway = try TLSListener(
             context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog)
@@ -91,13 +91,13 @@ package final class Bridge: Sendable {
     }
 
     /// The gateway port bound; 0 before ``start()``.
-    package var gatewayPort: UInt16 { lifecycle.ports?.gateway ?? 0 }
+    public var gatewayPort: UInt16 { lifecycle.ports?.gateway ?? 0 }
 
     /// The feedback port bound; 0 before ``start()``.
-    package var feedbackPort: UInt16 { lifecycle.ports?.feedback ?? 0 }
+    public var feedbackPort: UInt16 { lifecycle.ports?.feedback ?? 0 }
 
     /// What was done so far.
-    package var summary: Summary {
+    public var summary: Summary {
         var summary = Summary()
         for (name, tenant) in core.tenants {
             let counts = tenant.counts
@@ -115,7 +115,7 @@ package final class Bridge: Sendable {
     /// Waits until `predicate` holds for the ``summary`` or `deadline` passes (or the
     /// bridge stops); returns whether it held. Re-checked whenever an answer or a
     /// connection changes something.
-    package func wait(until deadline: ContinuousClock.Instant, _ predicate: (Summary) -> Bool) -> Bool {
+    public func wait(until deadline: ContinuousClock.Instant, _ predicate: (Summary) -> Bool) -> Bool {
         server.waitForChange(until: deadline) { predicate(summary) }
     }
 
@@ -125,7 +125,7 @@ package final class Bridge: Sendable {
     /// waits for the answers still due, each bounded by its request timeout). Blocks, so
     /// call it from a thread of its own, not a Swift concurrency task.
     @discardableResult
-    package func stop(grace: Duration) -> Summary {
+    public func stop(grace: Duration) -> Summary {
         core.stopAccepting()
         let tenants = Array(core.tenants.values)
         for tenant in tenants { tenant.shutdown() }

@@ -1,36 +1,36 @@
-package import APNWire
+public import APNWire
 
 /// What a bridge did, counted per tenant and summed in ``Bridge/Summary``.
-package struct BridgeCounts: Sendable, Hashable {
+public struct BridgeCounts: Sendable, Hashable {
     /// Notifications decoded and taken by a session (given an ordinal).
-    package var received = 0
+    public var received = 0
     /// Sent upstream.
-    package var forwarded = 0
+    public var forwarded = 0
     /// Answered 200 (or 410: accepted, with a feedback tuple) upstream.
-    package var delivered = 0
+    public var delivered = 0
     /// Refused, by the binary status the client is told: Apple's refusals and the
     /// decoder's own.
-    package var refused: [StatusCode: Int] = [:]
+    public var refused: [StatusCode: Int] = [:]
     /// Refused upstream, by Apple's reason (`BadDeviceToken`, …): what ``refused`` counts
     /// as statuses, before the mapping. The decoder's own refusals have no reason.
-    package var refusedByReason: [String: Int] = [:]
+    public var refusedByReason: [String: Int] = [:]
     /// Answered `bridgeFailure` upstream (the client is told status 10).
-    package var bridgeFailures = 0
+    public var bridgeFailures = 0
     /// Answered with an unknown fate upstream (the client sees them accepted).
-    package var maybeDelivered = 0
+    public var maybeDelivered = 0
     /// Resends answered from the ``ResendRecord`` rather than forwarded again: every
     /// notification received is either forwarded or answered so.
-    package var resendsAnswered: Int { received - forwarded }
+    public var resendsAnswered: Int { received - forwarded }
     /// Client connections opened.
-    package var connections = 0
+    public var connections = 0
     /// Of those, opened while the upstream backed off, so held before reading.
-    package var heldConnections = 0
+    public var heldConnections = 0
 
     /// Nothing counted.
-    package init() {}
+    public init() {}
 
     /// Adds `other`'s counts to these.
-    package mutating func add(_ other: BridgeCounts) {
+    public mutating func add(_ other: BridgeCounts) {
         received += other.received
         forwarded += other.forwarded
         delivered += other.delivered

@@ -1,4 +1,4 @@
-package import APNWire
+public import APNWire
 
 /// Something an operator wants to see in the bridge's log (`apn bridge` writes each as a
 /// JSON line on standard error): connections, the error responses written, the upstream
@@ -8,9 +8,9 @@ package import APNWire
 /// Events are raised outside the bridge's locks, on whichever thread saw the change (a
 /// connection's, a provider's I/O thread, the store writer): a handler must be quick and
 /// must not call back into the bridge.
-package enum BridgeEvent: Sendable, Hashable {
+public enum BridgeEvent: Sendable, Hashable {
     /// Why a gateway connection was closed at once.
-    package enum Refusal: String, Sendable, Hashable {
+    public enum Refusal: String, Sendable, Hashable {
         /// No certificate of a tenant (verified against the client CAs, but named by none).
         case unknownClient = "unknown_client"
         /// The system gave no descriptor for the connection's wake-up pipe.

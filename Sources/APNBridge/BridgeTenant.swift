@@ -1,11 +1,11 @@
-package import APN
+public import APN
 
 /// One sender the bridge serves: the client certificates that identify it, and what its
 /// notifications go to Apple with (its credentials and topic). A client of one tenant is
 /// served only its own feedback and resend record.
-package struct BridgeTenant: Sendable, Hashable {
+public struct BridgeTenant: Sendable, Hashable {
     /// How a client certificate is recognised.
-    package enum Match: Sendable, Hashable {
+    public enum Match: Sendable, Hashable {
         /// The SHA-256 fingerprint of the certificate (its DER): one certificate exactly.
         case fingerprint([UInt8])
         /// The subject's UID, which on Apple's push certificates is the bundle id: every
@@ -15,7 +15,7 @@ package struct BridgeTenant: Sendable, Hashable {
 
     /// How the bridge authenticates to Apple for this tenant. Paths, never key material:
     /// the files are read when the provider starts, and nothing of them is logged.
-    package enum Upstream: Sendable, Hashable {
+    public enum Upstream: Sendable, Hashable {
         /// A provider token signed with the `.p8` key at `p8`.
         case token(keyID: String, teamID: String, p8: String)
         /// The push certificate and its key, PEM files.
@@ -23,20 +23,20 @@ package struct BridgeTenant: Sendable, Hashable {
     }
 
     /// The tenant's name in logs and in the token store.
-    package var name: String
+    public var name: String
     /// The certificates that are this tenant's clients; at least one.
-    package var matches: [Match]
+    public var matches: [Match]
     /// `apns-topic` for its notifications: the bundle id.
-    package var topic: String
+    public var topic: String
     /// Its credentials with Apple.
-    package var upstream: Upstream
+    public var upstream: Upstream
     /// `apns-push-type` for all its notifications (an MDM server's `mdm`, a VoIP app's
     /// `voip`); `nil` derives it from each payload
     /// (``BridgedNotification/forwarded(topic:pushType:)``).
-    package var pushType: PushType?
+    public var pushType: PushType?
 
     /// Creates a tenant.
-    package init(name: String, matches: [Match], topic: String, upstream: Upstream, pushType: PushType? = nil) {
+    public init(name: String, matches: [Match], topic: String, upstream: Upstream, pushType: PushType? = nil) {
         self.name = name
         self.matches = matches
         self.topic = topic
@@ -45,7 +45,7 @@ package struct BridgeTenant: Sendable, Hashable {
     }
 
     /// `base` (host, port, CA, timeouts) with this tenant's authentication and topic.
-    package func providerOptions(_ base: Provider.Options) -> Provider.Options {
+    public func providerOptions(_ base: Provider.Options) -> Provider.Options {
         var options = base
         options.topic = topic
         switch upstream {

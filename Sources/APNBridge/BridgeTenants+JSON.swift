@@ -21,7 +21,7 @@ extension BridgeTenants {
     /// refused rather than ignored, so a misspelt one cannot silently drop a setting.
     ///
     /// - Throws: ``BridgeConfigurationError`` naming the place (`tenants[1].topic`).
-    package static func parse(json bytes: [UInt8]) throws(BridgeConfigurationError) -> BridgeTenants {
+    public static func parse(json bytes: [UInt8]) throws(BridgeConfigurationError) -> BridgeTenants {
         let root: JSONObject
         do throws(JSONParseError) {
             root = try JSONParser().parseObject(bytes: bytes)

@@ -1,24 +1,24 @@
-package import APNTLS
+public import APNTLS
 import APN
 import APNWire
 
 /// A bridge configuration refused: what is wrong, and where (`tenants[1].topic`).
-package struct BridgeConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct BridgeConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The problem, naming the place in the configuration.
-    package let message: String
+    public let message: String
 
     /// Creates one.
-    package init(_ message: String) {
+    public init(_ message: String) {
         self.message = message
     }
 
-    package var description: String { message }
+    public var description: String { message }
 }
 
 /// The tenants of one bridge, and which of them a client certificate belongs to.
-package struct BridgeTenants: Sendable {
+public struct BridgeTenants: Sendable {
     /// Every tenant, in the configuration's order.
-    package let all: [BridgeTenant]
+    public let all: [BridgeTenant]
     private let byFingerprint: [[UInt8]: Int]
     private let byUserID: [String: Int]
 
@@ -27,7 +27,7 @@ package struct BridgeTenants: Sendable {
     /// since a client of one must never be taken for another's.
     ///
     /// - Throws: ``BridgeConfigurationError`` naming the first problem.
-    package init(_ tenants: [BridgeTenant]) throws(BridgeConfigurationError) {
+    public init(_ tenants: [BridgeTenant]) throws(BridgeConfigurationError) {
         guard !tenants.isEmpty else { throw BridgeConfigurationError("no tenant configured") }
         var names: Set<String> = []
         var byFingerprint: [[UInt8]: Int] = [:]
@@ -66,7 +66,7 @@ package struct BridgeTenants: Sendable {
 
     /// The tenant `certificate` belongs to: by its fingerprint first (one certificate named
     /// exactly), else by its subject's UID; `nil` for a certificate no tenant names.
-    package func tenant(for certificate: TLSCertificate) -> BridgeTenant? {
+    public func tenant(for certificate: TLSCertificate) -> BridgeTenant? {
         if let index = byFingerprint[certificate.sha256Fingerprint] { return all[index] }
         if let uid = certificate.subjectUserID, let index = byUserID[uid] { return all[index] }
         return nil
