@@ -44,7 +44,7 @@ public final class MockGateway: Sendable {
     public let certificateAuthority: CertificateAuthority
     let shared: SharedState
     private let context: TLSServerContext
-    private let lifecycle = GatewayLifecycle<(gateway: UInt16, feedback: UInt16)>()
+    private let run = GatewayRun<(gateway: UInt16, feedback: UInt16)>(name: "MockGateway", acceptThreads: "accept threads")
 
     /// Prepares a gateway: generates the CA and server certificate that are not given and
     /// builds the TLS server context. Nothing listens until ``start()``.
@@ -91,21 +91,18 @@ public final class MockGateway: Sendable {
             context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog)
         let feedback = try TLSListener(
             context: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
-        lifecycle.started((gateway.port, feedback.port), name: "MockGateway")
         let settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout, heldByteLimit: Faults.latencyBufferLimit)
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: configuration.idleTimeout)
         let server = shared.server
-        let started = AcceptLoop.startGateway(
-            gateway, name: "mock-gw", server: server, limits: limits, settings: settings,
-            policy: ScriptedGateway(shared: shared))
-            && AcceptLoop.startFeedback(
-                feedback, name: "mock-fb", server: server, limits: limits, settings: settings,
-                source: QueuedFeedback(shared: shared))
-        guard started else {
-            stop()
-            throw TLSError(.listen, "starting MockGateway's accept threads: the system refused a thread")
+        try run.start((gateway.port, feedback.port), state: shared) {
+            AcceptLoop.startGateway(
+                gateway, name: "mock-gw", server: server, limits: limits, settings: settings,
+                policy: ScriptedGateway(shared: shared))
+                && AcceptLoop.startFeedback(
+                    feedback, name: "mock-fb", server: server, limits: limits, settings: settings,
+                    source: QueuedFeedback(shared: shared))
         }
     }
 
@@ -116,18 +113,16 @@ public final class MockGateway: Sendable {
     /// - Returns: `true` when every thread finished in time.
     @discardableResult
     public func stop(timeout: Duration = .seconds(5)) -> Bool {
-        lifecycle.stopped()
-        shared.requestStop()
-        return shared.waitForThreads(until: .now + timeout)
+        run.stop(shared, timeout: timeout)
     }
 
     /// The port the gateway listener bound; 0 before ``start()``.
     public var gatewayPort: UInt16 {
-        lifecycle.ports?.gateway ?? 0
+        run.ports?.gateway ?? 0
     }
 
     /// The port the feedback listener bound; 0 before ``start()``.
     public var feedbackPort: UInt16 {
-        lifecycle.ports?.feedback ?? 0
+        run.ports?.feedback ?? 0
     }
 }

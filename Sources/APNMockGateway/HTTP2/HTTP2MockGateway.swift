@@ -48,7 +48,7 @@ public final class HTTP2MockGateway: Sendable {
     let shared: GatewayState<HTTP2Ledger>
     private let context: TLSServerContext
     private let settings: HTTP2ConnectionSettings
-    private let lifecycle = GatewayLifecycle<UInt16>()
+    private let run = GatewayRun<UInt16>(name: "HTTP2MockGateway", acceptThreads: "accept thread")
 
     /// Prepares a gateway: generates the CA and server certificate that are not given and
     /// builds the TLS server context (ALPN `h2`; a client offering no ALPN is served too).
@@ -107,17 +107,14 @@ public final class HTTP2MockGateway: Sendable {
     public func start() throws(TLSError) {
         let listener = try TLSListener(
             context: context, host: configuration.host, port: configuration.port, backlog: ConnectionLimits.listenBacklog)
-        lifecycle.started(listener.port, name: "HTTP2MockGateway")
         let settings = settings
         // The idle timeout is the connection loop's (it reads the socket itself).
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: nil)
         let shared = shared
-        let started = AcceptLoop.start(listener, name: "h2mock", server: shared.server, limits: limits) { driver in
-            HTTP2GatewayConnection(driver: driver, shared: shared, settings: settings).run()
-        }
-        guard started else {
-            stop()
-            throw TLSError(.listen, "starting HTTP2MockGateway's accept thread: the system refused a thread")
+        try run.start(listener.port, state: shared) {
+            AcceptLoop.start(listener, name: "h2mock", server: shared.server, limits: limits) { driver in
+                HTTP2GatewayConnection(driver: driver, shared: shared, settings: settings).run()
+            }
         }
     }
 
@@ -129,9 +126,7 @@ public final class HTTP2MockGateway: Sendable {
     ///   thread finished in time.
     @discardableResult
     public func stop(timeout: Duration = .seconds(5)) -> Summary {
-        lifecycle.stopped()
-        shared.requestStop()
-        let finished = shared.waitForThreads(until: .now + timeout)
+        let finished = run.stop(shared, timeout: timeout)
         var summary = self.summary
         summary.stoppedCleanly = finished
         return summary
@@ -139,6 +134,6 @@ public final class HTTP2MockGateway: Sendable {
 
     /// The port the listener bound; 0 before ``start()``.
     public var port: UInt16 {
-        lifecycle.ports ?? 0
+        run.ports ?? 0
     }
 }
