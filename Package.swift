@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "APNHTTP2", dependencies: ["CNGHTTP2"]),
         .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
         // The durable token registry a feedback polling service applies feedback to.
-        .target(name: "APNFeedbackStore", dependencies: ["APN", "CSQLite", "CPostgreSQL"]),
+        .target(name: "APNFeedbackStore", dependencies: ["APN", "APNSupport", "CSQLite", "CPostgreSQL"]),
         .testTarget(
             name: "APNFeedbackStoreTests",
             dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "APNMockGateway", "TestSupport"]),

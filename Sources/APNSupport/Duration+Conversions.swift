@@ -8,6 +8,15 @@ extension Duration {
     }
 }
 
+extension Duration {
+    /// The duration in whole milliseconds (rounded down): for timeouts C libraries take in
+    /// milliseconds (SQLite's busy timeout, PostgreSQL's `lock_timeout`) and for printing.
+    package var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
 extension ContinuousClock.Instant {
     /// Milliseconds from now to this instant, rounded up, clamped to 0…Int32.max: the
     /// timeout `poll()` takes for a wait until it.

@@ -1,3 +1,4 @@
+import APNSupport
 import APN
 import Foundation
 
@@ -108,7 +109,7 @@ enum ConnectFlags {
 
     /// `2`, `0.25`: whole seconds without a fraction, else up to three decimals.
     static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         if milliseconds % 1000 == 0 { return String(milliseconds / 1000) }
         var text = String(format: "%.3f", Double(milliseconds) / 1000)
         while text.hasSuffix("0") { text.removeLast() }

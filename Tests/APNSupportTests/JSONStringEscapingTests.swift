@@ -40,3 +40,12 @@ struct DurationConversionTests {
         #expect((now + .seconds(Int64(1) << 40)).pollTimeout == Int32.max)
     }
 }
+
+/// Whole milliseconds, for C libraries' timeouts.
+struct WholeMillisecondsTests {
+    @Test func roundDown() {
+        #expect(Duration.seconds(2).wholeMilliseconds == 2_000)
+        #expect(Duration.microseconds(1_999).wholeMilliseconds == 1)
+        #expect(Duration.zero.wholeMilliseconds == 0)
+    }
+}

@@ -18,7 +18,7 @@ import Testing
         "APNHTTP2": ["CNGHTTP2"],
         "GatewayServer": ["APNSupport", "APNTLS", "APNWire"],
         "APN": ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"],
-        "APNFeedbackStore": ["APN", "CSQLite", "CPostgreSQL"],
+        "APNFeedbackStore": ["APN", "APNSupport", "CSQLite", "CPostgreSQL"],
         "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"],
         "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"],
         "apn": ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],

@@ -1,3 +1,4 @@
+import APNSupport
 import CPostgreSQL
 import Foundation
 internal import Glibc
@@ -32,8 +33,7 @@ final class PostgresConnection {
             throw StoreError(.cannotOpen, "cannot connect to the token store \(url): \(message)")
         }
         handle = connection
-        let milliseconds = lockTimeout.components.seconds * 1000
-            + lockTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = lockTimeout.wholeMilliseconds
         // Quiet: a repeated CREATE ... IF NOT EXISTS notice would go to standard error.
         try execute("SET lock_timeout = \(max(1, milliseconds)); SET client_min_messages = warning")
     }

@@ -1,3 +1,4 @@
+import APNSupport
 import CSQLite
 
 /// One SQLite connection: opened in WAL mode with a busy timeout, closed when released.
@@ -21,8 +22,7 @@ final class SQLiteDatabase {
         }
         handle = opened
         sqlite3_extended_result_codes(handle, 1)
-        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeout.wholeMilliseconds))
     }
 
     deinit {
