@@ -26,7 +26,7 @@ import Testing
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try ProcessLaunch.run(process)
         try input.fileHandleForWriting.write(contentsOf: Data(bytes))
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

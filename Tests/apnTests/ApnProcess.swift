@@ -124,7 +124,7 @@ final class ApnProcess: Sendable {
         let child = Child()
         self.child = child
         process.terminationHandler = { _ in child.markExited() }
-        try process.run()
+        try ProcessLaunch.run(process)
         child.started(pid: process.processIdentifier)
         (ChildProcesses.current ?? ChildProcesses.unowned).add(child)
         if let inputPipe, let input {

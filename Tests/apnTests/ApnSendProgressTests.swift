@@ -21,7 +21,7 @@ struct ApnSendProgressTests {
         process.standardInput = FileHandle.nullDevice
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ProcessLaunch.run(process)
         let screen = output.fileHandleForReading.readDataToEndOfFile()
         guard exited.wait(timeout: .now() + 60) == .success else {
             process.terminate()
