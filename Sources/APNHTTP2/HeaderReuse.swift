@@ -20,6 +20,11 @@ struct HeaderReuse {
         return HTTP2Header(sameName ? known.name : String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 
+    /// Whether `field` has exactly these name and value bytes.
+    static func matches(_ field: HTTP2Header, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        equal(field.name, name) && equal(field.value, value)
+    }
+
     /// Whether `string` is encoded as exactly `bytes`.
     private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         string.utf8.withContiguousStorageIfAvailable { stored in

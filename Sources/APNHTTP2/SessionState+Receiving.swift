@@ -11,10 +11,7 @@ extension SessionState {
             streams.insert(streamID, stream)
             headerBlockStream = streams.slot(of: streamID).map { (streamID, $0) }
         } else if let slot = streams.slot(of: streamID) {
-            if streams[slot: slot].headers.capacity == 0 {
-                streams[slot: slot].headers.reserveCapacity(headerReuse.previous.count)
-            }
-            streams[slot: slot].blockStart = streams[slot: slot].headers.count
+            streams[slot: slot].startHeaderBlock()
             headerBlockStream = (streamID, slot)
         } else {
             headerBlockStream = nil
@@ -41,8 +38,14 @@ extension SessionState {
         {
             return 0
         }
-        let field = headerReuse.field(at: streams[slot: slot].headers.count, name: name, value: value)
-        streams[slot: slot].headers.append(field)
+        if role == .client {
+            streams[slot: slot].appendField(name: name, value: value, reuse: headerReuse)
+        } else {
+            // A request differs from the one before in `:path` at least, early on: counting
+            // the fields before it would only put off their copy.
+            let field = headerReuse.field(at: streams[slot: slot].headers.count, name: name, value: value)
+            streams[slot: slot].headers.append(field)
+        }
         return 0
     }
 
@@ -97,10 +100,10 @@ extension SessionState {
     private mutating func dropInformationalResponse(streamID: Int32) {
         guard role == .client, let slot = streams.slot(of: streamID) else { return }
         let start = streams[slot: slot].blockStart
-        guard start < streams[slot: slot].headers.count else { return }
-        let first = streams[slot: slot].headers[start]
-        if first.name == ":status" && first.value.hasPrefix("1") {
-            streams[slot: slot].headers.removeSubrange(start...)
+        guard start < streams[slot: slot].fieldCount else { return }
+        let first = streams[slot: slot].field(at: start)
+        if first.name == ":status" && first.value.utf8.first == UInt8(ascii: "1") {
+            streams[slot: slot].removeFields(from: start)
         }
     }
 

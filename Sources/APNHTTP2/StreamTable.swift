@@ -51,7 +51,7 @@ struct StreamTable {
     }
 
     /// Adds stream `id` (not in the table) with `state`.
-    mutating func insert(_ id: Int32, _ state: StreamState) {
+    mutating func insert(_ id: Int32, _ state: consuming StreamState) {
         if (count + 1) * 2 > keys.count {
             grow()
         }

@@ -76,8 +76,13 @@ struct ProviderScheduler: ~Copyable {
     /// most `requestTimeout` of writes, 24 bytes each).
     private var deadlines = RingBuffer<(deadline: Timestamp, id: ID, attempt: Int)>()
 
+    /// `configuration.requestTimeout` in nanoseconds: every write adds it to the clock, and
+    /// `Duration`'s 128-bit arithmetic would cost more than the rest of `take`.
+    private let requestTimeoutNanoseconds: Int64
+
     init(configuration: Configuration) {
         self.configuration = configuration
+        requestTimeoutNanoseconds = configuration.requestTimeout.nanosecondsSaturated
     }
 
     /// Requests waiting for a connection (ready now); `ready` may also hold the ids of
@@ -117,7 +122,7 @@ struct ProviderScheduler: ~Copyable {
             }
             if let taken {
                 readyCount -= 1
-                deadlines.append((now + configuration.requestTimeout, id, taken.attempt))
+                deadlines.append((now.adding(nanoseconds: requestTimeoutNanoseconds), id, taken.attempt))
                 return (id, taken.request)
             }
         }
