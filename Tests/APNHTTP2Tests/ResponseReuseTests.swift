@@ -1,0 +1,36 @@
+import APNHTTP2
+import TestSupport
+import Testing
+
+/// A client keeps a response's header array when it repeats the previous response's fields
+/// (most of Apple's answers are alike): whatever is shared, the response reported is the one
+/// sent, field for field — the same, a longer one, a shorter one, one that differs early or
+/// late, and the same again after a differing one.
+@Suite struct ResponseReuseTests {
+    static let id = "123e4567-e89b-12d3-a456-426614174000"
+    static let responses: [[HTTP2Header]] = [
+        [HTTP2Header(":status", "200"), HTTP2Header("apns-id", id)],
+        [HTTP2Header(":status", "200"), HTTP2Header("apns-id", id)],
+        [HTTP2Header(":status", "200"), HTTP2Header("apns-id", id), HTTP2Header("apns-unique-id", "u1")],
+        [HTTP2Header(":status", "200")],
+        [HTTP2Header(":status", "410"), HTTP2Header("apns-id", id)],
+        [HTTP2Header(":status", "410"), HTTP2Header("apns-id", "0e4567aa-e89b-12d3-a456-426614174000")],
+        [HTTP2Header(":status", "410"), HTTP2Header("apns-id", "0e4567aa-e89b-12d3-a456-426614174000")],
+        [HTTP2Header(":status", "200"), HTTP2Header("apns-id", id)],
+    ]
+
+    @Test(arguments: Chunking.all)
+    func everyResponseIsReportedAsSentWhateverItShares(_ chunking: Chunking) throws {
+        let pair = try SessionPair(chunking: chunking)
+        for (index, headers) in Self.responses.enumerated() {
+            let streamID = try pair.client.submitRequest(headers: apnsHeaders(token: token(index)), body: [])
+            try pair.exchange()
+            try pair.server.submitResponse(streamID: streamID, headers: headers, body: [])
+            try pair.exchange()
+            #expect(pair.clientEvents.suffix(2) == [
+                .response(streamID: streamID, headers: headers, body: []),
+                .streamClosed(streamID: streamID, errorCode: .noError),
+            ], "response \(index)")
+        }
+    }
+}
