@@ -50,7 +50,7 @@ let package = Package(
         ),
         // HTTP/2 framing without I/O: nghttp2 sessions for client and server, bytes in,
         // events and bytes out. No product: APN and APNMockGateway use it.
-        .target(name: "APNHTTP2", dependencies: ["CNGHTTP2"]),
+        .target(name: "APNHTTP2", dependencies: ["CNGHTTP2", "APNSupport"]),
         .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
         // The durable token registry a feedback polling service applies feedback to.
         .target(name: "APNFeedbackStore", dependencies: ["APN", "APNSupport", "CSQLite", "CPostgreSQL"]),

@@ -1,9 +1,9 @@
 /// What an ``HTTP2Session`` learned from the peer's bytes (or from its own sending), in the
 /// order it happened. ``HTTP2Session/takeEvents()`` hands them out.
 package enum HTTP2Event: Sendable, Equatable {
-    /// Server: a complete request (the peer ended its stream). Answer it with
-    /// ``HTTP2Session/submitResponse(streamID:headers:body:)``.
-    case request(streamID: Int32, headers: [HTTP2Header], body: [UInt8])
+    /// Server: a complete request (the peer ended its stream), its fields as received.
+    /// Answer it with ``HTTP2Session/submitResponse(streamID:headers:body:)``.
+    case request(streamID: Int32, headers: HTTP2HeaderList, body: [UInt8])
     /// Client: a complete response to the request on `streamID`.
     case response(streamID: Int32, headers: [HTTP2Header], body: [UInt8])
     /// The peer exceeded a limit on `streamID` (`reason.kind` is ``HTTP2Error/Kind/headerListTooLarge``

@@ -1,3 +1,4 @@
+internal import APNSupport
 internal import CNGHTTP2
 
 /// Turns `[HTTP2Header]` into the `nghttp2_nv` array nghttp2's submit functions take (and

@@ -4,7 +4,7 @@ internal import CNGHTTP2
 extension SessionState {
     /// nghttp2 closed `streamID` (both ends done, a RST_STREAM either way, a GOAWAY).
     mutating func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard streams.remove(streamID) != nil else { return }
+        guard streams.remove(streamID) else { return }
         if headerBlockStream?.id == streamID { headerBlockStream = nil }
         events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
     }
@@ -17,9 +17,11 @@ extension SessionState {
         let header = frame.pointee.hd
         guard header.type == FrameType.headers, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
               nghttp2_session_find_stream(session, header.stream_id) == nil,
-              let stream = streams.remove(header.stream_id) else { return }
+              let slot = streams.slot(of: header.stream_id) else { return }
+        let localResetCode = streams[slot: slot].localResetCode
+        streams.remove(header.stream_id)
         if headerBlockStream?.id == header.stream_id { headerBlockStream = nil }
-        events.append(.streamClosed(streamID: header.stream_id, errorCode: stream.localResetCode ?? .refusedStream))
+        events.append(.streamClosed(streamID: header.stream_id, errorCode: localResetCode ?? .refusedStream))
     }
 
     /// nghttp2 refused a frame from the peer (a stream error it answers with RST_STREAM,

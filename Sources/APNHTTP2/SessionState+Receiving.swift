@@ -1,3 +1,4 @@
+internal import APNSupport
 internal import CNGHTTP2
 
 // The receiving half of the callbacks: header blocks and bodies build up per stream and
@@ -6,10 +7,10 @@ extension SessionState {
     /// A HEADERS frame starts on `streamID`. A server learns of a new stream here.
     mutating func beginHeaders(streamID: Int32, category: nghttp2_headers_category) {
         if role == .server && category == NGHTTP2_HCAT_REQUEST {
-            var stream = StreamState()
-            stream.headers.reserveCapacity(headerReuse.previous.count)
-            streams.insert(streamID, stream)
-            headerBlockStream = streams.slot(of: streamID).map { (streamID, $0) }
+            let slot = streams.insert(streamID, StreamState())
+            // Room for fields like the last request's: receiving them allocates once.
+            streams[slot: slot].requestFields = HTTP2HeaderList(reservingCapacity: lastRequestFieldBytes)
+            headerBlockStream = (streamID, slot)
         } else if let slot = streams.slot(of: streamID) {
             streams[slot: slot].startHeaderBlock()
             headerBlockStream = (streamID, slot)
@@ -41,10 +42,8 @@ extension SessionState {
         if role == .client {
             streams[slot: slot].appendField(name: name, value: value, reuse: headerReuse)
         } else {
-            // A request differs from the one before in `:path` at least, early on: counting
-            // the fields before it would only put off their copy.
-            let field = headerReuse.field(at: streams[slot: slot].headers.count, name: name, value: value)
-            streams[slot: slot].headers.append(field)
+            // A request's fields stay bytes: the server's reader makes strings of those it keeps.
+            streams[slot: slot].requestFields.append(name: name, value: value)
         }
         return 0
     }
@@ -89,11 +88,15 @@ extension SessionState {
     /// The peer ended `streamID`: its message is complete.
     private mutating func complete(streamID: Int32) {
         guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return }
-        let (headers, body) = streams[slot: slot].takeMessage()
-        headerReuse.previous = headers
-        events.append(role == .server
-            ? .request(streamID: streamID, headers: headers, body: body)
-            : .response(streamID: streamID, headers: headers, body: body))
+        if role == .server {
+            let (fields, body) = streams[slot: slot].takeRequest()
+            lastRequestFieldBytes = fields.byteCount
+            events.append(.request(streamID: streamID, headers: fields, body: body))
+        } else {
+            let (headers, body) = streams[slot: slot].takeMessage()
+            headerReuse.previous = headers
+            events.append(.response(streamID: streamID, headers: headers, body: body))
+        }
     }
 
     /// A client drops a 1xx response's header block: the final response follows it.
@@ -112,6 +115,7 @@ extension SessionState {
     private mutating func reject(_ session: OpaquePointer?, slot: Int, streamID: Int32, _ reason: HTTP2Error) {
         streams[slot: slot].rejected = true
         _ = streams[slot: slot].takeMessage()
+        _ = streams[slot: slot].takeRequest()
         streams[slot: slot].localResetCode = .enhanceYourCalm
         _ = nghttp2_submit_rst_stream(session, 0, streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
         events.append(.streamRejected(streamID: streamID, reason: reason))

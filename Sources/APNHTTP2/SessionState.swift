@@ -18,8 +18,10 @@ struct SessionState {
     var streams = StreamTable()
     /// Events not yet taken, oldest first.
     var events: [HTTP2Event] = []
-    /// The last complete message's fields, to reuse for the next one's.
+    /// A client's: the last complete response's fields, to reuse for the next one's.
     var headerReuse = HeaderReuse()
+    /// A server's: the bytes the last complete request's fields took, to reserve for the next.
+    var lastRequestFieldBytes = 0
     /// The stream whose header block is arriving and its slot: a block's fields come one
     /// after another for one stream (RFC 9113 §6.10), so each field need not look it up.
     /// Cleared when that stream leaves the table.

@@ -16,6 +16,9 @@ struct StreamState {
     /// Where the current header block starts in `headers`: an informational (1xx)
     /// response's block is dropped when the final response follows.
     var blockStart = 0
+    /// A server's: the request's fields received so far (trailers after the headers). A
+    /// client's go to `headers`.
+    var requestFields = HTTP2HeaderList()
     /// The body received so far.
     var body: [UInt8] = []
     /// The body to send, and how much of it nghttp2 has taken.
@@ -26,14 +29,12 @@ struct StreamState {
     /// The code we reset the stream with, for a request reset before it was ever sent.
     var localResetCode: HTTP2ErrorCode?
 
-    init(outgoing: [UInt8] = []) {
-        self.outgoing = outgoing
-    }
+    /// Nothing received, nothing to send. Apart from ``init(outgoing:)``: built through a
+    /// default argument, an empty state came out as a copy and a destruction of one.
+    init() {}
 
-    /// A stream a peer's request opens: room for a request's header fields from the start
-    /// (an APNs request has about ten), so appending them allocates once.
-    init(expectingHeaders: Bool) {
-        if expectingHeaders { headers.reserveCapacity(16) }
+    init(outgoing: [UInt8]) {
+        self.outgoing = outgoing
     }
 }
 
@@ -96,40 +97,7 @@ extension StreamState {
         reusedCount = 0
     }
 
-    /// Adds a received field unless the stream was rejected; `false` when the field would
-    /// take the header list past `limit` (RFC 9113 §6.5.2: each field counts its name, its
-    /// value and 32 octets of overhead), and it is not added.
-    mutating func addHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
-        guard !rejected else { return true }
-        let size = headerListSize + name.count + value.count + 32
-        guard size <= limit else { return false }
-        headerListSize = size
-        appendField(name: name, value: value, reuse: HeaderReuse())
-        return true
-    }
-
-    /// Adds received body bytes unless the stream was rejected; `false` when they would take
-    /// the body past `limit`, and they are not added.
-    mutating func appendBody(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
-        guard !rejected else { return true }
-        guard body.count + bytes.count <= limit else { return false }
-        body.append(contentsOf: bytes)
-        return true
-    }
-
-    /// The received message, moved out, unless the stream was rejected.
-    mutating func takeAcceptedMessage() -> (headers: [HTTP2Header], body: [UInt8])? {
-        rejected ? nil : takeMessage()
-    }
-
-    /// Sets the body of the response to send; `false` for a rejected stream, which gets none.
-    mutating func respond(with body: [UInt8]) -> Bool {
-        guard !rejected else { return false }
-        outgoing = body
-        return true
-    }
-
-    /// Moves the received message out, leaving the stream with nothing received.
+    /// Moves the received response out, leaving the stream with nothing received.
     mutating func takeMessage() -> (headers: [HTTP2Header], body: [UInt8]) {
         defer {
             headers = []
@@ -139,6 +107,15 @@ extension StreamState {
         }
         guard reusedCount > 0 else { return (headers, body) }
         return (reusedCount == reused.count ? reused : Array(reused[..<reusedCount]), body)
+    }
+
+    /// Moves the received request out, leaving the stream with nothing received.
+    mutating func takeRequest() -> (fields: HTTP2HeaderList, body: [UInt8]) {
+        defer {
+            requestFields = HTTP2HeaderList()
+            body = []
+        }
+        return (requestFields, body)
     }
 
     /// Copies the next bytes of the body to send into `buffer`; `finished` with the last.

@@ -50,8 +50,9 @@ struct StreamTable {
         _modify { yield &entries[slot] }
     }
 
-    /// Adds stream `id` (not in the table) with `state`.
-    mutating func insert(_ id: Int32, _ state: consuming StreamState) {
+    /// Adds stream `id` (not in the table) with `state`; returns its slot.
+    @discardableResult
+    mutating func insert(_ id: Int32, _ state: consuming StreamState) -> Int {
         if (count + 1) * 2 > keys.count {
             grow()
         }
@@ -64,14 +65,17 @@ struct StreamTable {
             entries.append(state)
         }
         place(id, index)
+        return Int(index)
     }
 
-    /// Removes stream `id` and returns it, if it is in the table.
-    mutating func remove(_ id: Int32) -> StreamState? {
-        guard let position = position(of: id) else { return nil }
+    /// Removes stream `id`; `false` when it is not in the table. What the stream held is
+    /// released, not handed back (callers read what they need first): moving a whole state
+    /// out cost a copy and a destruction per stream.
+    @discardableResult
+    mutating func remove(_ id: Int32) -> Bool {
+        guard let position = position(of: id) else { return false }
         let index = Int(indices[position])
-        var removed = StreamState()
-        swap(&removed, &entries[index])
+        entries[index] = StreamState()
         free.append(Int32(index))
         // Shift back the entries after the hole that probed past it, so that no lookup
         // stops early at the hole (no tombstones).
@@ -89,7 +93,7 @@ struct StreamTable {
             next = (next + 1) & mask
         }
         keys[hole] = 0
-        return removed
+        return true
     }
 
     /// Where stream `id` goes when nothing is in the way.

@@ -20,7 +20,7 @@ import Testing
         try pair.exchange()
         let requests = pair.serverEvents.compactMap { event -> ([HTTP2Header], [UInt8])? in
             guard case .request(_, let headers, let body) = event else { return nil }
-            return (headers, body)
+            return (Array(headers), body)
         }
         #expect(requests.count == 3)
         for (offset, (headers, body)) in requests.enumerated() {

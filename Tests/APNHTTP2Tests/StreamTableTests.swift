@@ -17,12 +17,17 @@ import Testing
             if open == 0 || Int.random(in: 0..<4000, using: &generator) >= open {
                 var state = StreamState()
                 state.outgoingOffset = step
-                table.insert(nextID, state)
+                let slot = table.insert(nextID, state)
+                #expect(table.slot(of: nextID) == slot)
                 reference[nextID] = step
                 nextID += 2
             } else {
                 let id = reference.keys.randomElement(using: &generator)!
-                #expect(table.remove(id)?.outgoingOffset == reference.removeValue(forKey: id))
+                let slot = table.slot(of: id)
+                #expect(slot.map { table[slot: $0].outgoingOffset } == reference.removeValue(forKey: id))
+                let removed = table.remove(id)
+                #expect(removed)
+                #expect(table.slot(of: id) == nil)
             }
             if step % 997 == 0 {
                 #expect(table.count == reference.count)
@@ -30,7 +35,8 @@ import Testing
                     #expect(table.slot(of: id).map { table[slot: $0].outgoingOffset } == value)
                 }
                 #expect(table.slot(of: nextID) == nil)
-                #expect(table.remove(nextID) == nil)
+                let removedUnknown = table.remove(nextID)
+                #expect(!removedUnknown)
             }
         }
     }

@@ -15,7 +15,7 @@ import Testing
         "APNWire": [],
         "APNSupport": [],
         "APNTLS": ["APNSupport", "COpenSSL"],
-        "APNHTTP2": ["CNGHTTP2"],
+        "APNHTTP2": ["CNGHTTP2", "APNSupport"],
         "GatewayServer": ["APNSupport", "APNTLS", "APNWire"],
         "APN": ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"],
         "APNFeedbackStore": ["APN", "APNSupport", "CSQLite", "CPostgreSQL"],

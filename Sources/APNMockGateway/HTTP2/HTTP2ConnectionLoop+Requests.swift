@@ -13,9 +13,16 @@ extension HTTP2ConnectionLoop {
         // for exclusive access on every use, which cost each request several checks.
         var authenticator = self.authenticator
         var ids = self.ids
+        var fieldStrings = self.fieldStrings
+        // Swapped out rather than copied (no reference counting, the capacity kept); as a
+        // property, each request appended was copied into it.
+        var pending: [PendingRequest] = []
+        swap(&pending, &self.pending)
         defer {
             self.authenticator = authenticator
             self.ids = ids
+            self.fieldStrings = fieldStrings
+            swap(&pending, &self.pending)
         }
         // One wall-clock reading for the requests of one read: they arrived together.
         let now = authenticator.now
@@ -38,9 +45,9 @@ extension HTTP2ConnectionLoop {
                     break reading
                 }
                 if let last = goawayLastStream, streamID > last { continue }
-                pending.append(PendingRequest(
-                    streamID: streamID,
-                    verdict: validator.check(headers: headers, body: body, authenticator: &authenticator, ids: &ids, now: now)))
+                pending.append(PendingRequest(streamID: streamID))
+                pending[pending.count - 1].verdict = validator.check(
+                    headers: headers, body: body, authenticator: &authenticator, ids: &ids, strings: &fieldStrings, now: now)
                 if let limit = streamLimitAfterToken, authenticator.teamID != nil {
                     // The first valid provider token: the connection gets its full stream limit.
                     streamLimitAfterToken = nil

@@ -43,6 +43,8 @@ final class HTTP2ConnectionLoop {
     /// The `apns-id`s made for requests without one, and the `apns-unique-id`s.
     var ids = UUIDSequence()
     var uniqueIDs = UUIDSequence()
+    /// The values of the last request's repeating fields, reused for the next one's.
+    var fieldStrings = RequestFieldStrings()
     var faults = ConnectionFaults()
     var delayed = DelayedAnswers()
     /// Requests received on this connection, for the "after N requests" faults.

@@ -124,18 +124,21 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
 /// A request a connection has read and validated, waiting to be judged.
 struct PendingRequest {
     let streamID: Int32
-    private var verdict: RequestVerdict?
+    /// Set once validation is done (``HTTP2Ledger/judge(_:connection:into:)`` takes it).
+    var verdict: RequestVerdict?
 
-    init(streamID: Int32, verdict: RequestVerdict) {
+    /// A request on `streamID`, its verdict still to come: set in place in the array that
+    /// holds it. Built whole and appended, a pending request was copied into the array.
+    init(streamID: Int32) {
         self.streamID = streamID
-        self.verdict = verdict
     }
 
     /// Moves the verdict out (so a valid request's payload is not copied on its way to the
     /// records).
     mutating func take() -> RequestVerdict {
-        defer { verdict = nil }
-        return verdict!
+        var taken: RequestVerdict?
+        swap(&taken, &verdict)  // a move: `defer { verdict = nil }` copied the verdict and destroyed it
+        return taken!
     }
 }
 

@@ -1,4 +1,3 @@
-import APNWire
 import APNHTTP2
 import APNWire
 
@@ -58,12 +57,13 @@ struct RequestValidator: Sendable {
     let rules: Rules
 
     /// Validates one request that arrived at `now` (``ConnectionAuthenticator/now``); `ids`
-    /// makes the `apns-id` of a request that has no valid one.
+    /// makes the `apns-id` of a request that has no valid one, `strings` holds the values
+    /// of the connection's last request.
     func check(
-        headers: [HTTP2Header], body: [UInt8], authenticator: inout ConnectionAuthenticator, ids: inout UUIDSequence,
-        now: Double
+        headers: HTTP2HeaderList, body: [UInt8], authenticator: inout ConnectionAuthenticator, ids: inout UUIDSequence,
+        strings: inout RequestFieldStrings, now: Double
     ) -> RequestVerdict {
-        let fields = RequestHeaders(headers)
+        let fields = RequestHeaders.read(headers, reusing: &strings)
         var apnsID: String {
             if let sent = fields.apnsID, UUIDText.isCanonical(sent) { return sent }
             return ids.next()

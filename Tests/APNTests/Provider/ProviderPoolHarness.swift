@@ -127,7 +127,7 @@ final class ProviderPoolHarness {
         let path = headers.first { $0.name == ":path" }!.value
         let byte = UInt8(path.suffix(2), radix: 16)!
         requests[number]![streamID] = Int(byte)
-        lastHeaders[number] = headers
+        lastHeaders[number] = Array(headers)
     }
 
     /// The stream carrying device `n` on `number`.
