@@ -159,7 +159,7 @@ struct ProviderSendRun: Sendable {
         if let timestamp = error?.timestamp {
             extra.append(("timestamp", .integer(Int((timestamp.timeIntervalSince1970 * 1_000).rounded()))))
         }
-        if let apnsID = response.apnsID ?? error?.apnsID { extra.append(("apns_id", .string(apnsID.uuidString.lowercased()))) }
+        if let apnsID = response.apnsID ?? error?.apnsID { extra.append(("apns_id", .string(apnsID.apnsText))) }
         extra.append(("attempts", .integer(response.attempts)))
         if let error, outcome == .failed || outcome == .unknownFate {
             extra.append(("error", .string(SendOutput.snakeCase(error.code.description))))

@@ -193,7 +193,7 @@ struct ProviderRequest: Sendable {
             // store" (an absent header would let Apple store the notification).
             headers.append(HTTP2Header("apns-expiration", String(expiry)))
             if let collapseID { headers.append(HTTP2Header("apns-collapse-id", collapseID)) }
-            if let apnsID { headers.append(HTTP2Header("apns-id", apnsID.uuidString.lowercased())) }
+            if let apnsID { headers.append(HTTP2Header("apns-id", apnsID.apnsText)) }
             do throws(HTTP2Error) {
                 block = try HTTP2HeaderBlock(headers)
             } catch {

@@ -45,6 +45,6 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     /// `device: 200 apns-id` or `device: error`.
     public var description: String {
         if let error { return "\(device): \(error)" }
-        return "\(device): \(status.map(String.init) ?? "-") \(apnsID.map { $0.uuidString.lowercased() } ?? "")"
+        return "\(device): \(status.map(String.init) ?? "-") \(apnsID.map(\.apnsText) ?? "")"
     }
 }

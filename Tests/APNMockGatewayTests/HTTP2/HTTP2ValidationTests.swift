@@ -1,6 +1,7 @@
 import APN
 import APNHTTP2
 import APNMockGateway
+import APNWire
 import TestSupport
 import Testing
 

@@ -15,6 +15,23 @@ struct ProviderAnswerTests {
         #expect(answer.disposition == .delivered)
     }
 
+    @Test("an apns-id is read as Foundation reads it, in either case; anything else is dropped")
+    func apnsIDs() throws {
+        for _ in 0..<200 {
+            let uuid = UUID()
+            for text in [uuid.uuidString, uuid.uuidString.lowercased()] {
+                let answer = try ProviderAnswer(headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", text)], body: [])
+                #expect(answer.apnsID == uuid)
+            }
+            #expect(uuid.apnsText == uuid.uuidString.lowercased())
+            #expect(UUID(apnsText: uuid.apnsText) == uuid)
+        }
+        for text in ["", "not-a-uuid", "eabeae5414a811e5b60b1697f925ec7b", "eabeae54-14a8-11e5-b60b-1697f925ec7", "{eabeae54-14a8-11e5-b60b-1697f925ec7b}"] {
+            let answer = try ProviderAnswer(headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", text)], body: [])
+            #expect(answer.apnsID == nil, "\(text)")
+        }
+    }
+
     @Test("410 Unregistered with Apple's millisecond timestamp")
     func unregistered() throws {
         let answer = try ProviderAnswer(

@@ -30,7 +30,7 @@ struct ProviderAnswer: Sendable, Equatable {
             let name = header.name.utf8
             switch (name.count, name.first) {
             case (7, UInt8(ascii: ":")) where header.name == ":status": status = Self.statusCode(header.value)
-            case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = UUID(uuidString: header.value)
+            case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = UUID(apnsText: header.value)
             case (14, UInt8(ascii: "a")) where header.name == "apns-unique-id": uniqueID = header.value
             default: break
             }

@@ -1,0 +1,44 @@
+@testable import APNWire
+import Foundation
+import Testing
+
+/// `apns-id` text read and written by hand, checked against Foundation's own UUID parser and
+/// formatter on the same values.
+@Suite struct UUIDTextTests {
+    @Test func knowsACanonicalUUID() {
+        #expect(UUIDText.isCanonical("123e4567-e89b-12d3-a456-426614174000"))
+        #expect(UUIDText.isCanonical("123E4567-E89B-12D3-A456-426614174000"))
+        #expect(!UUIDText.isCanonical(""))
+        #expect(!UUIDText.isCanonical("123e4567e89b12d3a456426614174000"))
+        #expect(!UUIDText.isCanonical("123e4567-e89b-12d3-a456-42661417400"))
+        #expect(!UUIDText.isCanonical("123e4567-e89b-12d3-a456-4266141740000"))
+        #expect(!UUIDText.isCanonical("123e4567-e89b-12d3-a456_426614174000"))
+        #expect(!UUIDText.isCanonical("g23e4567-e89b-12d3-a456-426614174000"))
+        #expect(!UUIDText.isCanonical("123e4567-e89b-12d3-a4561426614174000"))
+        #expect(!UUIDText.isCanonical("-23e4567-e89b-12d3-a456-426614174000"))
+        // 36 bytes, not 36 characters: one "é" in place of two hex digits.
+        #expect(!UUIDText.isCanonical("123e4567-e89b-12d3-a456-4266141740é"))
+    }
+
+    @Test func readsTheValueMostSignificantHalfFirst() throws {
+        let value = try #require(UUIDText.value(of: "00112233-4455-6677-8899-AaBbCcDdEeFf"))
+        #expect(value.high == 0x0011_2233_4455_6677)
+        #expect(value.low == 0x8899_AABB_CCDD_EEFF)
+        #expect(UUIDText.text(high: value.high, low: value.low) == "00112233-4455-6677-8899-aabbccddeeff")
+        #expect(UUIDText.text(high: 0, low: 0) == "00000000-0000-0000-0000-000000000000")
+        #expect(UUIDText.text(high: .max, low: .max) == "ffffffff-ffff-ffff-ffff-ffffffffffff")
+    }
+
+    @Test func agreesWithFoundation() throws {
+        for _ in 0..<1_000 {
+            let uuid = UUID()
+            let upper = uuid.uuidString
+            let value = try #require(UUIDText.value(of: upper))
+            #expect(UUIDText.value(of: upper.lowercased())! == value)
+            #expect(UUIDText.text(high: value.high, low: value.low) == upper.lowercased())
+            var bytes = (value.high.bigEndian, value.low.bigEndian)
+            let rebuilt = UUID(uuid: withUnsafeBytes(of: &bytes) { $0.loadUnaligned(as: uuid_t.self) })
+            #expect(rebuilt == uuid)
+        }
+    }
+}
