@@ -20,7 +20,7 @@ package func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int
 
 /// Whether `string` is encoded as exactly `bytes` (byte for byte, not canonical equivalence):
 /// how a received field is matched with the string kept from an earlier one.
-@inlinable
+@inlinable @inline(__always)
 package func utf8Equals(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     string.utf8.withContiguousStorageIfAvailable { stored in
         stored.count == bytes.count && (bytes.isEmpty || bytesEqual(stored.baseAddress!, bytes.baseAddress!, count: bytes.count))

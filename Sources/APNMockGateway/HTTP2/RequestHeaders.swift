@@ -71,6 +71,7 @@ struct RequestHeaders {
         `is`(UnsafeBufferPointer(rebasing: bytes), name)
     }
 
+    @inline(__always)
     private static func `is`(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
         bytes.count == name.utf8CodeUnitCount && bytesEqual(bytes.baseAddress!, name.utf8Start, count: bytes.count)
     }
