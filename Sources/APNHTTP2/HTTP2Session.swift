@@ -138,6 +138,9 @@ package final class HTTP2Session {
     /// waiting; for a server every stream the peer opened.
     package var activeStreamCount: Int { state.pointee.streams.count }
 
+    /// A server's: the bytes a new stream reserves for its request's fields (for tests).
+    var reservedRequestFieldBytes: Int { state.pointee.lastRequestFieldBytes }
+
     /// Whether a stream with an id up to `streamID` is still open (not yet reported closed):
     /// a server sends its GOAWAY once this is false for the last-stream-id, so that every
     /// answer it covers goes out before it. Costs a scan of the stream table.

@@ -90,7 +90,9 @@ extension SessionState {
         guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return }
         if role == .server {
             let (fields, body) = streams[slot: slot].takeRequest()
-            lastRequestFieldBytes = fields.byteCount
+            // Capped: a peer's one large request must not make every stream it opens after
+            // reserve that much before sending a field (an APNs request's take ~700 bytes).
+            lastRequestFieldBytes = min(fields.byteCount, Self.requestFieldReservationLimit)
             events.append(.request(streamID: streamID, headers: fields, body: body))
         } else {
             let (headers, body) = streams[slot: slot].takeMessage()

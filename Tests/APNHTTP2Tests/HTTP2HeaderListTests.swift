@@ -1,4 +1,4 @@
-import APNHTTP2
+@testable import APNHTTP2
 import TestSupport
 import Testing
 
@@ -114,6 +114,25 @@ import Testing
             try pair.exchange()
             #expect(pair.serverEvents.last == .request(streamID: streamID, headers: HTTP2HeaderList(headers), body: [UInt8(index)]),
                     "request \(index)")
+            try pair.server.submitResponse(streamID: streamID, headers: [HTTP2Header(":status", "200")], body: [])
+            try pair.exchange()
+        }
+    }
+}
+
+extension RequestFieldsTests {
+    /// A new stream reserves room for fields like the last request's, but never more than
+    /// 4 KiB: one large request (within the 16 KiB header list limit) must not make every
+    /// stream opened after it reserve as much before a field arrives.
+    @Test func theRoomReservedForAStreamsFieldsIsCapped() throws {
+        let pair = try SessionPair()
+        let large = apnsHeaders(token: token(1)) + [HTTP2Header("apns-collapse-id", String(repeating: "c", count: 10_000))]
+        let small = apnsHeaders(token: token(2))
+        for (headers, reserved) in [(large, 4_096), (small, HTTP2HeaderList(small).byteCount)] {
+            let streamID = try pair.client.submitRequest(headers: headers, body: [])
+            try pair.exchange()
+            #expect(pair.serverEvents.last == .request(streamID: streamID, headers: HTTP2HeaderList(headers), body: []))
+            #expect(pair.server.reservedRequestFieldBytes == reserved)
             try pair.server.submitResponse(streamID: streamID, headers: [HTTP2Header(":status", "200")], body: [])
             try pair.exchange()
         }
