@@ -5,7 +5,7 @@ import APNSupport
 /// the name and the value. A server receives about ten fields a request; as `[HTTP2Header]`
 /// each cost two strings (an allocation and a UTF-8 check for every one that differs from
 /// the last request's), their retains and releases, and an array. Here a field costs two
-/// copies into a buffer that was sized after the previous request's, so a request's fields
+/// copies into a buffer sized after the previous request's (up to 4 KiB), so a request's fields
 /// take one allocation, and a reader makes strings only of the values it keeps
 /// (``withFieldCursor(_:)``). As a `Sequence` it hands out ``HTTP2Header``s, made as it goes.
 ///

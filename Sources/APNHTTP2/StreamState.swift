@@ -29,10 +29,12 @@ struct StreamState {
     /// The code we reset the stream with, for a request reset before it was ever sent.
     var localResetCode: HTTP2ErrorCode?
 
-    /// Nothing received, nothing to send. Apart from ``init(outgoing:)``: built through a
-    /// default argument, an empty state came out as a copy and a destruction of one.
+    /// Nothing received, nothing to send. An initializer of its own: built through a default
+    /// argument of ``init(outgoing:)``, an empty state came out as a copy and a destruction
+    /// of one.
     init() {}
 
+    /// A client's stream, with the request body to send.
     init(outgoing: [UInt8]) {
         self.outgoing = outgoing
     }

@@ -14,8 +14,8 @@ extension HTTP2ConnectionLoop {
         var authenticator = self.authenticator
         var ids = self.ids
         var fieldStrings = self.fieldStrings
-        // Swapped out rather than copied (no reference counting, the capacity kept); as a
-        // property, each request appended was copied into it.
+        // The same for the pending requests, swapped out and back (no copy; the capacity
+        // kept): each request's append and its verdict, set in place, touch the array.
         var pending: [PendingRequest] = []
         swap(&pending, &self.pending)
         defer {
