@@ -101,9 +101,11 @@ let package = Package(
         .testTarget(name: "GatewayServerTests", dependencies: ["APNSupport", "GatewayServer", "APNTLS", "APNWire", "TestSupport"]),
         // The faithful, scriptable mocks tests run against: the binary gateway and feedback
         // server (`MockGateway`, on the server core) and the HTTP/2 provider API
-        // (`HTTP2MockGateway`). Shared/, Binary/, HTTP2/; no client module.
+        // (`HTTP2MockGateway`). In the top-level `MockGateway/` folder the design card names
+        // (Shared/, Binary/, HTTP2/), wired in with `path:`; no client module.
         .target(
             name: "APNMockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"],
+            path: "MockGateway",
             exclude: ["README.md"]),
         .testTarget(
             name: "APNMockGatewayTests",

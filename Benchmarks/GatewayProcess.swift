@@ -2,6 +2,8 @@ import APN
 import APNTLS
 import Foundation
 import APNMockGateway
+import Glibc
+import TestSupport
 
 /// A MockGateway in a process of its own (this executable, `send --only gateway-process`),
 /// so that a memory figure counts the connection alone, not the gateway's records of what
@@ -9,11 +11,8 @@ import APNMockGateway
 /// announcements: `port N` once listening, `recorded` once it has recorded the count it
 /// was given. The child stops when its standard input closes.
 final class GatewayProcess {
-    private let child = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private var lines: [Substring] = []
-    private var buffered = Data()
+    private let child: ChildProcess
+    private var buffered: [UInt8] = []
     private let directory: URL
     /// The gateway's port on 127.0.0.1.
     private(set) var port: UInt16 = 0
@@ -35,12 +34,11 @@ final class GatewayProcess {
         clientKey = Array(try client.privateKey.pem().utf8)
         caCertificate = Array(try authority.certificate.pem().utf8)
 
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["send", "--only", "gateway-process", "--operations", "\(count)", "--rounds", "1"]
-        child.environment = ProcessInfo.processInfo.environment.merging(["APN_BENCH_CERTS": directory.path]) { $1 }
-        child.standardInput = input
-        child.standardOutput = output
-        try child.run()
+        // Started by the tests' spawner, not Foundation's `Process` (its `run()` crashed once, #39).
+        child = try ChildProcess(
+            CommandLine.arguments[0], arguments: ["send", "--only", "gateway-process", "--operations", "\(count)", "--rounds", "1"],
+            environment: ChildProcess.environment(adding: ["APN_BENCH_CERTS": directory.path]),
+            standardInput: .pipe, standardError: .inherit)
         let announcement = try nextLine()
         guard announcement.hasPrefix("port "), let port = UInt16(announcement.dropFirst(5)) else {
             throw BenchUsageError(description: "the gateway process said \"\(announcement)\"")
@@ -67,16 +65,19 @@ final class GatewayProcess {
                 buffered.removeSubrange(...newline)
                 return line
             }
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw BenchUsageError(description: "the gateway process ended") }
-            buffered.append(chunk)
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(child.standardOutput!, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw BenchUsageError(description: "the gateway process ended") }
+            buffered += chunk[..<count]
         }
     }
 
     /// Stops the child and removes the certificates.
     func stop() {
-        try? input.fileHandleForWriting.close()
-        child.waitUntilExit()
+        close(child.standardInput!)
+        _ = child.waitForExit(timeout: .seconds(600))
+        close(child.standardOutput!)
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -3,6 +3,7 @@ import APN
 import APNTLS
 import Foundation
 import APNMockGateway
+import TestSupport
 
 /// `apn-bench send`: ``Connection`` end to end against an in-process ``MockGateway`` over
 /// mutual TLS on loopback, command 2, one socket. Each round has a fresh gateway and
@@ -196,16 +197,13 @@ enum SendBenchmark {
     /// Runs `apn-bench BENCH --only MEASUREMENT` in a process of its own and prints its
     /// last line: a memory figure free of the other measurements' heap.
     static func runInChildProcess(_ scenario: String, count: Int, bench: String = "send") throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = [bench, "--only", scenario, "--operations", "\(count)", "--rounds", "1"]
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        guard child.terminationStatus == 0, let line = text.split(separator: "\n").last else {
-            throw BenchUsageError(description: "the \(scenario) scenario failed (status \(child.terminationStatus))")
+        let child = try ChildProcess(
+            CommandLine.arguments[0], arguments: [bench, "--only", scenario, "--operations", "\(count)", "--rounds", "1"],
+            standardError: .inherit)
+        let text = String(decoding: ChildProcess.readToEnd(child.standardOutput!), as: UTF8.self)
+        let termination = child.waitForExit(timeout: .seconds(3600))
+        guard termination == .exited(0), let line = text.split(separator: "\n").last else {
+            throw BenchUsageError(description: "the \(scenario) scenario failed (\(termination.map { "\($0)" } ?? "still running"))")
         }
         print(line)
     }

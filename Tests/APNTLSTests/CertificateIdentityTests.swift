@@ -6,7 +6,7 @@ import Testing
 /// How a server names the client certificate it was shown: the DER bytes, their SHA-256
 /// fingerprint and the subject's UID (the bundle id on Apple's push certificates), which
 /// the bridge maps to a tenant.
-@Suite(.threadPerTest) struct CertificateIdentityTests {
+@Suite(.threadPerTest, .ownsChildProcesses) struct CertificateIdentityTests {
     @Test func derRoundTripsAndIsWhatTheFingerprintIsTakenOver() throws {
         let issued = try CertificateAuthority().issueClientCertificate(topic: "com.example.app")
         let der = issued.certificate.der
@@ -20,17 +20,11 @@ import Testing
 
     /// `sha256sum`'s hex digest of `bytes`: a SHA-256 no one here wrote.
     static func sha256sum(_ bytes: [UInt8]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try ProcessLaunch.run(process)
-        try input.fileHandleForWriting.write(contentsOf: Data(bytes))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let sha256sum = try ChildProcess("/usr/bin/sha256sum", arguments: [], standardInput: .pipe)
+        ChildProcess.writeAll(bytes, to: sha256sum.standardInput!)
+        let text = String(decoding: ChildProcess.readToEnd(sha256sum.standardOutput!), as: UTF8.self)
+        _ = ChildProcess.readToEnd(sha256sum.standardError!)
+        #expect(sha256sum.waitForExit(timeout: .seconds(60)) == .exited(0))
         return String(text.prefix(64))
     }
 

@@ -118,7 +118,7 @@ struct ApnDribbleTests {
     /// Writes `start`, then one more byte every 200 ms, nine times; returns the CPU seconds
     /// `process` spent from the first write to the last, and checks it is still running.
     static func dribble(_ start: [UInt8], to process: ApnProcess, write: ([UInt8]) throws -> Void) throws -> Double {
-        let pid = process.process.processIdentifier
+        let pid = process.pid
         try write(start)
         let before = try cpuSeconds(pid)
         for _ in 0..<9 {
@@ -126,7 +126,7 @@ struct ApnDribbleTests {
             try write([0xAA])
         }
         let used = try cpuSeconds(pid) - before
-        try #require(process.process.isRunning, "the child ended within the window")
+        try #require(process.child.isRunning, "the child ended within the window")
         return used
     }
 

@@ -69,7 +69,7 @@ struct ApnFeedbackServiceKillTests {
         }
         service.send(SIGKILL)
         _ = try service.waitForExit()
-        #expect(service.process.terminationReason == .uncaughtSignal)
+        #expect(service.child.termination == .signalled(SIGKILL))
         // Lines written before the kill and not yet taken: the last acknowledgement counts.
         for text in try service.remainingLines() {
             let line = try jsonObject(text)

@@ -21,45 +21,18 @@ import TestSupport
 /// Every process is owned by the test case that started it (``ChildProcesses``): killed
 /// and reaped when that case ends, however it ends.
 final class ApnProcess: Sendable {
-    let process: Process
-    private let child: Child
+    /// The child process (our own spawner's, not Foundation's `Process`, #39).
+    let child: ChildProcess
     private let lines: Lines
     private let standardError = ErrorBytes()
     private let errorDrained = DispatchSemaphore(value: 0)
     private let outputDrained = DispatchSemaphore(value: 0)
-    private var exited: DispatchSemaphore { child.exited }
     /// Signalled once `input` was written whole and closed: a child reads its standard
     /// input, so with more input than a pipe holds (64 KiB) it had read most of it then.
     let inputWritten = DispatchSemaphore(value: 0)
 
-    /// A started process as its owner sees it: its pid and whether it has exited. The
-    /// reader threads hold neither this nor the ``ApnProcess``, so dropping the process
-    /// object kills it (`deinit`) instead of waiting for it to end by itself.
-    final class Child: Sendable {
-        let exited = DispatchSemaphore(value: 0)
-        /// The pid once started, and whether the process has exited.
-        private let state = Lock<(pid: Int32?, hasExited: Bool)>((nil, false))
-
-        func started(pid: Int32) {
-            state.withLock { $0.pid = pid }
-        }
-
-        /// Signals ``exited`` once, however often it is called.
-        func markExited() {
-            let first = state.withLock { state in
-                defer { state.hasExited = true }
-                return !state.hasExited
-            }
-            if first { exited.signal() }
-        }
-
-        /// SIGKILL unless it has exited; then waits for the exit (a minute at most).
-        func kill() {
-            guard let pid = state.withLock({ $0.hasExited ? nil : $0.pid }) else { return }
-            Foundation.kill(pid, SIGKILL)
-            if exited.wait(timeout: .now() + 60) == .success { exited.signal() }
-        }
-    }
+    /// The child's process id.
+    var pid: Int32 { child.pid }
 
     /// Standard error's bytes, filled by the reader thread.
     private final class ErrorBytes: Sendable {
@@ -107,39 +80,22 @@ final class ApnProcess: Sendable {
         _ arguments: [String], input: [UInt8]? = nil, directory: String? = nil,
         environment: [String: String] = [:], executable: String = "apn"
     ) throws {
-        process = Process()
-        process.executableURL = try Self.executable(executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        let inputPipe = input.map { _ in Pipe() }
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
+        child = try ChildProcess(
+            try Self.executable(executable).path, arguments: arguments,
+            environment: environment.isEmpty ? nil : ChildProcess.environment(adding: environment),
+            directory: directory, standardInput: input == nil ? .null : .pipe)
         let lines = Lines()
         self.lines = lines
-        let child = Child()
-        self.child = child
-        process.terminationHandler = { _ in child.markExited() }
-        try ProcessLaunch.run(process)
-        child.started(pid: process.processIdentifier)
-        (ChildProcesses.current ?? ChildProcesses.unowned).add(child)
-        if let inputPipe, let input {
+        if let writer = child.standardInput, let input {
             // Written from a thread of its own: a child that stops reading must not block the test.
-            let writer = inputPipe.fileHandleForWriting
             let written = inputWritten
             Thread.detachNewThread {
-                try? writer.write(contentsOf: input)
-                try? writer.close()
+                ChildProcess.writeAll(input, to: writer)
                 written.signal()
             }
         }
-        let outputDescriptor = output.fileHandleForReading.fileDescriptor
-        let errorDescriptor = error.fileHandleForReading.fileDescriptor
+        let outputDescriptor = child.standardOutput!
+        let errorDescriptor = child.standardError!
         let (outputDrained, errorDrained, standardError) = (self.outputDrained, self.errorDrained, self.standardError)
         Thread.detachNewThread { Self.readLines(outputDescriptor, into: lines, drained: outputDrained) }
         Thread.detachNewThread { Self.readError(errorDescriptor, into: standardError, drained: errorDrained) }
@@ -163,18 +119,24 @@ final class ApnProcess: Sendable {
     }
 
     /// Waits up to `timeout` for the process to exit and returns its status and standard error.
+    /// The exit status, or the signal number when a signal ended it (as Foundation's
+    /// `terminationStatus` gave).
     func waitForExit(timeout: Double = 60) throws -> (status: Int32, standardError: String) {
-        guard exited.wait(timeout: .now() + timeout) == .success else {
-            kill(process.processIdentifier, SIGKILL)
+        guard let termination = child.waitForExit(timeout: .milliseconds(Int64(timeout * 1000))) else {
+            child.signal(SIGKILL)
             throw Failure.timedOut("apn to exit")
         }
         guard errorDrained.wait(timeout: .now() + timeout) == .success else { throw Failure.timedOut("standard error") }
-        return (process.terminationStatus, String(decoding: standardError.bytes.withLock { $0 }, as: UTF8.self))
+        errorDrained.signal()  // a later wait for the exit returns at once too
+        let status: Int32 = switch termination {
+        case .exited(let status), .signalled(let status): status
+        }
+        return (status, String(decoding: standardError.bytes.withLock { $0 }, as: UTF8.self))
     }
 
-    /// Sends `signal` to the process.
+    /// Sends `signal` to the process (unless it has exited).
     func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        child.signal(signal)
     }
 
     private static func readLines(_ descriptor: Int32, into lines: Lines, drained: DispatchSemaphore) {
@@ -192,6 +154,7 @@ final class ApnProcess: Sendable {
                 lines.arrived.signal()
             }
         }
+        close(descriptor)
         drained.signal()
     }
 
@@ -214,6 +177,7 @@ final class ApnProcess: Sendable {
             standardError.bytes.withLock { $0 += buffer[..<count] }
             standardError.arrived.signal()
         }
+        close(descriptor)
         drained.signal()
         standardError.arrived.signal()
     }

@@ -108,7 +108,7 @@ struct ApnRecordFileTests {
         #expect(third?.status == 200)
 
         // Both record writers' threads carry names the system keeps (at most 15 bytes).
-        let tasks = "/proc/\(fixture.gateway.process.processIdentifier)/task"
+        let tasks = "/proc/\(fixture.gateway.pid)/task"
         let names = Set(((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).compactMap {
             try? String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         })

@@ -13,22 +13,17 @@ struct ApnSendProgressTests {
     static func onATerminal(_ arguments: [String]) throws -> (status: Int32, screen: String) {
         let apn = try ApnProcess.executable().path
         let command = ([apn] + arguments).map { "'\($0)'" }.joined(separator: " ") + " 2>&1 >/dev/null"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qefc", command, "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try ProcessLaunch.run(process)
-        let screen = output.fileHandleForReading.readDataToEndOfFile()
-        guard exited.wait(timeout: .now() + 60) == .success else {
-            process.terminate()
+        let script = try ChildProcess("/usr/bin/script", arguments: ["-qefc", command, "/dev/null"], standardError: .null)
+        let screen = ChildProcess.readToEnd(script.standardOutput!)
+        guard let termination = script.waitForExit(timeout: .seconds(60)) else {
             Issue.record("script did not end")
             return (-1, "")
         }
-        return (process.terminationStatus, String(decoding: screen, as: UTF8.self))
+        guard case .exited(let status) = termination else {
+            Issue.record("script: \(termination)")
+            return (-1, "")
+        }
+        return (status, String(decoding: screen, as: UTF8.self))
     }
 
     @Test("binary and --http2 draw the same line, ending with every count", arguments: [false, true])

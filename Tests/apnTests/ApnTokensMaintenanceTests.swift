@@ -69,7 +69,7 @@ struct ApnTokensMaintenanceTests {
         let second = try ApnProcess(arguments + ["--once"])
         let (status, error) = try second.waitForExit()
         #expect(status == 1)
-        #expect(error.contains("another apn feedback-service (pid \(first.process.processIdentifier)) is polling"), "\(error)")
+        #expect(error.contains("another apn feedback-service (pid \(first.pid)) is polling"), "\(error)")
         #expect(try second.remainingLines().isEmpty, "no visit")
         // Another spelling of the same store meets the same lock: a symlink to it.
         let link = (folder.path as NSString).appendingPathComponent("link.sqlite")

@@ -28,13 +28,9 @@ import Testing
     /// (`Darwin` is `Glibc`'s counterpart in `#if canImport` branches).
     static let platformModules: Set<String> = ["Foundation", "Dispatch", "Glibc", "Darwin", "Synchronization", "Testing"]
 
-    /// Module names before a rename, read as the name after it: the mock gateway's module is
-    /// `MockGateway` (folder `MockGateway/`) until it moves to `Sources/APNMockGateway`.
-    static let renamed = ["MockGateway": "APNMockGateway"]
-
     /// The modules `source` imports: every `import` line, indented ones (`#if` branches)
     /// included, with its attributes (`@_exported`, `@testable`), access level and kind
-    /// (`import struct APNWire.StatusCode`) read past; renamed modules under their new name.
+    /// (`import struct APNWire.StatusCode`) read past.
     static func importedModules(in source: String) -> Set<String> {
         let importLine =
             #/^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?(\w+)/#
@@ -42,14 +38,14 @@ import Testing
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             guard let match = line.firstMatch(of: importLine) else { continue }
             let module = String(match.output.1)
-            modules.insert(renamed[module] ?? module)
+            modules.insert(module)
         }
         return modules
     }
 
     /// Each library and executable target's folder: every folder under `Sources/` holding
-    /// Swift files (named as its target), and the mock gateway's, `Sources/APNMockGateway`
-    /// once it has moved there, else the top-level `MockGateway/`.
+    /// Swift files (named as its target), and the mock gateway's: `APNMockGateway` lives in
+    /// the top-level `MockGateway/` the design card names, not under `Sources/`.
     static func targetFolders() throws -> [String: URL] {
         let sources = repository.appendingPathComponent("Sources")
         var folders: [String: URL] = [:]
@@ -57,9 +53,7 @@ import Testing
             let folder = sources.appendingPathComponent(name)
             if !swiftFiles(in: folder).isEmpty { folders[name] = folder }
         }
-        if folders["APNMockGateway"] == nil {
-            folders["APNMockGateway"] = repository.appendingPathComponent("MockGateway")
-        }
+        folders["APNMockGateway"] = repository.appendingPathComponent("MockGateway")
         return folders
     }
 
@@ -110,7 +104,7 @@ import Testing
         try String(contentsOf: repository.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
     }
 
-    @Test("import lines are read: attributes, access levels and kinds skipped, indented ones kept, renames applied")
+    @Test("import lines are read: attributes, access levels and kinds skipped, indented ones kept")
     func importLinesAreRead() {
         let source = """
             import Foundation // UUID
@@ -121,7 +115,7 @@ import Testing
             #if canImport(Glibc)
                 import Glibc
             #endif
-            public import MockGateway
+            public import APNMockGateway
             /// import NotAModule, in a comment
             let important = "import"
             """
@@ -173,5 +167,24 @@ import Testing
         for target in targets {
             #expect(Self.mentions(architecture, target), "docs/ARCHITECTURE.md does not mention \(target)")
         }
+    }
+
+    @Test("the top level is the design card's: Package.swift, Sources, Tests, MockGateway, README.md, CHANGELOG.md")
+    func topLevelIsTheDesignCards() throws {
+        let files = FileManager.default
+        for name in ["Package.swift", "README.md", "CHANGELOG.md"] {
+            var isFolder: ObjCBool = true
+            #expect(files.fileExists(atPath: Self.repository.appendingPathComponent(name).path, isDirectory: &isFolder) && !isFolder.boolValue, "\(name) missing")
+        }
+        for name in ["Sources", "Tests", "MockGateway"] {
+            var isFolder: ObjCBool = false
+            #expect(files.fileExists(atPath: Self.repository.appendingPathComponent(name).path, isDirectory: &isFolder) && isFolder.boolValue, "\(name)/ missing")
+        }
+        #expect(!files.fileExists(atPath: Self.repository.appendingPathComponent("Sources/APNMockGateway").path))
+        for folder in ["Binary", "HTTP2", "Shared"] {
+            #expect(!Self.swiftFiles(in: Self.repository.appendingPathComponent("MockGateway/\(folder)")).isEmpty, "MockGateway/\(folder) holds no Swift file")
+        }
+        let manifest = try String(contentsOf: Self.repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#"name: "APNMockGateway""#) && manifest.contains(#"path: "MockGateway""#))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A temporary directory with `apn certs` in `certs/` and an `apn mock-gateway` process
 /// using them on an ephemeral loopback port, for the `apn send` tests.
@@ -64,7 +65,7 @@ final class SendFixture {
     }
 
     deinit {
-        if gateway.process.isRunning { gateway.send(SIGKILL) }
+        if gateway.child.isRunning { gateway.send(SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

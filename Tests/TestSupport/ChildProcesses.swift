@@ -1,32 +1,34 @@
 import APNSupport
-import APNTLS
-import Foundation
+import Glibc
 import Synchronization
-import Testing
-import TestSupport
+package import Testing
 
 /// The child processes one test case started, killed (SIGKILL) and reaped when it ends,
 /// passed, failed or thrown: a test that stopped early at a failed `#require` used to leave
-/// its `apn mock-gateway` running, parented to init, after the suite. ``ApnProcess`` adds
-/// itself to ``current``; the ``OwnsChildProcesses`` trait binds a fresh owner around each
-/// test case. Children started outside a test case go to ``unowned``, killed at exit.
-final class ChildProcesses: Sendable {
-    @TaskLocal static var current: ChildProcesses?
+/// its `apn mock-gateway` running, parented to init, after the suite. ``ChildProcess`` adds
+/// itself to ``current`` (or to ``unowned``, killed at exit, outside a test case); the
+/// ``OwnsChildProcesses`` trait binds a fresh owner around each test case. A crash of the
+/// whole test process is covered by the parent-death signal (``SpawnThread``).
+package final class ChildProcesses: Sendable {
+    @TaskLocal package static var current: ChildProcesses?
 
     /// Children started with no test case around them (none should be), killed at exit.
-    static let unowned: ChildProcesses = {
+    package static let unowned: ChildProcesses = {
         atexit { ChildProcesses.unowned.killAll() }
         return ChildProcesses()
     }()
 
-    private let children = Lock<[ApnProcess.Child]>([])
+    /// The owner a child started now belongs to: the test case's, else ``unowned``.
+    static var owner: ChildProcesses { current ?? unowned }
 
-    func add(_ child: ApnProcess.Child) {
+    private let children = Lock<[ChildProcess]>([])
+
+    func add(_ child: ChildProcess) {
         children.withLock { $0.append(child) }
     }
 
     /// Kills every child still running and waits (up to a minute each) until it has exited.
-    func killAll() {
+    package func killAll() {
         let all = children.withLock { children in
             defer { children.removeAll() }
             return children
@@ -37,10 +39,10 @@ final class ChildProcesses: Sendable {
 
 /// Binds a ``ChildProcesses`` owner around each test case and kills what is left of it
 /// when the case ends. Apply to every suite that starts processes: `@Suite(.ownsChildProcesses)`.
-struct OwnsChildProcesses: TestTrait, SuiteTrait, TestScoping {
-    var isRecursive: Bool { true }
+package struct OwnsChildProcesses: TestTrait, SuiteTrait, TestScoping {
+    package var isRecursive: Bool { true }
 
-    func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
@@ -57,5 +59,5 @@ struct OwnsChildProcesses: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == OwnsChildProcesses {
     /// Each test case's child processes are killed when it ends (see ``ChildProcesses``).
-    static var ownsChildProcesses: OwnsChildProcesses { OwnsChildProcesses() }
+    package static var ownsChildProcesses: OwnsChildProcesses { OwnsChildProcesses() }
 }
