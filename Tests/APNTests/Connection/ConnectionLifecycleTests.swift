@@ -44,7 +44,7 @@ struct ConnectionLifecycleTests {
 
     @Test("a connection that gets through reconnects after the backoff and delivers")
     func recoversAfterBackoff() async throws {
-        let fixture = try GatewayFixture()
+        let fixture = try GatewayFixture.onFixedPort { port in try GatewayFixture { $0.gatewayPort = port } }
         let port = fixture.mock.gatewayPort
         _ = fixture.mock.stop()
         let clock = ManualClock()

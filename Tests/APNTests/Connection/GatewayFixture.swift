@@ -32,6 +32,24 @@ final class GatewayFixture: Sendable {
         _ = mock.stop()
     }
 
+    /// A fixture `make` starts on a port below the system's ephemeral range (32768–60999
+    /// on Linux), which no other test's port-0 listener can be handed: for a test that
+    /// stops its gateway and later starts another on the same port. With an ephemeral port
+    /// a parallel test was once handed it in between (EADDRINUSE on a loaded machine).
+    /// Ports taken already are skipped.
+    static func onFixedPort(_ make: (UInt16) throws -> GatewayFixture) throws -> GatewayFixture {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let port = UInt16.random(in: 20_000..<32_768, using: &generator)
+            do {
+                return try make(port)
+            } catch let error as TLSError where error.errno == EADDRINUSE {
+                continue
+            }
+        }
+        throw TLSError(.listen, "no free port below the ephemeral range in 200 tries")
+    }
+
     /// Options for the mock: its CA, our client certificate, a 2 s grace window.
     func options(_ configure: (inout Connection.Options) -> Void = { _ in }) -> Connection.Options {
         var options = Connection.Options()

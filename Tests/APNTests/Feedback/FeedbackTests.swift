@@ -162,7 +162,7 @@ struct FeedbackTests {
 
     @Test("connection refused: feedbackError, and polling goes on at the next interval")
     func refusedThenRecovered() async throws {
-        let fixture = try GatewayFixture()
+        let fixture = try GatewayFixture.onFixedPort { port in try GatewayFixture { $0.feedbackPort = port } }
         let port = fixture.mock.feedbackPort
         _ = fixture.mock.stop()
         let clock = ManualClock()
