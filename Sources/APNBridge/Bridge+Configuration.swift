@@ -22,6 +22,14 @@ extension Bridge {
         public var upstream: Provider.Options
         /// Unsettled notifications per connection before reading pauses.
         public var window = BridgeSession.defaultWindow
+        /// After an error response for a refusal the bridge reads on, forwarding and
+        /// remembering what the client had written after the refused notification, until
+        /// the client closes or writes nothing for this long (at most 30 s in all). A
+        /// client resends what followed the refusal, and the record answers it.
+        public var collectionQuietPeriod = Configuration.defaultCollectionQuietPeriod
+        /// The default ``collectionQuietPeriod``: long enough for what a client had in its
+        /// buffers when it read the response to arrive on a loaded machine.
+        public static let defaultCollectionQuietPeriod: Duration = .seconds(1)
         /// The token store keeping feedback tuples until served; nil keeps them in memory
         /// (lost when the bridge stops).
         public var storePath: String?

@@ -57,6 +57,7 @@ public final class Bridge: Sendable {
                 tenant: tenant, provider: Provider(options: tenant.providerOptions(upstream)),
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
                 record: ResendRecord(retention: configuration.resendRetention, capacity: configuration.resendCapacity),
+                quietPeriod: configuration.collectionQuietPeriod,
                 log: log)
         }
         core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log)
@@ -149,3 +150,4 @@ public final class Bridge: Sendable {
         return summary
     }
 }
+

@@ -28,8 +28,14 @@ package enum BridgeAction: Hashable, Sendable {
     case rememberAnswer(Arrival, BridgeAnswer)
     /// Write the binary error response `08 | status | identifier` to the client.
     case writeErrorResponse(StatusCode, identifier: UInt32)
-    /// Close the client connection (after writing what was asked before it).
+    /// Close the client connection (after writing what was asked before it). A
+    /// `writeErrorResponse` not followed by `close` in the same drain is written at once,
+    /// the connection still read (rule 9 of ``BridgeSession``); a `close` later ends it.
     case close
+    /// A refusal's error response was written and what followed is collected: the client
+    /// had written this many notifications after the refused one by the time it stopped
+    /// (read before the response was decided, plus collected after it).
+    case refusalDistance(Int)
     /// Nothing more will come from this session: no answer is awaited and the connection
     /// is over. The driver may drop it.
     case finished

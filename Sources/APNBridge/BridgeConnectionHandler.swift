@@ -9,6 +9,19 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     let tenant: TenantBridge
     let number: UInt64
     let waker: ConnectionWaker?
+    /// When the collection after an error response began, and when the client last
+    /// wrote since: the read's deadline is the quiet period after that, at most
+    /// ``collectionLimit`` after the start.
+    private var collection: (began: ContinuousClock.Instant, lastArrival: ContinuousClock.Instant)?
+
+    /// The longest a collection lasts, however the client trickles.
+    static let collectionLimit: Duration = .seconds(30)
+
+    init(tenant: TenantBridge, number: UInt64, waker: ConnectionWaker?) {
+        self.tenant = tenant
+        self.number = number
+        self.waker = waker
+    }
 
     /// The most notifications handed over in one batch: a read of a fast client can hold
     /// thousands, and the window is checked only between batches.
@@ -16,11 +29,15 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
 
     /// Follows the session's decision; while it reads, hands over what is decodable.
     mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
-        switch tenant.gate(number) {
+        let gate = tenant.gate(number)
+        switch gate {
         case .end(let end): return .end(end)
         case .waiting: return .pause(until: nil)
         case .held(let until): return .pause(until: until)
-        case .open: break
+        case .reply(let reply):
+            collection = (now, now)
+            return .write(reply)
+        case .open, .collecting: break
         }
         var decoded: [TenantBridge.Decoded] = []
         var more = false
@@ -44,13 +61,21 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
                 break decoding
             }
         }
-        guard !decoded.isEmpty else { return .read }
-        switch tenant.receive(number, decoded) {
+        if !decoded.isEmpty, collection != nil { collection?.lastArrival = now }
+        let next = decoded.isEmpty ? gate : tenant.receive(number, decoded)
+        switch next {
         case .end(let end): return .end(end)
         case .waiting: return .pause(until: nil)
         case .held(let until): return .pause(until: until)
+        case .reply(let reply):
+            collection = (now, now)
+            return .write(reply)
         // More may be decodable already: asked again at once.
         case .open: return more ? .pause(until: now) : .read
+        case .collecting:
+            if more { return .pause(until: now) }
+            let (began, lastArrival) = collection ?? (now, now)
+            return .readUntil(min(lastArrival + tenant.quietPeriod, began + Self.collectionLimit))
         }
     }
 
@@ -59,7 +84,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective {
         switch tenant.clientFinished(number) {
         case .end(let end): .end(end)
-        case .open, .waiting, .held: .end(.abandon)
+        case .open, .waiting, .held, .reply, .collecting: .end(.abandon)
         }
     }
 

@@ -25,6 +25,15 @@ public struct BridgeCounts: Sendable, Hashable {
     public var connections = 0
     /// Of those, opened while the upstream backed off, so held before reading.
     public var heldConnections = 0
+    /// Refusals whose error response was followed by a collection (rule 9 of the
+    /// session): how many, and their refusal distances' sum and largest — how many
+    /// notifications a client had written after the refused one. A legacy client resends
+    /// from its cache (node-apn's holds 1,000), so the largest should stay well inside it.
+    public var refusalDistances = 0
+    /// The sum of the refusal distances counted in ``refusalDistances``.
+    public var refusalDistanceSum = 0
+    /// The largest refusal distance.
+    public var refusalDistanceMax = 0
 
     /// Nothing counted.
     public init() {}
@@ -40,6 +49,16 @@ public struct BridgeCounts: Sendable, Hashable {
         maybeDelivered += other.maybeDelivered
         connections += other.connections
         heldConnections += other.heldConnections
+        refusalDistances += other.refusalDistances
+        refusalDistanceSum += other.refusalDistanceSum
+        refusalDistanceMax = max(refusalDistanceMax, other.refusalDistanceMax)
+    }
+
+    /// Counts one refusal distance.
+    mutating func countRefusalDistance(_ notifications: Int) {
+        refusalDistances += 1
+        refusalDistanceSum += notifications
+        refusalDistanceMax = max(refusalDistanceMax, notifications)
     }
 
     /// Counts one answer from upstream, refused for `reason`.

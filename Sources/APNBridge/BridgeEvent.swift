@@ -32,6 +32,10 @@ public enum BridgeEvent: Sendable, Hashable {
     /// An error response was decided for a connection: `status` naming `identifier` (the
     /// refused notification, or for status 10 the last one whose acceptance is known).
     case errorResponse(tenant: String, connection: UInt64, status: StatusCode, identifier: UInt32)
+    /// After the error response for a refusal on `connection`, what the client had
+    /// written past the refused notification was read, forwarded and remembered:
+    /// `notifications` of them (the refusal distance).
+    case refusalDistance(tenant: String, connection: UInt64, notifications: Int)
     /// The tenant's upstream failed (its credentials or topic refused, or Apple
     /// unavailable after retries): `reason` is Apple's reason or the provider's error;
     /// new connections are refused for `backoff`.

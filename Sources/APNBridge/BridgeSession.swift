@@ -16,14 +16,16 @@ package import APNWire
 ///    token) and maybe-delivered write nothing: Apple's gateway said nothing for a
 ///    notification it took, and could not have said more about one whose fate is unknown.
 /// 4. **The earliest refusal, once everything before it is answered.** Answers come in any
-///    order. A refusal (Apple's, the decoder's own, or the record's) or a bridge failure
-///    known at ordinal *e* stops reading at once: nothing after *e* is forwarded, and what
-///    the client writes after it is not read (it resends that after the response). The
-///    client is told when every notification before the earliest non-accepted one has its
-///    answer, and about that one: a refusal is an error response naming its identifier,
-///    then close (command 0: close alone, as Apple's gateway did); a bridge failure is
-///    status 10 naming the last notification of the accepted prefix (the longest run of
-///    ordinals from 0 all accepted), identifier 0 if there is none.
+///    order. A bridge failure known at ordinal *e*, the decoder's own refusal, or any
+///    refusal of a command 0 notification stops reading at once: nothing after *e* is
+///    forwarded, and what the client writes after it is not read (it resends that after the
+///    response). An upstream (or recorded) refusal of command 1 or 2 does not: reading
+///    goes on within the window (rule 9). The client is told when every notification
+///    before the earliest non-accepted one has its answer, and about that one: a refusal is
+///    an error response naming its identifier (command 0: close alone, as Apple's gateway
+///    did); a bridge failure is status 10 naming the last notification of the accepted
+///    prefix (the longest run of ordinals from 0 all accepted), identifier 0 if there is
+///    none, then close.
 /// 5. **Shutdown** stops reading; once everything forwarded has its answer, or the grace
 ///    period is over, status 10 names the last of the accepted prefix, then close (a
 ///    refusal that rule 4 can report first is reported instead).
@@ -31,7 +33,9 @@ package import APNWire
 /// 7. **Exactly once across reconnects.** When the connection ends, every notification it
 ///    forwarded after the point the client resends from (the reported refusal, else the
 ///    end of the accepted prefix) goes to the record with its answer, or pending with the
-///    answer following when it arrives. A notification on a later connection whose content
+///    answer following when it arrives. When the client closes (it was told nothing), the
+///    newest `window` of the accepted prefix go too: a client that gave the connection up
+///    cannot know they were accepted, and resends them. A notification on a later connection whose content
 ///    matches a recorded one takes that entry instead of being forwarded, and the recorded
 ///    answer is its answer: accepted silently, a refusal reported by rule 4 naming the new
 ///    identifier, pending answered when the answer arrives. Nothing else is deduplicated:
@@ -40,6 +44,16 @@ package import APNWire
 ///    not in the accepted prefix to the newest: at the limit `pauseReading`, below it
 ///    `resumeReading`. Counting the whole span rather than only the unanswered bounds the
 ///    memory even while one answer is slow; the settled prefix is dropped as it grows.
+/// 9. **Nothing a client wrote is discarded (#40).** A refusal reported with an error
+///    response (command 1 or 2, not the decoder's own) does not close the connection: what
+///    followed the refused notification goes to the record (rule 7), the response is
+///    written, and reading goes on past the window — every notification read is forwarded
+///    (or the record's answer taken) and remembered at once — until the client closes, the
+///    decoder stops, a shutdown comes, ``collectionLimit`` were collected,
+///    or (the driver's clock) the client writes nothing for a quiet period; then `close`.
+///    A client resends what followed the refused notification from its cache, and the
+///    record answers it; what it had written beyond its cache was forwarded already.
+///    `refusalDistance` reports how many it had written after the refused one.
 ///
 /// ## Transitions
 /// | phase | input | actions | next |
@@ -48,10 +62,15 @@ package import APNWire
 /// | running | received after `stopReading` | none: not read, no ordinal | running |
 /// | running | locallyRefused / unknownCommand | a refusal at the next ordinal; `stopReading` | running |
 /// | running | answered | 410: `queueFeedback`; a refusal or bridge failure: `stopReading`; the prefix grows: `resumeReading` below the window | running |
-/// | running | earliest non-accepted is a refusal, all before it accepted | `remember` what follows it; `writeErrorResponse` (not for command 0); `close` | draining |
+/// | running | earliest non-accepted is an upstream refusal (commands 1, 2), all before it accepted, reading not stopped | `remember` what follows it; `writeErrorResponse`; `resumeReading` if paused | collecting |
+/// | running | earliest non-accepted is any other refusal, all before it accepted | `remember` what follows it; `writeErrorResponse` (not for command 0); `close` | draining |
 /// | running | … is a bridge failure | `remember` it and what follows; `writeErrorResponse(10, last of prefix)`; `close` | draining |
 /// | running | shutdown | `stopReading`; once all is answered, or at graceExpired: `remember` from the first unsettled on, `writeErrorResponse(10, last of prefix)`, `close` | running / draining |
-/// | running | clientClosed | `remember` everything after the accepted prefix | draining |
+/// | running | clientClosed | `remember` the newest `window` of the accepted prefix and everything after it | draining |
+/// | collecting | received | `forward` (or the record's answer taken); `remember` it | collecting |
+/// | collecting | answered (a remembered one) | 410: `queueFeedback`; `rememberAnswer` | collecting |
+/// | collecting | locallyRefused / unknownCommand / shutdown / the collection limit | `refusalDistance`; `stopReading`; `close` | draining |
+/// | collecting | clientClosed (or quiet) | `refusalDistance` | draining |
 /// | draining | answered (a remembered one) | 410: `queueFeedback`; `rememberAnswer` | draining |
 /// | draining | nothing awaited | `finished` | finished |
 ///
@@ -64,8 +83,18 @@ package import APNWire
 /// remembered still come to it.
 package struct BridgeSession: Sendable {
     /// The default ``window``: enough in flight to keep several HTTP/2 connections busy
-    /// at Apple's latency, a few tens of megabytes at the largest payloads.
+    /// at Apple's latency, a few tens of megabytes at the largest payloads. A smaller one
+    /// does not keep a refusal inside a fast client's resend cache: what the client has
+    /// written and not yet seen read — its own kernel send buffer grows to a megabyte and
+    /// more — is most of the refusal distance (#40, docs/PROTOCOL.md §8).
     package static let defaultWindow = 10_000
+    /// How many notifications are collected after an error response (rule 9), at most: a
+    /// client that keeps writing after it was told is cut off there, so the record it fills
+    /// stays bounded (half its default capacity). Enough for what a client's kernel send
+    /// buffer holds: Linux grows it to 4 MiB (`tcp_wmem`'s default maximum; measured at
+    /// 1 MB on loopback even against a small receive window), 28,000 notifications of 150
+    /// bytes.
+    package static let collectionLimit = 50_000
 
     /// This connection's number, unique among those sharing the tenant's record.
     package let connection: UInt64
@@ -82,14 +111,28 @@ package struct BridgeSession: Sendable {
     var lastAcceptedIdentifier: UInt32 = 0
     var shutdownRequested = false
     var graceOver = false
-    /// Remembered pending (draining): their tokens, for the feedback of a 410 answer.
+    /// Remembered pending (collecting, draining): their tokens, for the feedback of a 410
+    /// answer.
     var rememberedPending: [Int: [UInt8]] = [:]
+    /// The refusal distance (rule 9): notifications read after the refused one when its
+    /// error response was decided, plus those collected after it.
+    var refusalDistance = 0
+    /// Notifications collected after the error response.
+    var collected = 0
+    /// The newest of the accepted prefix, at most `window` of them, with their ordinals
+    /// and answers: remembered when the client closes (rule 7), since a client that gave
+    /// the connection up knows nothing of what was accepted and resends it.
+    var acceptedTail = FIFO<(ordinal: Int, notification: BridgedNotification, answer: ResendRecord.Answer)>()
     var actions = FIFO<BridgeAction>()
 
     /// Where the connection is.
     enum Phase {
         /// Reading (or stopped reading) and deciding.
         case running
+        /// The error response for a refusal was written, and what the client had written
+        /// after the refused notification by the time it read the response is still read,
+        /// forwarded and remembered (rule 9), until it closes or goes quiet.
+        case collecting
         /// The client was told what it will be told, or closed: answers for remembered
         /// notifications are still awaited.
         case draining
@@ -152,7 +195,9 @@ package struct BridgeSession: Sendable {
     package mutating func received(_ notification: BridgedNotification, record: inout ResendRecord, now: Duration)
         -> Int?
     {
-        guard phase == .running, reading != .stopped else { return nil }
+        guard reading != .stopped else { return nil }
+        if phase == .collecting { return collect(notification, record: &record, now: now) }
+        guard phase == .running else { return nil }
         let ordinal = nextOrdinal
         let state: SlotState
         switch record.take(notification.resendKey, for: Arrival(connection: connection, ordinal: ordinal), now: now) {
@@ -166,7 +211,7 @@ package struct BridgeSession: Sendable {
         }
         slots.append(
             Slot(identifier: notification.identifier, command: notification.command, notification: notification, state: state))
-        if case .answered(let answer) = state, !answer.isAcceptance { stopReading() }
+        if case .answered(let answer) = state, Self.stopsReading(answer, notification.command) { stopReading() }
         decide()
         return ordinal
     }
@@ -176,6 +221,8 @@ package struct BridgeSession: Sendable {
     /// read. `identifier` is the frame's, 0 if it could not be read; for `command` 0 the
     /// client is closed without an error response.
     package mutating func locallyRefused(_ status: StatusCode, identifier: UInt32, command: Command) {
+        // After an error response the decoder cannot read on past the frame: collecting ends.
+        if phase == .collecting { return endCollecting() }
         guard phase == .running, reading != .stopped else { return }
         slots.append(Slot(identifier: identifier, command: command, notification: nil, state: .refusedLocally(status)))
         stopReading()
@@ -202,9 +249,9 @@ package struct BridgeSession: Sendable {
             if case .unregistered(let since) = answer, let token = slots[index].notification?.token {
                 emit(.queueFeedback(token: token, since: since))
             }
-            if !answer.isAcceptance { stopReading() }
+            if Self.stopsReading(answer, slots[index].command) { stopReading() }
             decide()
-        case .draining:
+        case .collecting, .draining:
             guard let token = rememberedPending.removeValue(forKey: ordinal) else { return }
             if case .unregistered(let since) = answer { emit(.queueFeedback(token: token, since: since)) }
             emit(.rememberAnswer(Arrival(connection: connection, ordinal: ordinal), answer))
@@ -217,6 +264,7 @@ package struct BridgeSession: Sendable {
     /// The bridge is shutting down (SIGTERM): stop reading; once everything forwarded has
     /// its answer, or at ``graceExpired()``, status 10 and close.
     package mutating func shutdown() {
+        if phase == .collecting { return endCollecting() }
         guard phase == .running, !shutdownRequested else { return }
         shutdownRequested = true
         stopReading()
@@ -235,7 +283,12 @@ package struct BridgeSession: Sendable {
     /// forwarded after the accepted prefix is remembered, answered or pending, since the
     /// client may resend it on a new connection.
     package mutating func clientClosed() {
+        if phase == .collecting { return endCollecting(closing: false) }
         guard phase == .running else { return }
+        while !acceptedTail.isEmpty {
+            let (ordinal, notification, answer) = acceptedTail.removeFirst()
+            emit(.remember(Arrival(connection: connection, ordinal: ordinal), notification.resendKey, answer))
+        }
         end(rememberingFrom: 0, report: nil)
     }
 }

@@ -20,6 +20,10 @@ extension ComponentLog {
             self(.info, "error response", metadata: [
                 "tenant": tenant, "connection": "\(connection)", "status": "\(status.rawValue)", "identifier": "\(identifier)",
             ])
+        case .refusalDistance(let tenant, let connection, let notifications):
+            self(.info, "refusal distance", metadata: [
+                "tenant": tenant, "connection": "\(connection)", "notifications": "\(notifications)",
+            ])
         case .upstreamFailed(let tenant, let reason, let backoff):
             self(.notice, "upstream failed: \(reason)", metadata: ["tenant": tenant, "backoff": "\(backoff)"])
         case .upstreamRecovered(let tenant):

@@ -24,6 +24,9 @@ final class TenantBridge: Sendable {
     private let server: ServerState
     private let origin: ContinuousClock.Instant
     private let window: Int
+    /// How long a client sent an error response may write nothing before the collection
+    /// after it ends (``Bridge/Configuration/collectionQuietPeriod``).
+    let quietPeriod: Duration
     private let log: @Sendable (BridgeEvent) -> Void
     private let state: Lock<State>
 
@@ -38,6 +41,12 @@ final class TenantBridge: Sendable {
         /// off after a failure, so nothing is forwarded meanwhile; the client's writes wait
         /// in TCP, and nothing it wrote is lost to a close.
         case held(until: ContinuousClock.Instant)
+        /// Write this error response now and go on reading: the session collects what the
+        /// client wrote after the refused notification (rule 9 of ``BridgeSession``).
+        case reply(ErrorReply)
+        /// Decode and hand over more, collecting after an error response: until the client
+        /// closes or goes quiet.
+        case collecting
         /// End the connection so.
         case end(ConnectionEnd)
     }
@@ -61,6 +70,9 @@ final class TenantBridge: Sendable {
         var reading = Reading.open
         /// The end the session decided (error response then close, or close alone).
         var end: ConnectionEnd?
+        /// An error response decided with no close after it: written at once, the
+        /// connection read on (``Gate/reply(_:)``).
+        var reply: ErrorReply?
         var finished = false
     }
 
@@ -100,9 +112,11 @@ final class TenantBridge: Sendable {
     init(
         tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
         origin: ContinuousClock.Instant, window: Int, record: ResendRecord,
+        quietPeriod: Duration = Bridge.Configuration.defaultCollectionQuietPeriod,
         log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }
     ) {
         self.log = log
+        self.quietPeriod = quietPeriod
         self.tenant = tenant
         self.provider = provider
         self.outbox = outbox
@@ -151,7 +165,7 @@ final class TenantBridge: Sendable {
     /// What connection `number` is to do now.
     func gate(_ number: UInt64) -> Gate {
         let now = now
-        return state.withLock { gate(of: $0.entries[number], $0.backoff, now: now) }
+        return state.withLock { gate(&$0, number, now: now) }
     }
 
     /// Feeds what connection `number` decoded to its session, forwards what it asks to,
@@ -173,7 +187,7 @@ final class TenantBridge: Sendable {
                     }
                 }
             }
-            return gate(of: state.entries[number], state.backoff, now: now)
+            return gate(&state, number, now: now)
         }
         perform(effects)
         return next
@@ -257,11 +271,18 @@ final class TenantBridge: Sendable {
 
     // MARK: the contract
 
-    private func gate(of entry: Entry?, _ backoff: UpstreamBackoff, now: Duration) -> Gate {
-        guard let entry, entry.live else { return .end(.abandon) }
+    /// What connection `number` is to do now; an error response to write at once is
+    /// handed out once.
+    private func gate(_ state: inout State, _ number: UInt64, now: Duration) -> Gate {
+        guard let entry = state.entries[number], entry.live else { return .end(.abandon) }
         if let end = entry.end { return .end(end) }
+        if let reply = entry.reply {
+            state.entries[number]?.reply = nil
+            return .reply(reply)
+        }
         guard entry.reading == .open else { return .waiting }
-        if let until = backoff.holding(at: now) { return .held(until: origin + until) }
+        if entry.session.phase == .collecting { return .collecting }
+        if let until = state.backoff.holding(at: now) { return .held(until: origin + until) }
         return .open
     }
 
@@ -300,15 +321,20 @@ final class TenantBridge: Sendable {
             case .rememberAnswer(let arrival, let answer):
                 if let relay = state.record.settle(arrival, with: answer, now: now) { relays.append(relay) }
             case .writeErrorResponse(let status, let identifier):
-                entry.end = .errorResponse(ErrorReply(status: status, identifier: identifier))
+                entry.reply = ErrorReply(status: status, identifier: identifier)
                 effects.events.append(
                     .errorResponse(tenant: tenant.name, connection: number, status: status, identifier: identifier))
                 visible = true
                 effects.changed = true
             case .close:
-                if entry.end == nil { entry.end = .close }
+                // An error response not yet written goes out before the close.
+                if entry.end == nil { entry.end = entry.reply.map { .errorResponse($0) } ?? .close }
+                entry.reply = nil
                 visible = true
                 effects.changed = true
+            case .refusalDistance(let notifications):
+                state.counts.countRefusalDistance(notifications)
+                effects.events.append(.refusalDistance(tenant: tenant.name, connection: number, notifications: notifications))
             case .finished:
                 entry.finished = true
                 effects.changed = true

@@ -163,6 +163,30 @@ package final class TLSConnection {
         return try Poller.wait(socket.descriptor, events: readiness.pollEvents, deadline: deadline, orSignal: signal)
     }
 
+    /// Waits until the connection is reset (or otherwise fails), `signal` is raised, or
+    /// `deadline` passes (`nil`: none), without reading: the wait of a connection that reads
+    /// nothing for now (a server holding back its reads) but must see a client that
+    /// abandoned it. A peer's orderly close (FIN) does not end it: what the peer sent before
+    /// it may still wait unread. The signal is left raised.
+    ///
+    /// - Returns: ``WaitResult/ready`` once the connection was reset or failed, else what
+    ///   ended the wait.
+    package func waitForReset(deadline: ContinuousClock.Instant?, orSignal signal: WakeSignal) throws(TLSError)
+        -> WaitResult
+    {
+        // No event asked: poll() reports POLLERR and POLLHUP (a reset, or both directions
+        // shut) whatever is asked, and nothing else.
+        try Poller.wait(socket.descriptor, events: 0, deadline: deadline, orSignal: signal)
+    }
+
+    /// Whether the connection was reset or failed (`poll()` reports `POLLERR` or
+    /// `POLLHUP`), without waiting or reading: the kernel still returns bytes it received
+    /// before a reset, and a server that must not act on what an abandoning client sent
+    /// asks this before it reads.
+    package var wasReset: Bool {
+        (try? Poller.wait(socket.descriptor, events: 0, deadline: .now)) == true
+    }
+
     /// ``waitUntil(readable:writable:deadline:)`` that also ends when `signal` is raised,
     /// and whose `deadline` may be `nil` (none). The signal is left raised.
     package func waitUntil(

@@ -44,13 +44,16 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
         // Whether the handler asked for bytes; after a pause it is asked again first,
         // since the decoder may hold what it did not take yet.
         var reads = true
+        // How long the next read may wait for the client (``ReadDirective/readUntil(_:)``).
+        var readDeadline: ContinuousClock.Instant?
         while true {
             // Checked before every read, not only when the socket runs empty: a client that
             // keeps sending must not keep the connection going after a stop.
             if server.isStopping { return .abandon }
             let directive: ReadDirective
             if reads {
-                switch refill(&input, latency: max(.zero, handler.inputLatency()), waker: waker) {
+                let latency = max(.zero, handler.inputLatency())
+                switch refill(&input, latency: latency, waker: waker, until: readDeadline) {
                 case .fed:
                     directive = handler.consume(&input.decoder, now: .now)
                 case .woken:
@@ -67,13 +70,30 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
             } else {
                 directive = handler.consume(&input.decoder, now: .now)
             }
+            readDeadline = nil
             switch directive {
             case .read:
                 reads = true
+            case .readUntil(let deadline):
+                reads = true
+                readDeadline = deadline
+            case .write(let reply):
+                let deadline = ContinuousClock.now + .seconds(5)
+                guard driver.writeAll(reply.bytes[...], deadline: deadline) else { return .abandon }
+                reads = false
             case .pause(let deadline):
                 input.paused()
-                guard pause(until: deadline, waker: waker) != .stopping else { return .abandon }
-                reads = false
+                switch pause(until: deadline, waker: waker) {
+                case .stopping:
+                    return .abandon
+                case .peerClosed:
+                    // The client reset the connection while nothing was read: what it wrote
+                    // and was not read was never handed over, and it abandoned it.
+                    guard case .end(let end) = handler.inputEnded(now: .now) else { return .abandon }
+                    return end
+                case .elapsed, .woken:
+                    reads = false
+                }
             case .end(let end):
                 return end
             }
@@ -92,16 +112,22 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
         case stopping
     }
 
-    /// Gives the decoder more bytes: straight from a socket read, or — under latency, or
-    /// while bytes are still held — the oldest held bytes once due, reading the socket
-    /// into the delay line meanwhile.
-    private func refill(_ input: inout ConnectionInput, latency: Duration, waker: WakeSignal?) -> Refill {
+    /// Gives the decoder more bytes: straight from a socket read (waiting until `deadline`
+    /// at most, when given), or — under latency, or while bytes are still held — the
+    /// oldest held bytes once due, reading the socket into the delay line meanwhile.
+    private func refill(
+        _ input: inout ConnectionInput, latency: Duration, waker: WakeSignal?, until deadline: ContinuousClock.Instant?
+    ) -> Refill {
         if latency == .zero && input.line.isEmpty {
-            switch input.readIntoDecoder(driver, waker: waker) {
+            // A handler that waits for others (the bridge) must not act on what a client
+            // that reset the connection still has in the kernel's queue: it abandoned it,
+            // and resends it on another connection.
+            if waker != nil, driver.connection.wasReset { return .finished }
+            switch input.readIntoDecoder(driver, until: deadline, waker: waker) {
             case .bytes: return .fed
             case .woken: return .woken
             case .ended: return server.isStopping ? .stopping : .finished
-            case .timedOut: return .finished  // no deadline was given: not seen
+            case .timedOut: return .finished  // the client was quiet until the deadline
             }
         }
         while true {
@@ -114,8 +140,10 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
                 // Read nothing until the oldest bytes fall due: when full, TCP's
                 // backpressure reaches the client; when it finished, nothing comes.
                 guard let due else { return .finished }
-                switch pause(until: due, waker: waker) {
-                case .elapsed: continue
+                // Not watching the client: one that reset still has its held bytes
+                // delivered when due (and a failed socket would end every wait at once).
+                switch pause(until: due, waker: waker, watchingThePeer: false) {
+                case .elapsed, .peerClosed: continue
                 case .woken: return .woken
                 case .stopping: return .stopping
                 }
@@ -133,20 +161,39 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
         case elapsed
         case woken
         case stopping
+        /// The client reset the connection while it read nothing.
+        case peerClosed
     }
 
     /// Waits until `deadline` (`nil`: none), the waker or the stop. Without a waker it is a
     /// condition wait on the server's state, which the stop ends at once; with one, a
-    /// `poll()` of the waker (which carries the stop), reset once it rose.
-    private func pause(until deadline: ContinuousClock.Instant?, waker: WakeSignal?) -> PauseEnd {
+    /// `poll()` of the waker (which carries the stop), reset once it rose, and — when
+    /// `watchingThePeer` — of the socket for the client resetting it.
+    private func pause(
+        until deadline: ContinuousClock.Instant?, waker: WakeSignal?, watchingThePeer: Bool = true
+    ) -> PauseEnd {
         if let deadline, deadline <= .now { return server.isStopping ? .stopping : .elapsed }
         guard let waker else {
             if let deadline { return server.pause(until: deadline) ? .elapsed : .stopping }
             while server.pause(until: .now + .seconds(3600)) {}
             return .stopping
         }
-        guard waker.wait(until: deadline) else { return server.isStopping ? .stopping : .elapsed }
-        waker.reset()
-        return server.isStopping ? .stopping : .woken
+        // The socket is watched too: a client that gives up on a paused connection with a
+        // reset (`Connection` does, with bytes unsent) is seen at once, so that what was
+        // forwarded for it is settled — remembered for its resends — before it reconnects,
+        // not when the pause ends. An orderly close is not: what the client wrote before it
+        // may still wait unread, and is read and forwarded first.
+        guard watchingThePeer else {
+            guard waker.wait(until: deadline) else { return server.isStopping ? .stopping : .elapsed }
+            waker.reset()
+            return server.isStopping ? .stopping : .woken
+        }
+        switch try? driver.connection.waitForReset(deadline: deadline, orSignal: waker) {
+        case .ready?: return server.isStopping ? .stopping : .peerClosed
+        case .signalled?:
+            waker.reset()
+            return server.isStopping ? .stopping : .woken
+        case .timedOut?, nil: return server.isStopping ? .stopping : .elapsed
+        }
     }
 }

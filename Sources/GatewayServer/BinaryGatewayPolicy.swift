@@ -44,7 +44,10 @@ package protocol BinaryConnectionHandler {
 
     /// The client finished sending (it closed, the connection failed, or it was idle past
     /// ``ConnectionLimits/idleTimeout``) and everything it sent was given to
-    /// ``consume(_:now:)``; what the decoder still holds is an incomplete frame. `.read`
+    /// ``consume(_:now:)``; what the decoder still holds is an incomplete frame. Also when
+    /// the client reset the connection during a pause of a handler with a ``waker``: then
+    /// what it sent and was not read is dropped, and only an `.end` is taken (anything
+    /// else abandons). `.read`
     /// closes at once (as ``ConnectionEnd/abandon``); a pause waits (e.g. for answers), then
     /// calls ``consume(_:now:)``, after which `.read` comes back here.
     mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective
@@ -77,6 +80,14 @@ package typealias ConnectionWaker = WakeSignal
 package enum ReadDirective: Sendable {
     /// Read more from the client, then call ``BinaryConnectionHandler/consume(_:now:)``.
     case read
+    /// Read more, waiting for it until this instant at most: a client that sends nothing
+    /// by then is taken as finished (``BinaryConnectionHandler/inputEnded(now:)``), as one
+    /// that closed (the bridge's quiet period after an error response).
+    case readUntil(ContinuousClock.Instant)
+    /// Write this error response now, leave the connection open, and call
+    /// ``BinaryConnectionHandler/consume(_:now:)`` again (the bridge, which reads on after
+    /// a refusal).
+    indirect case write(ErrorReply)
     /// Read nothing until this instant (`nil`: until the ``BinaryConnectionHandler/waker``
     /// is raised, or the stop — backpressure), then call
     /// ``BinaryConnectionHandler/consume(_:now:)`` again. TCP's flow control reaches the

@@ -29,6 +29,11 @@ enum BridgeLog {
                 ("event", .string("error_response")), ("tenant", .string(tenant)), ("connection", .integer(Int(connection))),
                 ("status", .integer(Int(status.rawValue))), ("identifier", .integer(Int(identifier))),
             ]
+        case .refusalDistance(let tenant, let connection, let notifications):
+            fields = [
+                ("event", .string("refusal_distance")), ("tenant", .string(tenant)), ("connection", .integer(Int(connection))),
+                ("notifications", .integer(notifications)),
+            ]
         case .upstreamFailed(let tenant, let reason, let backoff):
             fields = [
                 ("event", .string("upstream_failed")), ("tenant", .string(tenant)), ("reason", .string(reason)),
@@ -84,6 +89,7 @@ enum BridgeLog {
             ("resends_answered", .integer(counts.resendsAnswered)),
             ("connections", .integer(counts.connections)),
             ("held_connections", .integer(counts.heldConnections)),
+            ("refusal_distance_max", .integer(counts.refusalDistanceMax)),
         ]
     }
 

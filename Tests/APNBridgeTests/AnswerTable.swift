@@ -6,7 +6,8 @@ import Testing
 /// row says not only what is written but after which answer.
 struct AnswerCase: Sendable, CustomTestStringConvertible {
     struct Step: Sendable {
-        let ordinal: Int
+        /// The ordinal answered, or nil: the client closes.
+        let ordinal: Int?
         let answer: BridgeAnswer
         let expected: [String]
     }
@@ -30,10 +31,15 @@ struct AnswerCase: Sendable, CustomTestStringConvertible {
         harness.receive(connection, 0..<received)
         #expect(harness.actions(connection) == forwards(0...received - 1), sourceLocation: sourceLocation)
         for step in steps {
-            harness.answer(connection, step.ordinal, step.answer)
+            guard let ordinal = step.ordinal else {
+                harness.clientClosed(connection)
+                #expect(harness.actions(connection) == step.expected, "after the client closed", sourceLocation: sourceLocation)
+                continue
+            }
+            harness.answer(connection, ordinal, step.answer)
             #expect(
                 harness.actions(connection) == step.expected,
-                "after answering \(step.ordinal) \(BridgeHarness.name(of: step.answer))", sourceLocation: sourceLocation)
+                "after answering \(ordinal) \(BridgeHarness.name(of: step.answer))", sourceLocation: sourceLocation)
         }
     }
 }
@@ -41,6 +47,12 @@ struct AnswerCase: Sendable, CustomTestStringConvertible {
 /// A step of an ``AnswerCase``: answering `ordinal` with `answer` causes `expected`.
 func step(_ ordinal: Int, _ answer: BridgeAnswer, _ expected: [String] = []) -> AnswerCase.Step {
     AnswerCase.Step(ordinal: ordinal, answer: answer, expected: expected)
+}
+
+/// A step of an ``AnswerCase``: the client closes (after reading its error response), and
+/// that causes `expected`.
+func clientCloses(_ expected: [String] = []) -> AnswerCase.Step {
+    AnswerCase.Step(ordinal: nil, answer: .accepted, expected: expected)
 }
 
 /// `remember(o,pending)` for each ordinal.

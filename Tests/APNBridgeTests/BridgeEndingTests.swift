@@ -101,6 +101,8 @@ import Testing
         #expect(harness.actions(connection) == [], "the connection is over")
     }
 
+    /// The client closed without being told anything: it cannot know what was accepted, so
+    /// the newest of the accepted prefix are remembered too (rule 7).
     @Test func clientClosedRemembersEverythingAfterTheAcceptedPrefix() {
         var harness = BridgeHarness()
         let connection = harness.connect()
@@ -110,7 +112,7 @@ import Testing
         harness.clientClosed(connection)
         #expect(
             harness.actions(connection)
-                == forwards(0...3) + ["stop", "remember(1,pending)", "remember(2,refused 8)", "remember(3,pending)"],
+                == forwards(0...3) + ["remember(0,accepted)", "remember(1,pending)", "remember(2,refused 8)", "remember(3,pending)"],
             "nothing is written")
         #expect(harness.receive(connection, [4]) == [nil])
         harness.answer(connection, 1, .accepted)
@@ -118,7 +120,7 @@ import Testing
         #expect(harness.actions(connection) == ["answer(1,accepted)"], "a second answer is ignored")
         harness.answer(connection, 3, .bridgeFailure)
         #expect(harness.actions(connection) == ["answer(3,bridgeFailure)", "finished"])
-        #expect(harness.record.count == 2, "the bridge failure left the record: a resend goes out")
+        #expect(harness.record.count == 3, "the bridge failure left the record: a resend goes out")
     }
 
     @Test func clientClosedWithNothingPendingFinishes() {
@@ -127,6 +129,25 @@ import Testing
         harness.receive(connection, [0])
         harness.answer(connection, 0, .accepted)
         harness.clientClosed(connection)
-        #expect(harness.actions(connection) == ["forward(0)", "finished"])
+        #expect(harness.actions(connection) == ["forward(0)", "remember(0,accepted)", "finished"])
+    }
+
+    /// Only the newest `window` of the accepted prefix: older ones the client had long
+    /// since stopped waiting for.
+    @Test func clientClosedRemembersTheNewestWindowOfTheAcceptedPrefix() {
+        var harness = BridgeHarness()
+        let connection = harness.connect(window: 3)
+        for n in 0..<8 {
+            harness.receive(connection, [n])
+            harness.answer(connection, n, n == 6 ? .maybeDelivered : .accepted)
+        }
+        _ = harness.actions(connection)
+        harness.clientClosed(connection)
+        #expect(
+            harness.actions(connection)
+                == ["remember(5,accepted)", "remember(6,maybeDelivered)", "remember(7,accepted)", "finished"])
+        let again = harness.connect()
+        harness.receive(again, 0...7)
+        #expect(harness.forwarded(by: again) == [0, 1, 2, 3, 4], "the older ones are forwarded again")
     }
 }

@@ -141,7 +141,7 @@ struct BridgeHarness {
                 switch action {
                 case .forward, .writeErrorResponse, .close, .pauseReading, .resumeReading, .stopReading:
                     Issue.record("\(name) on connection \(connection) after it was over")
-                case .queueFeedback, .remember, .rememberAnswer, .finished:
+                case .queueFeedback, .remember, .rememberAnswer, .refusalDistance, .finished:
                     break
                 }
             }
@@ -159,7 +159,7 @@ struct BridgeHarness {
                 #expect(sessions[connection]!.isFinished)
                 closedConnections.insert(connection)
                 finishedConnections.insert(connection)
-            case .queueFeedback, .pauseReading, .resumeReading, .stopReading, .writeErrorResponse:
+            case .queueFeedback, .pauseReading, .resumeReading, .stopReading, .writeErrorResponse, .refusalDistance:
                 break
             }
         }
@@ -169,7 +169,8 @@ struct BridgeHarness {
     }
 
     /// `forward(3)`, `feedback(1,1700000000)`, `pause`, `resume`, `stop`,
-    /// `remember(6,accepted)`, `answer(9,refused 8)`, `error(8,105)`, `close`, `finished`.
+    /// `remember(6,accepted)`, `answer(9,refused 8)`, `error(8,105)`, `close`, `distance(3)`,
+    /// `finished`.
     static func name(of action: BridgeAction) -> String {
         switch action {
         case .forward(let ordinal, _): "forward(\(ordinal))"
@@ -181,6 +182,7 @@ struct BridgeHarness {
         case .rememberAnswer(let arrival, let answer): "answer(\(arrival.ordinal),\(name(of: answer)))"
         case .writeErrorResponse(let status, let identifier): "error(\(status.rawValue),\(identifier))"
         case .close: "close"
+        case .refusalDistance(let notifications): "distance(\(notifications))"
         case .finished: "finished"
         }
     }

@@ -24,9 +24,12 @@ import Testing
         let remembered = "remember(8,\(BridgeHarness.name(of: eight)))"
         #expect(
             harness.actions(a)
-                == forwards(0...9) + ["stop", "remember(6,accepted)", "remember(7,accepted)", remembered,
-                    "remember(9,pending)", "error(8,105)", "close"])
+                == forwards(0...9) + ["remember(6,accepted)", "remember(7,accepted)", remembered,
+                    "remember(9,pending)", "error(8,105)"])
         #expect(harness.record.count == 4)
+        // The client read the response and closed; nothing more was collected.
+        harness.clientClosed(a)
+        #expect(harness.actions(a) == ["distance(4)"])
         return harness
     }
 
@@ -39,20 +42,22 @@ import Testing
         var harness = Self.refusedAtFive()
         let a = Self.a
         let b = harness.connect()
-        #expect(harness.send(b, Self.resent(6...9)) == [0, 1, 2, nil], "9 follows B's refusal: not read")
+        #expect(harness.send(b, Self.resent(6...9)) == [0, 1, 2, 3], "9 follows B's refusal: collected (rule 9)")
         #expect(
-            harness.actions(b) == ["stop", "error(8,208)", "close", "finished"],
-            "6 and 7 accepted silently; 8 refused again, naming its new identifier")
+            harness.actions(b) == ["error(8,208)", "remember(3,pending)"],
+            "6 and 7 accepted silently; 8 refused again, naming its new identifier; 9 taken from the record, awaiting A's answer, and remembered again for B's client")
         #expect(harness.forwarded(by: b) == [])
-        #expect(harness.record.count == 1, "9 was not read, so its entry is still there")
+        harness.clientClosed(b)
+        #expect(harness.actions(b) == ["distance(1)"])
 
         // The client resends 9 once more; its answer has not come yet.
         let c = harness.connect()
         #expect(harness.send(c, Self.resent(9...9, round: 3)) == [0])
         #expect(harness.actions(c) == [], "taken from the record, not forwarded")
-        #expect(harness.record.claimCount == 1)
+        #expect(harness.record.claimCount == 2, "B's claim on A's entry, C's on B's")
         harness.answer(a, 9, .accepted)
         #expect(harness.actions(a) == ["answer(9,accepted)", "finished"])
+        #expect(harness.actions(b) == ["answer(3,accepted)", "finished"], "A's answer passed on through B")
         #expect(harness.record.claimCount == 0)
         harness.shutdown(c)
         #expect(harness.actions(c) == ["stop", "error(10,309)", "close", "finished"], "9's answer reached C")
@@ -60,7 +65,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (BridgeAnswer.refused(.invalidToken), ["stop", "error(8,209)", "close", "finished"]),
+        (BridgeAnswer.refused(.invalidToken), ["error(8,209)"]),
         (.accepted, []),
         (.unregistered(since: 77), []),
         (.maybeDelivered, []),
@@ -109,7 +114,7 @@ import Testing
         #expect(harness.actions(b) == [])
         #expect(harness.record.count(of: BridgeHarness.key(7)) == 1)
         harness.send(b, [BridgeHarness.note(7, identifier: 208)])
-        #expect(harness.actions(b) == ["stop", "error(8,208)", "close", "finished"])
+        #expect(harness.actions(b) == ["error(8,208)"])
         #expect(harness.record.count(of: BridgeHarness.key(7)) == 0)
 
         let c = harness.connect()
@@ -125,7 +130,7 @@ import Testing
         harness.answer(a, 0, .refused(.invalidToken))
         #expect(
             harness.actions(a)
-                == forwards(0...1) + ["stop", "remember(1,maybeDelivered)", "error(8,100)", "close", "finished"])
+                == forwards(0...1) + ["remember(1,maybeDelivered)", "error(8,100)"])
         let b = harness.connect()
         harness.send(b, Self.resent(1...1))
         #expect(harness.actions(b) == [])
@@ -175,14 +180,16 @@ import Testing
         let b = harness.connect()
         harness.send(b, Self.resent(6...6) + [BridgeHarness.note(20, identifier: 220)] + Self.resent(9...9))
         harness.answer(b, 1, .refused(.invalidToken))
-        #expect(harness.actions(b) == ["forward(1)", "stop", "remember(2,pending)", "error(8,220)", "close"])
+        #expect(harness.actions(b) == ["forward(1)", "remember(2,pending)", "error(8,220)"])
+        harness.clientClosed(b)
+        #expect(harness.actions(b) == ["distance(1)"])
         // A's answer for 9 goes to B, which passes it into its own record entry.
         harness.answer(a, 9, .refused(.invalidToken))
         #expect(harness.actions(b) == ["answer(2,refused 8)", "finished"])
         // C resends 9 a second time: refused from the record, naming C's identifier.
         let c = harness.connect()
         harness.send(c, Self.resent(9...9, round: 3))
-        #expect(harness.actions(c) == ["stop", "error(8,309)", "close", "finished"])
+        #expect(harness.actions(c) == ["error(8,309)"])
         #expect(harness.upstream.map(\.n) == Array(0...9) + [20])
     }
 }

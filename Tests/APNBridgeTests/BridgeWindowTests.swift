@@ -35,9 +35,25 @@ import Testing
         var harness = BridgeHarness()
         let connection = harness.connect(window: 2)
         harness.receive(connection, 0...1)
+        harness.answer(connection, 1, .bridgeFailure)
+        harness.answer(connection, 0, .accepted)
+        #expect(harness.actions(connection) == forwards(0...1) + ["pause", "stop", "error(10,100)", "close", "finished"])
+    }
+
+    /// Rule 9: after a refusal's response the reading resumes past the window, and the
+    /// collection ends at ``BridgeSession/collectionLimit`` notifications.
+    @Test func aRefusalResumesPastTheWindowUpToTheCollectionLimit() {
+        var harness = BridgeHarness()
+        let connection = harness.connect(window: 2)
+        harness.receive(connection, 0...1)
         harness.answer(connection, 1, .refused(.invalidToken))
         harness.answer(connection, 0, .accepted)
-        #expect(harness.actions(connection) == forwards(0...1) + ["pause", "stop", "error(8,101)", "close", "finished"])
+        #expect(harness.actions(connection) == forwards(0...1) + ["pause", "error(8,101)", "resume"])
+        let limit = BridgeSession.collectionLimit
+        #expect(harness.receive(connection, 2..<(2 + limit)) == Array(2..<(2 + limit)))
+        let collected = (2..<(2 + limit)).flatMap { ["forward(\($0))", "remember(\($0),pending)"] }
+        #expect(harness.actions(connection) == collected + ["distance(\(limit))", "stop", "close"])
+        #expect(harness.receive(connection, [99]) == [nil], "nothing past the limit is read")
     }
 
     @Test func theSpanNeverExceedsTheWindowOverALongRun() {

@@ -123,11 +123,21 @@ extension ConnectionLoop {
         performActions()
     }
 
-    /// The pool ends the connection: close_notify (best effort, never waited for), then close.
+    /// The pool ends the connection: close_notify (best effort, never waited for), then
+    /// close; but with bytes still in the kernel's send queue, a TCP reset. Those bytes are
+    /// notifications the session resends on a new connection (it gave the gateway up as
+    /// stalled, or the gateway refused one before them), and a close would leave them to be
+    /// delivered after the resends: a gateway that holds back its reads (`apn bridge` at its
+    /// window, behind a slow upstream) would see the close only after reading them, and
+    /// forward them a second time. A reset ends the connection at once (#40).
     mutating func closeSocket(_ slot: Int) {
         if let tls = sockets[slot].tls {
-            _ = tls.shutdown()
-            tls.close()
+            if let queued = tls.unacknowledgedByteCount(), queued > 0 {
+                tls.reset()
+            } else {
+                _ = tls.shutdown()
+                tls.close()
+            }
         }
         sockets[slot].detach()
     }
