@@ -17,7 +17,7 @@ extension BridgeSession {
         while let front = slots.first, case .answered(let answer) = front.state, answer.isAcceptance {
             lastAcceptedIdentifier = front.identifier
             if let notification = front.notification, let recorded = answer.recorded {
-                if acceptedTail.count == window { acceptedTail.removeFirst() }
+                if acceptedTail.count == acceptedTailLimit { acceptedTail.removeFirst() }
                 acceptedTail.append((base, notification, recorded))
             }
             slots.removeFirst()

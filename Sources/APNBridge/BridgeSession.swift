@@ -34,8 +34,8 @@ package import APNWire
 ///    forwarded after the point the client resends from (the reported refusal, else the
 ///    end of the accepted prefix) goes to the record with its answer, or pending with the
 ///    answer following when it arrives. When the client closes (it was told nothing), the
-///    newest `window` of the accepted prefix go too: a client that gave the connection up
-///    cannot know they were accepted, and resends them. A notification on a later connection whose content
+///    newest of the accepted prefix (``acceptedTailLimit``) go too: a client that gave the
+///    connection up cannot know they were accepted, and resends them. A notification on a later connection whose content
 ///    matches a recorded one takes that entry instead of being forwarded, and the recorded
 ///    answer is its answer: accepted silently, a refusal reported by rule 4 naming the new
 ///    identifier, pending answered when the answer arrives. Nothing else is deduplicated:
@@ -66,7 +66,7 @@ package import APNWire
 /// | running | earliest non-accepted is any other refusal, all before it accepted | `remember` what follows it; `writeErrorResponse` (not for command 0); `close` | draining |
 /// | running | … is a bridge failure | `remember` it and what follows; `writeErrorResponse(10, last of prefix)`; `close` | draining |
 /// | running | shutdown | `stopReading`; once all is answered, or at graceExpired: `remember` from the first unsettled on, `writeErrorResponse(10, last of prefix)`, `close` | running / draining |
-/// | running | clientClosed | `remember` the newest `window` of the accepted prefix and everything after it | draining |
+/// | running | clientClosed | `remember` the newest of the accepted prefix (``acceptedTailLimit``) and everything after it | draining |
 /// | collecting | received | `forward` (or the record's answer taken); `remember` it | collecting |
 /// | collecting | answered (a remembered one) | 410: `queueFeedback`; `rememberAnswer` | collecting |
 /// | collecting | locallyRefused / unknownCommand / shutdown / the collection limit | `refusalDistance`; `stopReading`; `close` | draining |
@@ -119,10 +119,16 @@ package struct BridgeSession: Sendable {
     var refusalDistance = 0
     /// Notifications collected after the error response.
     var collected = 0
-    /// The newest of the accepted prefix, at most `window` of them, with their ordinals
-    /// and answers: remembered when the client closes (rule 7), since a client that gave
-    /// the connection up knows nothing of what was accepted and resends it.
+    /// The newest of the accepted prefix, at most ``acceptedTailLimit`` of them, with
+    /// their ordinals and answers: remembered when the client closes (rule 7), since a
+    /// client that gave the connection up knows nothing of what was accepted and resends it.
     var acceptedTail = FIFO<(ordinal: Int, notification: BridgedNotification, answer: ResendRecord.Answer)>()
+
+    /// How many of the accepted prefix are kept for a client's close: the window, and at
+    /// least the default window's 10,000 — a client that gave up resends everything it
+    /// wrote there and could not settle (`Connection`: all 3,000 of a send whose gateway
+    /// answered 3 s late), however small a window was chosen to bound what is in flight.
+    var acceptedTailLimit: Int { max(window, Self.defaultWindow) }
     var actions = FIFO<BridgeAction>()
 
     /// Where the connection is.

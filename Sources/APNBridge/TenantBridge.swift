@@ -73,6 +73,9 @@ final class TenantBridge: Sendable {
         /// An error response decided with no close after it: written at once, the
         /// connection read on (``Gate/reply(_:)``).
         var reply: ErrorReply?
+        /// Opened while another connection of the tenant was collecting after an error
+        /// response: read nothing until every collection ended (``State/collecting``).
+        var heldForCollection = false
         var finished = false
     }
 
@@ -92,6 +95,11 @@ final class TenantBridge: Sendable {
         var backoff = UpstreamBackoff()
         var entries: [UInt64: Entry] = [:]
         var nextConnection: UInt64 = 0
+        /// Connections collecting after an error response (rule 9 of ``BridgeSession``).
+        /// While any does, a new connection is held: a client that closed the collecting
+        /// one at the response and resends on a new one would otherwise race what is still
+        /// being collected from the old, and the two copies would both go upstream.
+        var collecting: Set<UInt64> = []
         var counts = BridgeCounts()
     }
 
@@ -151,7 +159,9 @@ final class TenantBridge: Sendable {
         let (number, held) = state.withLock { state -> (UInt64, Duration?) in
             let number = state.nextConnection
             state.nextConnection += 1
-            state.entries[number] = Entry(session: BridgeSession(connection: number, window: window), waker: waker)
+            state.entries[number] = Entry(
+                session: BridgeSession(connection: number, window: window), waker: waker,
+                heldForCollection: !state.collecting.isEmpty)
             state.counts.connections += 1
             guard let until = state.backoff.holding(at: now) else { return (number, nil) }
             state.counts.heldConnections += 1
@@ -280,7 +290,7 @@ final class TenantBridge: Sendable {
             state.entries[number]?.reply = nil
             return .reply(reply)
         }
-        guard entry.reading == .open else { return .waiting }
+        guard entry.reading == .open, !entry.heldForCollection else { return .waiting }
         if entry.session.phase == .collecting { return .collecting }
         if let until = state.backoff.holding(at: now) { return .held(until: origin + until) }
         return .open
@@ -322,6 +332,7 @@ final class TenantBridge: Sendable {
                 if let relay = state.record.settle(arrival, with: answer, now: now) { relays.append(relay) }
             case .writeErrorResponse(let status, let identifier):
                 entry.reply = ErrorReply(status: status, identifier: identifier)
+                if entry.session.phase == .collecting { state.collecting.insert(number) }
                 effects.events.append(
                     .errorResponse(tenant: tenant.name, connection: number, status: status, identifier: identifier))
                 visible = true
@@ -333,6 +344,9 @@ final class TenantBridge: Sendable {
                 visible = true
                 effects.changed = true
             case .refusalDistance(let notifications):
+                // The collection is over: connections held for it read on once none is left.
+                state.collecting.remove(number)
+                if state.collecting.isEmpty { releaseHeld(&state, &effects) }
                 state.counts.countRefusalDistance(notifications)
                 effects.events.append(.refusalDistance(tenant: tenant.name, connection: number, notifications: notifications))
             case .finished:
@@ -348,6 +362,14 @@ final class TenantBridge: Sendable {
             feed(&state, relay.claimant.connection, &effects, now: now) { session, _, _ in
                 session.answered(relay.claimant.ordinal, relay.answer)
             }
+        }
+    }
+
+    /// Lets the connections held for a collection read (their wakers raised).
+    private func releaseHeld(_ state: inout State, _ effects: inout Effects) {
+        for number in Array(state.entries.keys) where state.entries[number]?.heldForCollection == true {
+            state.entries[number]?.heldForCollection = false
+            if let waker = state.entries[number]?.waker { effects.wakers.append(waker) }
         }
     }
 

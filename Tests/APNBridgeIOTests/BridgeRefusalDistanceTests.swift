@@ -60,6 +60,46 @@ struct BridgeRefusalDistanceTests {
         #expect(upstream.recordCount == count - 1)
     }
 
+    /// A client that closes as soon as it reads the error response (PyAPNs, `Connection`)
+    /// and resends at once on a new connection would race what the bridge still collects
+    /// from the old one: both copies would go upstream. So a connection opened while another
+    /// of the tenant collects is held, reading nothing, until the collection ends.
+    @Test("a connection opened while another collects is read only once the collection ended")
+    func aNewConnectionWaitsForACollection() async throws {
+        let refused = 100
+        var faults = HTTP2MockGateway.Faults()
+        faults.rejectToken(device(refused).hexString, reason: .badDeviceToken)
+        faults.responseDelay = .milliseconds(50)
+        // The collection ends when the first client closes, not when a loaded machine keeps
+        // it quiet for a second.
+        let fixture = try BridgeFixture(faults: faults) { $0.collectionQuietPeriod = .seconds(60) }
+        let frames = RawFrames(count: 20_000, command: .enhanced)
+        let first = try RawBinaryClient(fixture)
+        let run = try first.write(frames, indices: Array(0..<600), round: 0, awaitingResponse: false)
+        let response = try run.response ?? first.awaitResponse()
+        #expect(response == ErrorResponse(status: .invalidToken, identifier: frames.identifier(refused, round: 0)))
+        #expect(await fixture.wait { $0.counts.received == run.written }, "everything the first wrote, collected")
+
+        // The second connection writes while the first still collects (it is open).
+        let second = try RawBinaryClient(fixture)
+        let more = Array(10_000..<11_000)
+        #expect(try second.write(frames, indices: more, round: 0, awaitingResponse: false).written == more.count)
+        // One more on the first: once the bridge has it, it would have had the second's
+        // too, had it read them.
+        #expect(try first.write(frames, indices: [600], round: 0, awaitingResponse: false).written == 1)
+        #expect(await fixture.wait { $0.counts.received >= run.written + 1 })
+        #expect(fixture.bridge.summary.counts.received == run.written + 1, "the second connection was held")
+
+        first.connection.close()
+        #expect(await fixture.wait { $0.counts.received == run.written + 1 + more.count }, "released when it ended")
+        second.connection.close()
+        #expect(await fixture.wait(timeout: .seconds(120)) { $0.unfinishedSessions == 0 && $0.counts.connections == 2 })
+        let deliveries = fixture.deliveries()
+        let expected = Array(0...600).filter { $0 != refused } + more
+        #expect(expected.allSatisfy { deliveries[device($0).hexString] == 1 }, "each once")
+        #expect(deliveries.count == expected.count)
+    }
+
     /// #40 item 6: a client that gives up on a connection the bridge is not reading (its
     /// window full, the upstream a second away) with a reset, as `Connection` does when it
     /// has bytes unsent, and resends on a new one what it wrote there: the bridge sees the
@@ -203,6 +243,19 @@ struct RawBinaryClient {
         }
         if awaitingResponse { decoder.feed(try TestClient(connection).readToEnd(timeout: .seconds(2)).bytes) }
         return Run(written: ends.count, response: try decoder.next())
+    }
+
+    /// Reads until an error response has come whole (or 30 s), not until the close.
+    func awaitResponse() throws -> ErrorResponse? {
+        var decoder = ErrorResponseDecoder()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            if let response = try decoder.next() { return response }
+            guard case .bytes(let count) = buffer.withUnsafeMutableBytes({ connection.read(into: $0, deadline: deadline) })
+            else { return nil }
+            decoder.feed(Array(buffer[..<count]))
+        }
     }
 
     /// Reads until the bridge closes (or 30 s).

@@ -124,15 +124,15 @@ extension ConnectionLoop {
     }
 
     /// The pool ends the connection: close_notify (best effort, never waited for), then
-    /// close; but with bytes still in the kernel's send queue, a TCP reset. Those bytes are
-    /// notifications the session resends on a new connection (it gave the gateway up as
-    /// stalled, or the gateway refused one before them), and a close would leave them to be
-    /// delivered after the resends: a gateway that holds back its reads (`apn bridge` at its
-    /// window, behind a slow upstream) would see the close only after reading them, and
-    /// forward them a second time. A reset ends the connection at once (#40).
-    mutating func closeSocket(_ slot: Int) {
+    /// close; or a TCP reset, for a connection given up (`reset`,
+    /// ``SessionAction/close(reset:)``) or one whose socket still holds bytes the gateway
+    /// has not acknowledged (after an error response: notifications the session resends on
+    /// a new connection). A gateway that holds back its reads, or reads on after a refusal
+    /// (`apn bridge`), then sees the end at once rather than after taking those bytes — it
+    /// would forward them beside the resends (#40).
+    mutating func closeSocket(_ slot: Int, reset: Bool = false) {
         if let tls = sockets[slot].tls {
-            if let queued = tls.unacknowledgedByteCount(), queued > 0 {
+            if reset || (tls.unacknowledgedByteCount() ?? 0) > 0 {
                 tls.reset()
             } else {
                 _ = tls.shutdown()

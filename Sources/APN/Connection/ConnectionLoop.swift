@@ -255,8 +255,8 @@ struct ConnectionLoop: ~Copyable {
             case .write(let slot):
                 ensureSocket(slot)
                 sockets[slot].hasOutbound = true
-            case .close(let slot):
-                closeSocket(slot)
+            case .close(let slot, let reset):
+                closeSocket(slot, reset: reset)
             case .scheduleTimer(let slot, let deadline):
                 ensureSocket(slot)
                 sockets[slot].timer = deadline

@@ -57,10 +57,10 @@ extension ConnectionPool {
                 slots[slot].session.connectFailed(APNError.abortedConnect(), now: now)
             case .write:
                 emit(.write(slot: slot))
-            case .close:
+            case .close(let reset):
                 // Closing cannot fail: the session is told at once, so the driver only
                 // closes the socket.
-                emit(.close(slot: slot))
+                emit(.close(slot: slot, reset: reset))
                 slots[slot].session.closed(error: nil, now: now)
             case .scheduleTimer(let deadline):
                 emit(.scheduleTimer(slot: slot, deadline))

@@ -25,7 +25,7 @@ extension GatewaySession {
         // Status 10 rejects nothing: what follows it is resent even without buffering.
         requeue(resend, possiblyDuplicated: resendIsPossiblyDuplicated, afterRejection: response.status != .shutdown)
         phase = .closing(failure: nil)
-        emit(.close)
+        emit(.close())
     }
 
     /// Settles the written entries up to the one the answer names, `sent[offset]`: those

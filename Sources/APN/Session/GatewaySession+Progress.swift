@@ -301,12 +301,13 @@ extension GatewaySession {
     }
 
     /// Gives the connection up as lost: `socketError`, the silent-close policy for what was
-    /// written, and `close`.
+    /// written, and a `close` by reset — what the socket still holds is resent on a new
+    /// connection, and a gateway that holds back its reads must not take it after the resends.
     mutating func abandon(_ failure: APNError, now: Timestamp) {
         emit(.event(.socketError(failure)))
         connectionLost(failure, now: now)
         phase = .closing(failure: nil)
-        emit(.close)
+        emit(.close(reset: true))
     }
 
     /// A part of an error response arrived, then nothing for a whole grace window: the
@@ -330,7 +331,7 @@ extension GatewaySession {
         guard takenCount == 0 else { return }
         emit(.event(.timeout))
         phase = .closing(failure: nil)
-        emit(.close)
+        emit(.close())
     }
 
     /// When shutting down, the moment to close: as soon as everything written is settled
@@ -346,7 +347,7 @@ extension GatewaySession {
     mutating func closeIfShutDown(_ now: Timestamp) {
         guard case .connected = phase, let deadline = shutdownDeadline, deadline <= now else { return }
         phase = .closing(failure: nil)
-        emit(.close)
+        emit(.close())
     }
 
     mutating func finishShutdown() {

@@ -7,9 +7,10 @@ package enum PoolAction {
     /// The slot's session put bytes into its empty outbound buffer: write them (see
     /// `ConnectionPool.withOutboundBytes`) until it is empty, answering `bytesWritten`.
     case write(slot: Int)
-    /// Close the slot's socket (close_notify, best effort, then close). The pool has
-    /// already counted it closed: no `socketClosed` answer.
-    case close(slot: Int)
+    /// Close the slot's socket (close_notify, best effort, then close; with `reset`, a TCP
+    /// reset instead: the connection was given up, see ``SessionAction/close(reset:)``).
+    /// The pool has already counted it closed: no `socketClosed` answer.
+    case close(slot: Int, reset: Bool = false)
     /// Call `tick(slot:now:)` at (or soon after) this time. Replaces the slot's earlier
     /// request.
     case scheduleTimer(slot: Int, Timestamp)

@@ -10,8 +10,11 @@ package enum SessionAction {
     /// `outboundBytes` holds bytes to write; answer with `bytesWritten` as the socket takes
     /// them. Emitted when the outbound buffer goes from empty to non-empty.
     case write
-    /// Close the established connection; answer with `closed`.
-    case close
+    /// Close the established connection; answer with `closed`. `reset`: with a TCP reset,
+    /// because the connection is given up (a stall, a lost peer) and what the socket still
+    /// holds is resent elsewhere: a gateway that holds back its reads (a bridge at its
+    /// window) then sees the end at once, not after reading those bytes (#40).
+    case close(reset: Bool = false)
     /// Call `tick` at (or soon after) this time. Replaces any earlier request.
     case scheduleTimer(Timestamp)
     /// A node-apn event.

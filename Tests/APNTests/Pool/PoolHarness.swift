@@ -79,7 +79,7 @@ final class PoolHarness {
             case .write(let slot):
                 #expect(open.contains(slot), "write for slot \(slot) with no socket")
                 writable.insert(slot)
-            case .close(let slot):
+            case .close(let slot, _):
                 #expect(open.contains(slot), "close for slot \(slot) with no socket")
                 open.remove(slot)
                 writable.remove(slot)
