@@ -14,6 +14,9 @@ public struct BridgeCounts: Sendable, Hashable {
     /// Refused upstream, by Apple's reason (`BadDeviceToken`, …): what ``refused`` counts
     /// as statuses, before the mapping. The decoder's own refusals have no reason.
     public var refusedByReason: [String: Int] = [:]
+    /// Of ``refused``, those refused as they arrived because the upstream had answered
+    /// `BadDeviceToken` for their token before: never forwarded (``KnownBadTokens``).
+    public var refusedKnownBad = 0
     /// Answered `bridgeFailure` upstream (the client is told status 10).
     public var bridgeFailures = 0
     /// Answered with an unknown fate upstream (the client sees them accepted).
@@ -44,6 +47,7 @@ public struct BridgeCounts: Sendable, Hashable {
         forwarded += other.forwarded
         delivered += other.delivered
         refused.merge(other.refused, uniquingKeysWith: +)
+        refusedKnownBad += other.refusedKnownBad
         refusedByReason.merge(other.refusedByReason, uniquingKeysWith: +)
         bridgeFailures += other.bridgeFailures
         maybeDelivered += other.maybeDelivered

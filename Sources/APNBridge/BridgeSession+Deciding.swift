@@ -87,12 +87,15 @@ extension BridgeSession {
     /// A notification read while collecting: forwarded (or the record's answer taken) and
     /// remembered at once, since the client resends it when it reconnects. Ends the
     /// collection at its limit.
-    mutating func collect(_ notification: BridgedNotification, record: inout ResendRecord, now: Duration) -> Int {
+    mutating func collect(
+        _ notification: BridgedNotification, record: inout ResendRecord, now: Duration, knownRefusal: StatusCode?
+    ) -> Int {
         let ordinal = nextOrdinal
         base += 1
         collected += 1
         let arrival = Arrival(connection: connection, ordinal: ordinal)
-        let taken = record.take(notification.resendKey, for: arrival, now: now)
+        let taken = knownRefusal.map { ResendRecord.Answer.refused($0) }
+            ?? record.take(notification.resendKey, for: arrival, now: now)
         if taken == nil { emit(.forward(ordinal: ordinal, notification)) }
         let answer = taken ?? .pending
         emit(.remember(arrival, notification.resendKey, answer))

@@ -54,6 +54,11 @@ package import APNWire
 ///    A client resends what followed the refused notification from its cache, and the
 ///    record answers it; what it had written beyond its cache was forwarded already.
 ///    `refusalDistance` reports how many it had written after the refused one.
+/// 10. **Known bad tokens (#40).** A notification whose token the upstream answered
+///    `BadDeviceToken` for before (``KnownBadTokens``, per tenant) is refused with status 8
+///    as it arrives, as Apple's gateway refused an invalid token on sight: not forwarded,
+///    reported by rule 4 like any refusal. (A resend the record holds is answered from the
+///    record instead; the driver decides, and passes `knownRefusal` only otherwise.)
 ///
 /// ## Transitions
 /// | phase | input | actions | next |
@@ -61,7 +66,8 @@ package import APNWire
 /// | running | received, reading | `forward`, or the record's answer taken; `pauseReading` at the window | running |
 /// | running | received after `stopReading` | none: not read, no ordinal | running |
 /// | running | locallyRefused / unknownCommand | a refusal at the next ordinal; `stopReading` | running |
-/// | running | answered | 410: `queueFeedback`; a refusal or bridge failure: `stopReading`; the prefix grows: `resumeReading` below the window | running |
+/// | running | received, its token known bad | no `forward`: refused (8) at once | running |
+/// | running | answered | 410: `queueFeedback`; a bridge failure or a command-0 refusal: `stopReading`; the prefix grows: `resumeReading` below the window | running |
 /// | running | earliest non-accepted is an upstream refusal (commands 1, 2), all before it accepted, reading not stopped | `remember` what follows it; `writeErrorResponse`; `resumeReading` if paused | collecting |
 /// | running | earliest non-accepted is any other refusal, all before it accepted | `remember` what follows it; `writeErrorResponse` (not for command 0); `close` | draining |
 /// | running | … is a bridge failure | `remember` it and what follows; `writeErrorResponse(10, last of prefix)`; `close` | draining |
@@ -197,16 +203,22 @@ package struct BridgeSession: Sendable {
     /// A notification was decoded. Returns its ordinal, or nil when it is not read (after
     /// `stopReading`, or once the connection is over). A match in `record` is taken
     /// (``ResendRecord/take(_:for:now:)``) instead of forwarding; `now` is the record's time.
+    /// With a `knownRefusal` (its token is one the upstream called bad, ``KnownBadTokens``)
+    /// it is refused so at once, neither forwarded nor looked up (rule 10).
     @discardableResult
-    package mutating func received(_ notification: BridgedNotification, record: inout ResendRecord, now: Duration)
-        -> Int?
-    {
+    package mutating func received(
+        _ notification: BridgedNotification, record: inout ResendRecord, now: Duration,
+        knownRefusal: StatusCode? = nil
+    ) -> Int? {
         guard reading != .stopped else { return nil }
-        if phase == .collecting { return collect(notification, record: &record, now: now) }
+        if phase == .collecting { return collect(notification, record: &record, now: now, knownRefusal: knownRefusal) }
         guard phase == .running else { return nil }
         let ordinal = nextOrdinal
         let state: SlotState
-        switch record.take(notification.resendKey, for: Arrival(connection: connection, ordinal: ordinal), now: now) {
+        let taken = knownRefusal == nil
+            ? record.take(notification.resendKey, for: Arrival(connection: connection, ordinal: ordinal), now: now)
+            : .refused(knownRefusal!)
+        switch taken {
         case nil:
             state = .awaiting
             emit(.forward(ordinal: ordinal, notification))

@@ -92,6 +92,8 @@ final class TenantBridge: Sendable {
     /// Everything the lock guards.
     private struct State {
         var record: ResendRecord
+        /// Tokens the upstream answered BadDeviceToken for, refused at once (rule 10).
+        var badTokens = KnownBadTokens()
         var backoff = UpstreamBackoff()
         var entries: [UInt64: Entry] = [:]
         var nextConnection: UInt64 = 0
@@ -184,11 +186,23 @@ final class TenantBridge: Sendable {
         let now = now
         var effects = Effects()
         let next = state.withLock { state in
+            let badTokens = state.badTokens
             feed(&state, number, &effects, now: now) { session, record, counts in
                 for item in decoded {
                     switch item {
                     case .notification(let notification):
-                        if session.received(notification, record: &record, now: now) != nil { counts.received += 1 }
+                        // A resend the record holds is answered from it (its refusal was
+                        // counted when the upstream gave it), not as a known bad token.
+                        var known = badTokens.refusal(for: notification.token, now: now)
+                        if known != nil, record.count(of: notification.resendKey) > 0 { known = nil }
+                        guard session.received(notification, record: &record, now: now, knownRefusal: known) != nil else {
+                            continue
+                        }
+                        counts.received += 1
+                        if let known {
+                            counts.refused[known, default: 0] += 1
+                            counts.refusedKnownBad += 1
+                        }
                     case .rejected(let rejection):
                         session.locallyRefused(rejection.status, identifier: rejection.identifier ?? 0, command: rejection.command)
                         counts.refused[rejection.status, default: 0] += 1
@@ -234,11 +248,14 @@ final class TenantBridge: Sendable {
     /// The upstream answered connection `number`'s notification `ordinal` (on the
     /// provider's I/O thread: quick, never blocking); `reason` is Apple's reason, or the
     /// provider's error code when Apple said nothing.
-    func answered(_ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil) {
+    func answered(
+        _ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil, token: [UInt8]? = nil
+    ) {
         let now = now
         var effects = Effects()
         state.withLock { state in
             state.counts.count(answer, reason: reason)
+            if reason == ProviderReason.badDeviceToken.rawValue, let token { state.badTokens.insert(token, now: now) }
             switch answer {
             case .bridgeFailure:
                 let before = state.backoff.refusingUntil
@@ -389,7 +406,7 @@ final class TenantBridge: Sendable {
             let target = forwards[index]
             answered(
                 target.connection, target.ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
-                reason: response.reason?.rawValue ?? response.error?.code.description)
+                reason: response.reason?.rawValue ?? response.error?.code.description, token: target.notification.token)
         }
     }
 }

@@ -84,6 +84,7 @@ enum BridgeLog {
                 (String($0.rawValue), .integer(counts.refused[$0]!))
             })),
             ("refused_reasons", .object(counts.refusedByReason.keys.sorted().map { ($0, .integer(counts.refusedByReason[$0]!)) })),
+            ("refused_known_bad", .integer(counts.refusedKnownBad)),
             ("bridge_failures", .integer(counts.bridgeFailures)),
             ("maybe_delivered", .integer(counts.maybeDelivered)),
             ("resends_answered", .integer(counts.resendsAnswered)),

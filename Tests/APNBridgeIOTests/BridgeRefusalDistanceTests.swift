@@ -100,6 +100,32 @@ struct BridgeRefusalDistanceTests {
         #expect(deliveries.count == expected.count)
     }
 
+    /// #40 item 4: a token the upstream answered BadDeviceToken for is refused at once
+    /// the next time, on any connection of the tenant, without a request.
+    @Test("a token the upstream called bad is refused at once the next time, without a request")
+    func aKnownBadTokenIsRefusedWithoutARequest() async throws {
+        let bad = 3
+        var faults = HTTP2MockGateway.Faults()
+        faults.rejectToken(device(bad).hexString, reason: .badDeviceToken)
+        let fixture = try BridgeFixture(faults: faults)
+        let frames = RawFrames(count: 10, command: .frame)
+        let first = try RawBinaryClient(fixture)
+        let run = try first.write(frames, indices: [0, 1, 2, 3], round: 0, awaitingResponse: false)
+        #expect(try run.response ?? first.awaitResponse() == ErrorResponse(status: .invalidToken, identifier: 3))
+        first.connection.close()
+
+        let second = try RawBinaryClient(fixture)
+        let again = try second.write(frames, indices: [4, 3, 5], round: 1, awaitingResponse: false)
+        #expect(try again.response ?? second.awaitResponse() == ErrorResponse(status: .invalidToken, identifier: 1_000_003))
+        second.connection.close()
+        #expect(await fixture.wait { $0.unfinishedSessions == 0 && $0.counts.connections == 2 })
+        let counts = fixture.bridge.summary.counts
+        #expect(counts.refusedKnownBad == 1)
+        #expect(counts.refused[.invalidToken] == 2)
+        #expect(fixture.upstream.summary.reasons[.badDeviceToken] == 1, "one request for the bad token, not two")
+        #expect(fixture.deliveries().count == 5, "0, 1, 2, 4, 5")
+    }
+
     /// #40 item 6: a client that gives up on a connection the bridge is not reading (its
     /// window full, the upstream a second away) with a reset, as `Connection` does when it
     /// has bytes unsent, and resends on a new one what it wrote there: the bridge sees the

@@ -73,6 +73,12 @@ struct BridgeHarness {
         }
     }
 
+    /// Feeds notification `n` as one whose token the upstream called bad (rule 10).
+    mutating func receiveKnownBad(_ connection: UInt64, _ n: Int) {
+        _ = sessions[connection]!.received(Self.note(n), record: &record, now: now, knownRefusal: .invalidToken)
+        drain(connection)
+    }
+
     mutating func answer(_ connection: UInt64, _ ordinal: Int, _ answer: BridgeAnswer) {
         sessions[connection]!.answered(ordinal, answer)
         drain(connection)
