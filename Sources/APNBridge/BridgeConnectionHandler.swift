@@ -11,11 +11,11 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     let waker: ConnectionWaker?
     /// When the collection after an error response began, and when the client last
     /// wrote since: the read's deadline is the quiet period after that, at most
-    /// ``collectionLimit`` after the start.
+    /// ``longestCollection`` after the start.
     private var collection: (began: ContinuousClock.Instant, lastArrival: ContinuousClock.Instant)?
 
     /// The longest a collection lasts, however the client trickles.
-    static let collectionLimit: Duration = .seconds(30)
+    static let longestCollection: Duration = .seconds(30)
 
     init(tenant: TenantBridge, number: UInt64, waker: ConnectionWaker?) {
         self.tenant = tenant
@@ -75,7 +75,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         case .collecting:
             if more { return .pause(until: now) }
             let (began, lastArrival) = collection ?? (now, now)
-            return .readUntil(min(lastArrival + tenant.quietPeriod, began + Self.collectionLimit))
+            return .readUntil(min(lastArrival + tenant.quietPeriod, began + Self.longestCollection))
         }
     }
 

@@ -86,7 +86,7 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
                 switch pause(until: deadline, waker: waker) {
                 case .stopping:
                     return .abandon
-                case .peerClosed:
+                case .peerReset:
                     // The client reset the connection while nothing was read: what it wrote
                     // and was not read was never handed over, and it abandoned it.
                     guard case .end(let end) = handler.inputEnded(now: .now) else { return .abandon }
@@ -143,7 +143,7 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
                 // Not watching the client: one that reset still has its held bytes
                 // delivered when due (and a failed socket would end every wait at once).
                 switch pause(until: due, waker: waker, watchingThePeer: false) {
-                case .elapsed, .peerClosed: continue
+                case .elapsed, .peerReset: continue
                 case .woken: return .woken
                 case .stopping: return .stopping
                 }
@@ -162,7 +162,7 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
         case woken
         case stopping
         /// The client reset the connection while it read nothing.
-        case peerClosed
+        case peerReset
     }
 
     /// Waits until `deadline` (`nil`: none), the waker or the stop. Without a waker it is a
@@ -189,7 +189,7 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
             return server.isStopping ? .stopping : .woken
         }
         switch try? driver.connection.waitForReset(deadline: deadline, orSignal: waker) {
-        case .ready?: return server.isStopping ? .stopping : .peerClosed
+        case .ready?: return server.isStopping ? .stopping : .peerReset
         case .signalled?:
             waker.reset()
             return server.isStopping ? .stopping : .woken

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // scripts/interop/nodeapn-client.js --apn DIR --port N --certs DIR [--count N] [--refuse I,…]
-//     [--idle SECONDS] [--timeout SECONDS]:
+//     [--idle SECONDS] [--timeout SECONDS] [--options JSON]:
 // node-apn 1.x as published (DIR holds its index.js, with debug, node-forge and q resolvable
 // from it) sends COUNT (20,000) notifications through a binary gateway at 127.0.0.1:N, for
 // scripts/interop/nodeapn-bridge (issue #40). Only what connecting needs is given — address,
 // port, the client certificate and key and the CA (file names from `apn certs DIR`) — every
 // other option is node-apn's default (cacheLength 1000, autoAdjustCache, one connection,
-// buffersNotifications, retryLimit -1). Token i (1…COUNT) is the 64 hex digits of i; all are
+// buffersNotifications, retryLimit -1, fastMode false) unless --options gives a JSON object
+// merged into the Connection options (e.g. '{"fastMode":true}'). Token i (1…COUNT) is the 64 hex digits of i; all are
 // pushed at once in a loop, each its own ~100-byte alert. --refuse lists the numbers the
 // upstream refuses (default 2000,6000,10000,14000,18000), only to classify what is reported.
 // Ends when node-apn has nothing queued, nothing unwritten and no connection pending and no
@@ -19,10 +20,10 @@ const fs = require('fs');
 const path = require('path');
 
 function usage() {
-    console.error('usage: nodeapn-client.js --apn DIR --port N --certs DIR [--count N] [--refuse I,…] [--idle S] [--timeout S]');
+    console.error('usage: nodeapn-client.js --apn DIR --port N --certs DIR [--count N] [--refuse I,…] [--idle S] [--timeout S] [--options JSON]');
     process.exit(2);
 }
-const opts = { count: 20000, refuse: [2000, 6000, 10000, 14000, 18000], idle: 10, timeout: 600 };
+const opts = { count: 20000, refuse: [2000, 6000, 10000, 14000, 18000], idle: 10, timeout: 600, options: {} };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
     const a = argv[i], v = argv[i + 1];
@@ -35,6 +36,10 @@ for (let i = 0; i < argv.length; i += 2) {
     case '--refuse': opts.refuse = v.split(',').filter(Boolean).map(Number); break;
     case '--idle': opts.idle = Number(v); break;
     case '--timeout': opts.timeout = Number(v); break;
+    case '--options':
+        try { opts.options = JSON.parse(v); } catch (e) { usage(); }
+        if (opts.options === null || typeof opts.options !== 'object' || Array.isArray(opts.options)) usage();
+        break;
     default: usage();
     }
 }
@@ -46,13 +51,13 @@ const refuseSet = new Set(opts.refuse);
 const t0 = Date.now();
 const ms = () => Date.now() - t0;
 
-const connection = new apn.Connection({
+const connection = new apn.Connection(Object.assign({
     address: '127.0.0.1',
     port: opts.port,
     cert: path.join(opts.certs, 'client.pem'),
     key: path.join(opts.certs, 'client.key'),
     ca: path.join(opts.certs, 'ca.pem'),
-});
+}, opts.options));
 
 const timeline = [];
 const attributed = {};          // token number → [status, …] for the refused ones
@@ -134,7 +139,7 @@ function idle() {
 function finish(reason) {
     const refusedReported = opts.refuse.filter((n) => attributed[n]);
     const out = {
-        end: reason, elapsed_ms: ms(), pushed_ms: pushedAt, count: opts.count,
+        end: reason, elapsed_ms: ms(), pushed_ms: pushedAt, count: opts.count, options: opts.options,
         refused_expected: opts.refuse.length,
         refusals_attributed: refusedReported.length,
         refused_reported: refusedReported,
