@@ -215,9 +215,8 @@ package struct BridgeSession: Sendable {
         guard phase == .running else { return nil }
         let ordinal = nextOrdinal
         let state: SlotState
-        let taken = knownRefusal == nil
-            ? record.take(notification.resendKey, for: Arrival(connection: connection, ordinal: ordinal), now: now)
-            : .refused(knownRefusal!)
+        let taken = knownRefusal.map { ResendRecord.Answer.refused($0) }
+            ?? record.take(notification.resendKey, for: Arrival(connection: connection, ordinal: ordinal), now: now)
         switch taken {
         case nil:
             state = .awaiting

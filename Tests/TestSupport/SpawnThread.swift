@@ -6,12 +6,15 @@ import Synchronization
 /// What ``ChildProcess`` asks ``SpawnThread`` to start: Swift values only; the C arrays are
 /// built from them on the spawning thread, before `posix_spawn`.
 struct SpawnRequest: Sendable {
+    /// What the child's standard input, output and error are connected to.
+    typealias Streams = (input: ChildProcess.Stream, output: ChildProcess.Stream, error: ChildProcess.Stream)
+
     let executable: String
     let arguments: [String]
     /// `NAME=value` entries.
     let environment: [String]
     let directory: String?
-    let streams: (input: ChildProcess.Stream, output: ChildProcess.Stream, error: ChildProcess.Stream)
+    let streams: Streams
 
     /// The test process's environment, read from `environ` (nothing in the suite changes it).
     static func currentEnvironment() -> [String: String] {
@@ -179,8 +182,4 @@ private struct PipeSet {
     func closeParentEnds() {
         for end in [input?.parent, output?.parent, error?.parent].compactMap({ $0 }) { close(end) }
     }
-}
-
-extension SpawnRequest {
-    typealias Streams = (input: ChildProcess.Stream, output: ChildProcess.Stream, error: ChildProcess.Stream)
 }
