@@ -120,32 +120,42 @@ public final class Bridge: Sendable {
         server.waitForChange(until: deadline) { predicate(summary) }
     }
 
+    /// How long ``stop(grace:)`` may take beyond its grace: withdrawing what the upstream
+    /// has not answered, the connections' last writes, the threads' ends.
+    public static let stopMargin: Duration = .seconds(2)
+
     /// Stops (SIGTERM): new connections are closed at once; every session stops reading
-    /// and ends with status 10 once what it forwarded is answered, or when `grace` is
-    /// over; then the listeners and connections close and each provider is shut down (it
-    /// waits for the answers still due, each bounded by its request timeout). Blocks, so
-    /// call it from a thread of its own, not a Swift concurrency task.
+    /// and ends with status 10 once what it forwarded is answered, or when `grace` is over.
+    /// Then nothing more goes upstream: every request not yet written is withdrawn (its
+    /// client is told to resend it), and every one written and unanswered becomes maybe
+    /// delivered (recorded, never forwarded again). The listeners, connections and
+    /// providers close, and the stop returns within `grace` + ``stopMargin`` whatever the
+    /// upstream does. Blocks, so call it from a thread of its own, not a Swift concurrency
+    /// task.
     @discardableResult
     public func stop(grace: Duration) -> Summary {
+        let start = ContinuousClock.now
+        let end = start + grace + Self.stopMargin
         core.stopAccepting()
         let tenants = Array(core.tenants.values)
         for tenant in tenants { tenant.shutdown() }
-        let deadline = ContinuousClock.now + grace
-        _ = server.waitForChange(until: deadline) { tenants.allSatisfy { $0.undecidedCount == 0 } }
+        _ = server.waitForChange(until: start + grace) { tenants.allSatisfy { $0.undecidedCount == 0 } }
+        // Before any session is ended at the grace: once a client is told status 10,
+        // nothing more of its connection may be written upstream (#41).
+        let withdrawn = DispatchGroup()
+        for tenant in tenants {
+            withdrawn.enter()
+            tenant.provider.withdraw { withdrawn.leave() }
+        }
+        _ = withdrawn.wait(timeout: .now() + .seconds(1))
         for tenant in tenants { tenant.graceExpired() }
         // The connections write their status 10 and close; a client that does not close
         // is lingered on at most `lingerTimeout`.
-        let closing = ContinuousClock.now + configuration.lingerTimeout + .seconds(2)
+        let closing = min(ContinuousClock.now + configuration.lingerTimeout + .milliseconds(200), end)
         _ = server.waitForChange(until: closing) { tenants.allSatisfy { $0.liveCount == 0 } }
         lifecycle.stopped()
         server.requestStop()
-        _ = server.waitForThreads(until: .now + .seconds(5))
-        let closed = DispatchGroup()
-        for tenant in tenants {
-            closed.enter()
-            tenant.provider.shutdown { closed.leave() }
-        }
-        _ = closed.wait(timeout: .now() + .seconds(Int(configuration.upstream.requestTimeout.components.seconds) + 5))
+        _ = server.waitForThreads(until: end)
         core.outbox.stop()
         return summary
     }

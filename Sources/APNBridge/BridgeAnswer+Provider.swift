@@ -10,7 +10,8 @@ extension BridgeAnswer {
     /// | status 200 | `accepted` |
     /// | an error with Apple's status (`rejected`, `retriesExhausted`) | ``classify(status:reason:timestampMilliseconds:nowSeconds:)`` |
     /// | `invalidNotification` (the request could not be formed, e.g. its priority) | `refused(.processingError)` |
-    /// | `authentication`, `shutDown`, `connectionFailed` never sent | `bridgeFailure` |
+    /// | `authentication`, `connectionFailed` never sent | `bridgeFailure` |
+    /// | `shutDown`, `cancelled`: withdrawn unsent / after it was written | `bridgeFailure` / `maybeDelivered` |
     /// | `timedOut`, `protocolError`, `connectionFailed` after a send | `maybeDelivered` |
     ///
     /// A notification that was never sent is known undelivered, so the client is told
@@ -30,9 +31,11 @@ extension BridgeAnswer {
         }
         switch error.code {
         case .invalidNotification: self = .refused(.processingError)
-        case .authentication, .shutDown: self = .bridgeFailure
+        case .authentication: self = .bridgeFailure
         case .connectionFailed: self = response.attempts == 0 ? .bridgeFailure : .maybeDelivered
-        case .cancelled: self = .bridgeFailure
+        // Withdrawn (the bridge's stop): a request retried after a 429 was answered, not
+        // delivered; only one on the wire may have been.
+        case .shutDown, .cancelled: self = error.mayHaveBeenDelivered ? .maybeDelivered : .bridgeFailure
         default: self = response.attempts == 0 ? .bridgeFailure : .maybeDelivered
         }
     }

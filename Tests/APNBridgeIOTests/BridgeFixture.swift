@@ -24,13 +24,14 @@ final class BridgeFixture: Sendable {
     /// request is refused 403 `InvalidProviderToken`, a bridge failure.
     init(
         faults: HTTP2MockGateway.Faults = HTTP2MockGateway.Faults(), storeFeedback: Bool = false, wrongKey: Bool = false,
-        configure: (inout Bridge.Configuration) -> Void = { _ in }
+        upstreamStreams: UInt32 = 1000, configure: (inout Bridge.Configuration) -> Void = { _ in }
     ) throws {
         let signingKey = try ES256SigningKey.generate()
         let bridgeKey = wrongKey ? try ES256SigningKey.generate() : signingKey
         upstream = try HTTP2MockGateway(
             configuration: HTTP2MockGateway.Configuration(
-                providerKeys: [Self.keyID: .init(teamID: Self.teamID, key: signingKey.verificationKey)], faults: faults))
+                providerKeys: [Self.keyID: .init(teamID: Self.teamID, key: signingKey.verificationKey)],
+                maxConcurrentStreams: upstreamStreams, faults: faults))
         try upstream.start()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

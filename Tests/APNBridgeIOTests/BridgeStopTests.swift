@@ -1,5 +1,6 @@
 import APN
 import APNBridge
+import APNWire
 import Foundation
 import Synchronization
 import APNMockGateway
@@ -30,6 +31,35 @@ struct BridgeStopTests {
         #expect(report.accepted == 20, "\(report); events: \(log.all)")
         #expect(report.rejected == 0 && report.failed == 0)
         #expect(fixture.deliveries().count == 20)
+    }
+
+    /// #41 "stop means stop": an upstream that never answers; at the grace's end the
+    /// requests not written are withdrawn (never sent: the client resends them after its
+    /// status 10), those on the wire become maybe delivered, and the stop returns although
+    /// the provider's request timeout is far off.
+    @Test func atTheGraceNothingMoreGoesUpstreamAndTheStopDoesNotWaitForTheUpstream() async throws {
+        var faults = HTTP2MockGateway.Faults()
+        faults.responseDelay = .seconds(600)
+        let streams = 50
+        let fixture = try BridgeFixture(faults: faults, upstreamStreams: UInt32(streams))
+        let frames = RawFrames(count: 500, command: .enhanced)
+        let client = try RawBinaryClient(fixture)
+        _ = try client.write(frames, indices: Array(0..<500), round: 0, awaitingResponse: false)
+        let upstream = fixture.upstream
+        #expect(await fixture.wait { $0.counts.forwarded == 500 })
+        #expect(await onThread { upstream.waitForRecords(count: streams, timeout: .seconds(60)) })
+        let bridge = fixture.bridge
+        let summary = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: bridge.stop(grace: .milliseconds(100))) }
+        }
+        // Maybe delivered counts as accepted for the client: the ones on the wire, never resent.
+        #expect(
+            try client.awaitResponse() == ErrorResponse(status: .shutdown, identifier: frames.identifier(streams - 1, round: 0)))
+        #expect(summary.counts.maybeDelivered == streams, "on the wire at the grace's end")
+        #expect(summary.counts.bridgeFailures == 500 - streams, "withdrawn unsent")
+        #expect(summary.counts.delivered == 0)
+        #expect(summary.unfinishedSessions == 0)
+        #expect(upstream.recordCount == streams, "nothing withdrawn reached the upstream")
     }
 }
 

@@ -29,6 +29,9 @@ struct BridgeAnswerProviderTests {
         ("timed out before it was written", response(ProviderError(code: .timedOut, message: ""), attempts: 0), .bridgeFailure),
         ("the .p8 key unreadable", response(ProviderError(code: .authentication, message: ""), attempts: 0), .bridgeFailure),
         ("the provider closed", response(ProviderError(code: .shutDown, message: ""), attempts: 0), .bridgeFailure),
+        ("withdrawn at a stop, after a 429 (answered, not delivered)", response(ProviderError(code: .shutDown, message: ""), attempts: 1), .bridgeFailure),
+        ("withdrawn at a stop while on the wire", response(ProviderError(code: .shutDown, message: "", mayHaveBeenDelivered: true), attempts: 1), .maybeDelivered),
+        ("cancelled before it was written", response(ProviderError(code: .cancelled, message: ""), attempts: 0), .bridgeFailure),
         ("cannot be sent as it is", response(ProviderError(code: .invalidNotification, message: ""), attempts: 0), .refused(.processingError)),
     ]
 

@@ -229,6 +229,16 @@ public final class Provider: Sendable {
         guard let recording = options.unregisteredTokens else { return inbox.post(.shutdown(reply: completion)) }
         inbox.post(.shutdown(reply: { recording.flush { _ in completion() } }))
     }
+
+    /// Shuts down without waiting for answers (the bridge's stop once its grace is over):
+    /// every notification not yet answered completes at once with
+    /// ``ProviderError/Code/shutDown`` — never sent if it was not written
+    /// (``ProviderError/mayHaveBeenDelivered`` false), may have been delivered if it was —
+    /// and nothing more is written upstream. `completion` comes as for ``shutdown(completion:)``.
+    package func withdraw(completion: @escaping @Sendable () -> Void) {
+        guard let recording = options.unregisteredTokens else { return inbox.post(.withdraw(reply: completion)) }
+        inbox.post(.withdraw(reply: { recording.flush { _ in completion() } }))
+    }
 }
 
 /// Collects the responses of one `send(_:to: [Device])` and resumes its caller once all

@@ -14,6 +14,8 @@ enum ProviderCommand: Sendable {
     case connectResult(attempt: Int, ProviderConnectResult)
     /// Finish what is in flight and queued, close every connection, then call `reply`.
     case shutdown(reply: @Sendable () -> Void)
+    /// Withdraw every request not yet answered, close every connection, then call `reply`.
+    case withdraw(reply: @Sendable () -> Void)
     /// The ``Provider`` is gone: close if not yet, then end the thread.
     case release
     /// Answers once every command posted before it has been handled.

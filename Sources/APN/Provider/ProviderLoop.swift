@@ -103,6 +103,8 @@ struct ProviderLoop: ~Copyable {
             pool.connectFailed(attempt: attempt, error, now: now)
         case .shutdown(let reply):
             pool.shutdown(reply: reply)
+        case .withdraw(let reply):
+            pool.withdraw(reply: reply)
         case .release:
             pool.release()
         case .barrier(let reply):

@@ -262,6 +262,33 @@ struct ProviderPoolTests {
         #expect(h.duplicates.isEmpty)
     }
 
+    @Test func withdrawAnswersEverythingAtOnceNothingMoreIsWrittenAndTheConnectionCloses() {
+        let h = ProviderPoolHarness()
+        h.serverConfiguration.maxConcurrentStreams = 1
+        h.send(1...3)
+        // The server allows one stream: 1 is written, 2 and 3 wait.
+        let c = h.connect()
+        h.exchange(c)
+        h.pool.withdraw(reply: {})
+        h.turn()
+        #expect(h.code(1) == .shutDown && h.responses[1]?.mayHaveBeenDelivered == true, "on the wire: may have been delivered")
+        #expect(h.code(2) == .shutDown && h.responses[2]?.mayHaveBeenDelivered == false, "never written")
+        #expect(h.code(3) == .shutDown && h.responses[3]?.mayHaveBeenDelivered == false, "never written")
+        #expect(h.finished && h.replies == 1)
+        #expect(h.closes == [c])
+        var types: [UInt8] = []
+        var last = h.lastBytes[c] ?? []
+        while last.count >= 9 {
+            types.append(last[3])
+            last.removeFirst(9 + (Int(last[0]) << 16 | Int(last[1]) << 8 | Int(last[2])))
+        }
+        // The connection ends with GOAWAY (nghttp2 sends nothing after it): 1's stream ends with it.
+        #expect(types.last == 0x07, "GOAWAY before the close: \(types)")
+        h.send(4...4)
+        #expect(h.code(4) == .shutDown)
+        #expect(h.duplicates.isEmpty)
+    }
+
     @Test func shutdownFinishesWhatIsInFlightThenSendsGoawayAndRefusesLaterSends() {
         let h = ProviderPoolHarness()
         h.send(1...1)

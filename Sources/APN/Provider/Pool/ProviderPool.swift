@@ -32,6 +32,7 @@ import APNHTTP2
 /// | open connection | the peer closed it, a read or write failed, it broke HTTP/2 | the same |
 /// | open connection | drained (GOAWAY, nothing open) | `close` |
 /// | open | `shutdown(reply)` | closing: new sends refused; queued and in-flight requests finish |
+/// | any | `withdraw(reply)` | closing; every request not answered completes `shutDown` at once (in flight: its stream reset, may have been delivered) |
 /// | closing | nothing left | every connection gets GOAWAY and `close`; `finish` (events end, replies answered) |
 /// | closed | `shutdown(reply)` | answered at once |
 /// | any | `release` | closing; once closed, `stop` |
@@ -134,6 +135,14 @@ struct ProviderPool: ~Copyable {
     /// Finish what is queued and in flight, then close and answer `reply`.
     mutating func shutdown(reply: @escaping @Sendable () -> Void) {
         closing = true
+        if closed { actions.append(.reply(reply)) } else { closeReplies.append(reply) }
+    }
+
+    /// Stop now: every request not yet answered is withdrawn (``ProviderScheduler/withdrawAll()``),
+    /// then the connections close as after ``shutdown(reply:)`` and `reply` is answered.
+    mutating func withdraw(reply: @escaping @Sendable () -> Void) {
+        closing = true
+        for completion in scheduler.withdrawAll() { complete(completion) }
         if closed { actions.append(.reply(reply)) } else { closeReplies.append(reply) }
     }
 

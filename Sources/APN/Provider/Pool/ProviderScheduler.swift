@@ -221,6 +221,22 @@ struct ProviderScheduler: ~Copyable {
         }
     }
 
+    /// Every request not yet complete is withdrawn (a stop that cannot wait): those not
+    /// written, or waiting out a backoff (answered, so not delivered), complete `shutDown`
+    /// and are known undelivered; those in flight complete `shutDown` marked
+    /// may-have-been-delivered (the loop resets their streams).
+    mutating func withdrawAll() -> [Completion] {
+        entries.ids.compactMap { id in
+            guard let place = entries[id]?.place else { return nil }
+            return complete(id, error: place == .inFlight ? Self.withdrawnInFlight : Self.withdrawn, answer: nil)
+        }
+    }
+
+    private static let withdrawn = ProviderError(
+        code: .shutDown, message: "withdrawn unsent: the provider was stopped without waiting")
+    private static let withdrawnInFlight = ProviderError(
+        code: .shutDown, message: "withdrawn after it was written: the provider was stopped without waiting; it may have been delivered",
+        mayHaveBeenDelivered: true)
     private static let cancelled = ProviderError(code: .cancelled, message: "the task awaiting it was cancelled")
     private static let cancelledInFlight = ProviderError(
         code: .cancelled, message: "the task awaiting it was cancelled after it was written; it may have been delivered",
