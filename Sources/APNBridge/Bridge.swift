@@ -1,6 +1,8 @@
 import APN
+import APNSupport
 public import APNTLS
 import Dispatch
+import Foundation
 import GatewayServer
 
 /// The bridge (issue #24): a binary gateway and feedback server, Apple's port 2195 and
@@ -51,13 +53,28 @@ public final class Bridge: Sendable {
         upstream.logHandler = configuration.logHandler
         let outbox = try FeedbackOutbox(path: configuration.storePath, log: log) { server.wakeWaiters() }
         let origin = ContinuousClock.now
+        let originMilliseconds = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+        // Random per start: a row's key in the store is (instance, serial).
+        let instance = Int64.random(in: 1...Int64.max)
         var tenants: [String: TenantBridge] = [:]
         for tenant in configuration.tenants.all {
+            var record = ResendRecord(
+                retention: configuration.resendRetention, capacity: configuration.resendCapacity,
+                journaling: outbox.keepsResendRecord)
+            var rows: ResendRecordRows?
+            if outbox.keepsResendRecord {
+                let tenantRows = ResendRecordRows(instance: instance, tenant: tenant.name, originMilliseconds: originMilliseconds)
+                // What an earlier bridge recorded answers this one's resends (#41): taken
+                // over under this instance's serials, in one transaction.
+                let kept = try outbox.resendRows(
+                    tenant: tenant.name, since: originMilliseconds - configuration.resendRetention.wholeMilliseconds)
+                try outbox.replaceResendRows(tenant: tenant.name, with: tenantRows.restore(kept, into: &record))
+                rows = tenantRows
+            }
             tenants[tenant.name] = TenantBridge(
                 tenant: tenant, provider: Provider(options: tenant.providerOptions(upstream)),
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
-                record: ResendRecord(retention: configuration.resendRetention, capacity: configuration.resendCapacity),
-                quietPeriod: configuration.collectionQuietPeriod,
+                record: record, quietPeriod: configuration.collectionQuietPeriod, recordRows: rows,
                 log: log)
         }
         core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log)

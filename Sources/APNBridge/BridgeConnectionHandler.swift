@@ -31,11 +31,12 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
         let gate = tenant.gate(number)
         switch gate {
-        case .end(let end): return .end(end)
+        case .end(let end): return ending(end)
         case .waiting: return .pause(until: nil)
         case .held(let until): return .pause(until: until)
         case .reply(let reply):
             collection = (now, now)
+            tenant.awaitRecordWritten()
             return .write(reply)
         case .open, .collecting: break
         }
@@ -64,11 +65,12 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         if !decoded.isEmpty, collection != nil { collection?.lastArrival = now }
         let next = decoded.isEmpty ? gate : tenant.receive(number, decoded)
         switch next {
-        case .end(let end): return .end(end)
+        case .end(let end): return ending(end)
         case .waiting: return .pause(until: nil)
         case .held(let until): return .pause(until: until)
         case .reply(let reply):
             collection = (now, now)
+            tenant.awaitRecordWritten()
             return .write(reply)
         // More may be decodable already: asked again at once.
         case .open: return more ? .pause(until: now) : .read
@@ -79,11 +81,18 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         }
     }
 
+    /// Ends the connection so; a client about to be told where to resend from (an error
+    /// response, or a close that makes it resend) first waits for the record to be stored.
+    private func ending(_ end: ConnectionEnd) -> ReadDirective {
+        if case .abandon = end {} else { tenant.awaitRecordWritten() }
+        return .end(end)
+    }
+
     /// The client finished: an end already decided is still taken; otherwise the session
     /// remembers what it forwarded (rule 6) and the connection closes.
     mutating func inputEnded(now: ContinuousClock.Instant) -> ReadDirective {
         switch tenant.clientFinished(number) {
-        case .end(let end): .end(end)
+        case .end(let end): ending(end)
         case .open, .waiting, .held, .reply, .collecting: .end(.abandon)
         }
     }

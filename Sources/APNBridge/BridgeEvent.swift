@@ -47,4 +47,8 @@ public enum BridgeEvent: Sendable, Hashable {
     case feedbackStoreFailed(error: String, waiting: Int)
     /// The token store takes feedback tuples again.
     case feedbackStoreRecovered
+    /// A client of `tenant` was told where to resend from before the resend record's
+    /// latest changes were in the store (it kept failing): a restart now would forward
+    /// some of its resends twice.
+    case recordNotWritten(tenant: String)
 }

@@ -7,6 +7,8 @@ import Synchronization
 
 /// Where the bridge keeps each tenant's feedback tuples (its 410 answers) until a client
 /// of the tenant was served them: the token store when a path is configured, else memory.
+/// With the store, the same writer thread also keeps each tenant's resend record there
+/// (``queueResendChanges(_:)``, #41), so that a restarted bridge answers resends from it.
 ///
 /// ``queue(_:)`` is called on the provider's I/O thread, which must never block on SQLite:
 /// it only appends to a list and signals the writer thread, which writes in batches. Reads
@@ -25,6 +27,12 @@ package final class FeedbackOutbox: Sendable {
 
     private struct Queue {
         var items: [TokenStore.QueuedFeedback] = []
+        /// Resend record changes not yet written, in order.
+        var resend: [TokenStore.ResendChange] = []
+        /// Calls of the queue methods so far, and how many of them the writer has written:
+        /// ``waitWritten(until:)`` waits for the second to reach the first.
+        var enqueued: UInt64 = 0
+        var written: UInt64 = 0
         var stopping = false
         var writerDone = true
         /// Tuples given up: over ``retryLimit`` while the store kept failing, or still
@@ -52,7 +60,7 @@ package final class FeedbackOutbox: Sendable {
         self.changed = changed
         self.log = log
         if let path {
-            backend = Lock(.store(try TokenStore(path: path, options: storeOptions)))
+            backend = Lock(.store(try TokenStore(location: path, options: storeOptions)))
         } else {
             backend = Lock(.memory([:]))
         }
@@ -100,10 +108,63 @@ package final class FeedbackOutbox: Sendable {
             changed()
             return
         }
-        queued.withLock { $0.items += items }
+        enqueue { $0.items += items }
+    }
+
+    /// Adds to the queue under its lock, counts the call, and wakes the writer.
+    private func enqueue(_ add: (inout Queue) -> Void) {
+        queued.withLock {
+            add(&$0)
+            $0.enqueued += 1
+        }
         wake.lock()
         wake.broadcast()
         wake.unlock()
+    }
+
+    /// Whether the resend record is kept in the store (else only in memory).
+    package var keepsResendRecord: Bool { usesStore }
+
+    /// Queues changes to the resend record for the writer; quick, never blocking on I/O.
+    /// Without a store, nothing.
+    package func queueResendChanges(_ changes: [TokenStore.ResendChange]) {
+        guard usesStore, !changes.isEmpty else { return }
+        enqueue { $0.resend += changes }
+    }
+
+    /// Waits until everything queued before the call is in the store, or `deadline`
+    /// (a store that fails); returns whether it was written. Without a store, true at
+    /// once. A connection calls it before telling its client where to resend from, so that
+    /// the record that answers the resends outlives this process.
+    @discardableResult
+    package func waitWritten(until deadline: ContinuousClock.Instant) -> Bool {
+        guard usesStore else { return true }
+        let target = queued.withLock { $0.enqueued }
+        let limit = Date(timeIntervalSinceNow: Double(max(0, (deadline - .now).wholeMilliseconds)) / 1_000)
+        wake.lock()
+        defer { wake.unlock() }
+        while true {
+            let (written, done) = queued.withLock { ($0.written, $0.writerDone) }
+            if written >= target { return true }
+            if done || !wake.wait(until: limit) { return queued.withLock { $0.written >= target } }
+        }
+    }
+
+    /// The resend record rows of `tenant` recorded since `since` (UNIX ms), oldest first;
+    /// none without a store.
+    package func resendRows(tenant: String, since: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+        try backend.withLock { backend throws(StoreError) -> [TokenStore.ResendRow] in
+            guard case .store(let store) = backend else { return [] }
+            return try store.resendRows(tenant: tenant, recordedSince: since)
+        }
+    }
+
+    /// Replaces `tenant`'s rows with `rows` (a starting bridge taking over the record).
+    package func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
+        try backend.withLock { backend throws(StoreError) in
+            guard case .store(let store) = backend else { return }
+            try store.replaceResendRows(tenant: tenant, with: rows)
+        }
     }
 
     /// At most `limit` of `tenant`'s tuples, oldest first; an empty list when the store fails.
@@ -149,34 +210,47 @@ package final class FeedbackOutbox: Sendable {
         wake.unlock()
     }
 
-    /// The writer thread: takes what is queued, writes it in one transaction, until stopped.
+    /// The writer thread: takes what is queued, writes it (the tuples in one transaction,
+    /// the resend changes in another), until stopped.
     private func writeUntilStopped() {
         var failing = false
         while true {
             wake.lock()
             var batch: [TokenStore.QueuedFeedback] = []
+            var resend: [TokenStore.ResendChange] = []
             var stopping = false
+            var through: UInt64 = 0
             while true {
-                (batch, stopping) = queued.withLock { queue in
-                    defer { queue.items.removeAll() }
-                    return (queue.items, queue.stopping)
+                (batch, resend, stopping, through) = queued.withLock { queue in
+                    defer {
+                        queue.items.removeAll()
+                        queue.resend.removeAll()
+                    }
+                    return (queue.items, queue.resend, queue.stopping, queue.enqueued)
                 }
-                if !batch.isEmpty || stopping { break }
+                if !batch.isEmpty || !resend.isEmpty || stopping { break }
                 wake.wait()
             }
             wake.unlock()
-            if !batch.isEmpty {
+            if !batch.isEmpty || !resend.isEmpty {
+                var feedbackWritten = batch.isEmpty
                 let failure = backend.withLock { backend -> String? in
                     guard case .store(let store) = backend else { return "no store" }
                     do throws(StoreError) {
-                        try store.queueFeedback(batch)
+                        if !batch.isEmpty { try store.queueFeedback(batch) }
+                        feedbackWritten = true
+                        try store.applyResendChanges(resend)
                         return nil
                     } catch {
                         return "\(error)"
                     }
                 }
+                if feedbackWritten && !batch.isEmpty {
+                    stored.withLock { $0 += batch.count }
+                    changed()
+                }
                 if let failure {
-                    keepForRetry(batch, stopping: stopping)
+                    keepForRetry(feedbackWritten ? [] : batch, resend: resend, stopping: stopping)
                     if !failing { log(.feedbackStoreFailed(error: failure, waiting: waitingCount)) }
                     failing = true
                     if stopping { break }
@@ -186,12 +260,16 @@ package final class FeedbackOutbox: Sendable {
                     wake.unlock()
                     continue
                 }
-                stored.withLock { $0 += batch.count }
-                changed()
+                queued.withLock { $0.written = through }
+                wake.lock()
+                wake.broadcast()
+                wake.unlock()
                 if failing { log(.feedbackStoreRecovered) }
                 failing = false
+            } else {
+                queued.withLock { $0.written = through }
             }
-            if stopping && batch.isEmpty { break }
+            if stopping && batch.isEmpty && resend.isEmpty { break }
         }
         queued.withLock { $0.writerDone = true }
         wake.lock()
@@ -205,14 +283,19 @@ package final class FeedbackOutbox: Sendable {
     /// A batch the store refused goes back in front of the queue, to be written on the
     /// next try: a 410 is not lost to a passing failure. Beyond ``retryLimit`` waiting, or
     /// at stop, the oldest are given up and counted (``lostCount``).
-    private func keepForRetry(_ batch: [TokenStore.QueuedFeedback], stopping: Bool) {
+    private func keepForRetry(_ batch: [TokenStore.QueuedFeedback], resend: [TokenStore.ResendChange], stopping: Bool) {
         queued.withLock { queue in
             if stopping {
                 queue.lost += batch.count + queue.items.count
                 queue.items.removeAll()
+                queue.resend.removeAll()
                 return
             }
             queue.items = batch + queue.items
+            // The record's changes stay in order; beyond the limit the oldest go (a resend
+            // then finds no entry after a restart and is forwarded again).
+            queue.resend = resend + queue.resend
+            if queue.resend.count > Self.retryLimit { queue.resend.removeFirst(queue.resend.count - Self.retryLimit) }
             let excess = queue.items.count - Self.retryLimit
             if excess > 0 {
                 queue.items.removeFirst(excess)

@@ -52,6 +52,17 @@ package struct ResendRecord: Sendable {
         }
     }
 
+    /// One change to the record, for a driver that keeps it in a store (#41): read with
+    /// ``takeChanges()`` after each input, when the record was made `journaling`.
+    package enum Change: Hashable, Sendable {
+        /// Entry `serial` was recorded `recordedAt` (the record's time).
+        case inserted(serial: UInt64, key: ResendKey, answer: Answer, recordedAt: Duration)
+        /// Entry `serial`'s pending answer arrived.
+        case answered(serial: UInt64, Answer)
+        /// Entry `serial` was taken, expired or dropped for room.
+        case removed(serial: UInt64)
+    }
+
     /// How long an entry is kept by default. A client that saw an error response
     /// reconnects at once, but it may resend only after the backlog it queued meanwhile:
     /// node-apn 1.x puts resends behind everything not yet written, and at 10,000 queued
@@ -86,12 +97,24 @@ package struct ResendRecord: Sendable {
     /// Pending entries taken by a connection: whose answer goes to which notification.
     private var claims: [Arrival: Arrival] = [:]
     private var nextSerial: UInt64 = 0
+    /// Whether changes are kept for ``takeChanges()``.
+    package let journaling: Bool
+    private var changes: [Change] = []
 
-    /// An empty record; `capacity` 0 keeps nothing.
-    package init(retention: Duration = defaultRetention, capacity: Int = defaultCapacity) {
+    /// An empty record; `capacity` 0 keeps nothing. With `journaling`, every change is kept
+    /// until ``takeChanges()``.
+    package init(retention: Duration = defaultRetention, capacity: Int = defaultCapacity, journaling: Bool = false) {
         precondition(capacity >= 0, "capacity must not be negative")
         self.retention = retention
         self.capacity = capacity
+        self.journaling = journaling
+    }
+
+    /// The changes since the last call, in order (none unless `journaling`).
+    package mutating func takeChanges() -> [Change] {
+        guard !changes.isEmpty else { return [] }
+        defer { changes.removeAll(keepingCapacity: true) }
+        return changes
     }
 
     /// The entries held (claimed ones not included).
@@ -120,6 +143,17 @@ package struct ResendRecord: Sendable {
         serialsByKey[key, default: FIFO()].append(serial)
         order.append(serial)
         if answer == .pending { pendingBySource[source] = serial }
+        if journaling { changes.append(.inserted(serial: serial, key: key, answer: answer, recordedAt: now)) }
+    }
+
+    /// Puts back an entry a store kept (a restart): recorded `recordedAt`, which may be
+    /// before this record's origin (negative). Call in recording order. A pending answer
+    /// cannot arrive any more — the process that awaited it is gone — so it is put back as
+    /// maybe delivered: its request may have been written.
+    package mutating func restore(_ key: ResendKey, answer: Answer, recordedAt: Duration) {
+        insert(
+            key, answer: answer == .pending ? .maybeDelivered : answer,
+            from: Arrival(connection: .max, ordinal: Int(truncatingIfNeeded: nextSerial)), now: recordedAt)
     }
 
     /// Takes one count of `key`, the oldest, for the notification `claimant`: returns its
@@ -147,6 +181,7 @@ package struct ResendRecord: Sendable {
         guard let serial = pendingBySource.removeValue(forKey: source) else { return nil }
         if let recorded = answer.recorded {
             entries[serial]?.answer = recorded
+            if journaling { changes.append(.answered(serial: serial, recorded)) }
         } else {
             remove(serial)
         }
@@ -164,6 +199,7 @@ package struct ResendRecord: Sendable {
     /// Removes a live entry, then the lingering serials that reach a front.
     private mutating func remove(_ serial: UInt64) {
         guard let entry = entries.removeValue(forKey: serial) else { return }
+        if journaling { changes.append(.removed(serial: serial)) }
         if entry.answer == .pending { pendingBySource[entry.source] = nil }
         // Through the index: one hash of the key (token and payload bytes), not one a step.
         if let index = serialsByKey.index(forKey: entry.key) {

@@ -29,6 +29,9 @@ final class TenantBridge: Sendable {
     let quietPeriod: Duration
     private let log: @Sendable (BridgeEvent) -> Void
     private let state: Lock<State>
+    /// How the record's changes become store rows (``FeedbackOutbox/queueResendChanges(_:)``);
+    /// nil when the record lives in memory only.
+    private let recordRows: ResendRecordRows?
 
     /// What a connection thread is to do next.
     enum Gate {
@@ -111,6 +114,8 @@ final class TenantBridge: Sendable {
         var feedback: [TokenStore.QueuedFeedback] = []
         var wakers: [WakeSignal] = []
         var events: [BridgeEvent] = []
+        /// The record's changes, for the store.
+        var recordChanges: [ResendRecord.Change] = []
         /// A connection closed, an end was decided or a session finished: the stop waits
         /// for these, so its waiters are woken even when it did not count itself.
         var changed = false
@@ -122,9 +127,10 @@ final class TenantBridge: Sendable {
     init(
         tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
         origin: ContinuousClock.Instant, window: Int, record: ResendRecord,
-        quietPeriod: Duration = Bridge.Configuration.defaultCollectionQuietPeriod,
+        quietPeriod: Duration = Bridge.Configuration.defaultCollectionQuietPeriod, recordRows: ResendRecordRows? = nil,
         log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }
     ) {
+        self.recordRows = recordRows
         self.log = log
         self.quietPeriod = quietPeriod
         self.tenant = tenant
@@ -243,6 +249,17 @@ final class TenantBridge: Sendable {
         perform(effects)
     }
 
+    /// Waits (at most ``recordWriteLimit``) until the record's changes so far are in the
+    /// store: called before a client is told where to resend from, so that the entries
+    /// answering its resends outlive this process (#41). At once without a store.
+    func awaitRecordWritten() {
+        guard recordRows != nil else { return }
+        if !outbox.waitWritten(until: .now + Self.recordWriteLimit) { log(.recordNotWritten(tenant: tenant.name)) }
+    }
+
+    /// How long a connection waits for the store before telling its client anyway.
+    static let recordWriteLimit: Duration = .seconds(5)
+
     // MARK: answers
 
     /// The upstream answered connection `number`'s notification `ordinal` (on the
@@ -323,6 +340,7 @@ final class TenantBridge: Sendable {
         // uniquely referenced and not copied on the first change.
         guard var entry = state.entries.removeValue(forKey: number) else { return }
         input(&entry.session, &state.record, &state.counts)
+        defer { if state.record.journaling { effects.recordChanges += state.record.takeChanges() } }
         var relays: [ResendRecord.Relay] = []
         var visible = false
         while let action = entry.session.nextAction() {
@@ -393,6 +411,11 @@ final class TenantBridge: Sendable {
     /// What the lock's holder collected: forwarded in one batch, feedback handed to the
     /// outbox, wakers raised.
     private func perform(_ effects: Effects) {
+        // Before the wakers: a connection woken to tell its client where to resend from
+        // waits for these to be written (``awaitRecordWritten()``).
+        if let recordRows, !effects.recordChanges.isEmpty {
+            outbox.queueResendChanges(recordRows.changes(effects.recordChanges))
+        }
         if !effects.feedback.isEmpty { outbox.queue(effects.feedback) }
         for waker in effects.wakers { waker.signal() }
         for event in effects.events { log(event) }

@@ -27,6 +27,9 @@ protocol TokenStoreBackend: AnyObject {
     func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry]
     func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int
     func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int
+    func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError)
+    func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow]
+    func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError)
     func checkWritable(freeBytes: Int) throws(StoreError)
     /// Tests only: ``TokenStore/failCommits(after:)``.
     func failCommits(after count: Int)

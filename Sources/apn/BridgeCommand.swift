@@ -1,5 +1,6 @@
 import APN
 import APNBridge
+import APNFeedbackStore
 import Foundation
 
 /// `apn bridge …`: runs a ``Bridge`` until SIGINT or SIGTERM.
@@ -29,7 +30,7 @@ enum BridgeCommand: Subcommand {
         LineWriter.stderr(
             BridgeLog.started(
                 upstream: "\(upstream.host):\(upstream.port)", tenants: configuration.tenants.all.map(\.name),
-                store: configuration.storePath
+                store: configuration.storePath.map(TokenStore.redacted)
             ).text)
 
         stopSignals.wait()

@@ -73,9 +73,9 @@ enum BridgeFlags {
             "State and limits:",
             [
                 .valued(
-                    "--store", "FILE",
-                    "keep 410s for the feedback port in this SQLite token store (default: in memory, lost when the "
-                        + "bridge stops)"),
+                    "--store", "FILE|URL",
+                    "keep 410s for the feedback port and the resend record in this token store: a SQLite file or a "
+                        + "postgresql:// URL (default: in memory, lost when the bridge stops)"),
                 .valued(
                     "--window", "N", "unanswered notifications per connection before reading pauses", default: "10000"),
                 .valued("--max-connections", "N", "client connections per listener", default: "1000"),

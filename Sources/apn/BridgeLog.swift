@@ -45,6 +45,8 @@ enum BridgeLog {
             fields = [("event", .string("feedback_store_failed")), ("error", .string(error)), ("waiting", .integer(waiting))]
         case .feedbackStoreRecovered:
             fields = [("event", .string("feedback_store_recovered"))]
+        case .recordNotWritten(let tenant):
+            fields = [("event", .string("record_not_written")), ("tenant", .string(tenant))]
         }
         return .object([("time", .string(timestamp()))] + fields)
     }

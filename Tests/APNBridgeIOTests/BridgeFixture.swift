@@ -3,6 +3,7 @@ import APNBridge
 import APNTLS
 import Foundation
 import APNMockGateway
+import TestSupport
 
 /// An HTTP/2 mock gateway standing in for Apple, and a started ``Bridge`` in front of it
 /// with one tenant (`com.example.app`, token authentication), its own CA and a client
@@ -18,13 +19,17 @@ final class BridgeFixture: Sendable {
     let clientCertificatePEM: [UInt8]
     let clientKeyPEM: [UInt8]
     let caPEM: [UInt8]
+    /// The configuration the bridge was made with: ``restarted()`` makes another from it.
+    let configuration: Bridge.Configuration
     private let directory: URL
+    /// The PostgreSQL schema holding the store, dropped at the end.
+    private let postgresSchema: String?
 
     /// `wrongKey` gives the bridge a provider key the upstream does not know: every
     /// request is refused 403 `InvalidProviderToken`, a bridge failure.
     init(
         faults: HTTP2MockGateway.Faults = HTTP2MockGateway.Faults(), storeFeedback: Bool = false, wrongKey: Bool = false,
-        upstreamStreams: UInt32 = 1000, configure: (inout Bridge.Configuration) -> Void = { _ in }
+        upstreamStreams: UInt32 = 1000, postgresStore: Bool = false, configure: (inout Bridge.Configuration) -> Void = { _ in }
     ) throws {
         let signingKey = try ES256SigningKey.generate()
         let bridgeKey = wrongKey ? try ES256SigningKey.generate() : signingKey
@@ -67,15 +72,32 @@ final class BridgeFixture: Sendable {
         configuration.handshakeTimeout = .seconds(60)
         configuration.lingerTimeout = .milliseconds(200)
         if storeFeedback { configuration.storePath = directory.appendingPathComponent("tokens.sqlite").path }
+        if postgresStore {
+            let schema = "apn_bridge_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            configuration.storePath = try PostgresAdmin.location(schema: schema)
+            postgresSchema = schema
+        } else {
+            postgresSchema = nil
+        }
         configure(&configuration)
+        self.configuration = configuration
         bridge = try Bridge(configuration: configuration)
         try bridge.start()
+    }
+
+    /// Another bridge with the same configuration and store, started (on new ports): the
+    /// bridge after a restart. The caller stops it.
+    func restarted() throws -> Bridge {
+        let bridge = try Bridge(configuration: configuration)
+        try bridge.start()
+        return bridge
     }
 
     deinit {
         bridge.stop(grace: .seconds(2))
         _ = upstream.stop()
         try? FileManager.default.removeItem(at: directory)
+        if let postgresSchema { PostgresAdmin.drop(schema: postgresSchema) }
     }
 
     /// Options reaching the bridge with the tenant's certificate, a 2 s grace window.

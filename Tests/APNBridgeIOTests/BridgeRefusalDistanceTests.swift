@@ -220,11 +220,12 @@ struct RawBinaryClient {
         var response: ErrorResponse?
     }
 
-    init(_ fixture: BridgeFixture) throws {
+    /// A client of the fixture's tenant, connected to `port` (the fixture's bridge's by default).
+    init(_ fixture: BridgeFixture, port: UInt16? = nil) throws {
         let client = try fixture.authority.issueClientCertificate(topic: BridgeFixture.topic)
         let context = try TLSClientContext(trustedCertificates: [fixture.authority.certificate], credentials: client.credentials())
         connection = try TLSConnection.connect(
-            host: "127.0.0.1", port: fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
+            host: "127.0.0.1", port: port ?? fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
         try connection.handshake(deadline: .now + .seconds(30))
     }
 

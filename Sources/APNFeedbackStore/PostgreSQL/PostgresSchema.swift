@@ -4,7 +4,7 @@
 /// keyed by the database and schema, so hosts opening one store at once migrate it once.
 enum PostgresSchema {
     /// The version this code writes (the SQLite schema's version of the same meaning).
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// Migration `n` moves a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -35,6 +35,22 @@ enum PostgresSchema {
             PRIMARY KEY (tenant, token)
         );
         CREATE INDEX feedback_outbox_by_time ON feedback_outbox (tenant, time, token);
+        """,
+        // 3: the bridge's resend record, as in SQLite's version 3.
+        """
+        CREATE TABLE bridge_resend (
+            instance bigint NOT NULL,
+            serial bigint NOT NULL,
+            tenant text NOT NULL,
+            token bytea NOT NULL,
+            payload bytea NOT NULL,
+            expiry bigint NOT NULL,
+            priority integer NOT NULL,
+            answer bigint NOT NULL,
+            recorded_at bigint NOT NULL,
+            PRIMARY KEY (instance, serial)
+        );
+        CREATE INDEX bridge_resend_by_time ON bridge_resend (tenant, recorded_at);
         """,
     ]
 

@@ -46,6 +46,7 @@ final class PostgresTokenBackend: TokenStoreBackend {
         try connection.prepare("apn_select", "SELECT \(Self.columns) FROM tokens WHERE token = $1", types: [bytea])
         try prepareBatches()
         try prepareMaintenance()
+        try prepareResendRecord()
     }
 
     // MARK: registrations

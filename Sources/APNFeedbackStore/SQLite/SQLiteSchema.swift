@@ -3,7 +3,7 @@
 /// code or a newer one wrote.
 enum SQLiteSchema {
     /// The version this code writes.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// Migration `n` moves a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -36,6 +36,24 @@ enum SQLiteSchema {
             PRIMARY KEY (tenant, token)
         ) WITHOUT ROWID;
         CREATE INDEX feedback_outbox_by_time ON feedback_outbox (tenant, time, token);
+        """,
+        // 3: the bridge's resend record (TokenStore+ResendRecord.swift), kept so that a
+        // restarted bridge answers a client's resends from it (#41). A row per entry, keyed
+        // by the process that recorded it and its serial there.
+        """
+        CREATE TABLE bridge_resend (
+            instance INTEGER NOT NULL,
+            serial INTEGER NOT NULL,
+            tenant TEXT NOT NULL,
+            token BLOB NOT NULL,
+            payload BLOB NOT NULL,
+            expiry INTEGER NOT NULL,
+            priority INTEGER NOT NULL,
+            answer INTEGER NOT NULL,
+            recorded_at INTEGER NOT NULL,
+            PRIMARY KEY (instance, serial)
+        ) WITHOUT ROWID;
+        CREATE INDEX bridge_resend_by_time ON bridge_resend (tenant, recorded_at);
         """,
     ]
 

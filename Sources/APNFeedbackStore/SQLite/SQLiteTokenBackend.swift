@@ -17,6 +17,8 @@ final class SQLiteTokenBackend: TokenStoreBackend {
     private let noteFeedback: SQLiteStatement
     /// The feedback outbox's statements; internal for SQLiteTokenBackend+Maintenance.swift.
     let outbox: SQLiteFeedbackOutbox
+    /// The bridge's resend record's statements.
+    let resend: SQLiteResendRecord
 
     init(path: String, options: TokenStore.Options) throws(StoreError) {
         self.path = path
@@ -62,6 +64,21 @@ final class SQLiteTokenBackend: TokenStoreBackend {
             UPDATE tokens SET last_feedback_at = max(coalesce(last_feedback_at, ?2), ?2) WHERE token = ?1
             """)
         outbox = try SQLiteFeedbackOutbox(database)
+        resend = try SQLiteResendRecord(database)
+    }
+
+    // MARK: the bridge's resend record
+
+    func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
+        try resend.apply(changes)
+    }
+
+    func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+        try resend.rows(tenant: tenant, recordedSince: recordedSince)
+    }
+
+    func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
+        try resend.replace(tenant: tenant, with: rows)
     }
 
     // MARK: registrations

@@ -1,0 +1,72 @@
+/// The bridge's resend record on PostgreSQL (`bridge_resend`, schema 3): SQLiteResendRecord's
+/// statements in PostgreSQL's words. The API is in TokenStore+ResendRecord.swift.
+extension PostgresTokenBackend {
+    func prepareResendRecord() throws(StoreError) {
+        let (bytea, int8, text) = (PostgresValue.byteaType, PostgresValue.int8Type, PostgresValue.textType)
+        try connection.prepare("apn_resend_insert", """
+            INSERT INTO bridge_resend (instance, serial, tenant, token, payload, expiry, priority, answer, recorded_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (instance, serial) DO UPDATE SET tenant = excluded.tenant, token = excluded.token,
+                payload = excluded.payload, expiry = excluded.expiry, priority = excluded.priority,
+                answer = excluded.answer, recorded_at = excluded.recorded_at
+            """, types: [int8, int8, text, bytea, bytea, int8, int8, int8, int8])
+        try connection.prepare(
+            "apn_resend_answer", "UPDATE bridge_resend SET answer = $3 WHERE instance = $1 AND serial = $2",
+            types: [int8, int8, int8])
+        try connection.prepare(
+            "apn_resend_delete", "DELETE FROM bridge_resend WHERE instance = $1 AND serial = $2", types: [int8, int8])
+        try connection.prepare("apn_resend_rows", """
+            SELECT instance::int8, serial::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
+            FROM bridge_resend WHERE tenant = $1 AND recorded_at >= $2 ORDER BY recorded_at, instance, serial
+            """, types: [text, int8])
+        try connection.prepare("apn_resend_delete_tenant", "DELETE FROM bridge_resend WHERE tenant = $1", types: [text])
+    }
+
+    func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
+        try connection.transaction { () throws(StoreError) in
+            for change in changes {
+                switch change {
+                case .insert(let row):
+                    try insertResendRow(row)
+                case .answer(let instance, let serial, let answer):
+                    try connection.run("apn_resend_answer", [.int64(instance), .int64(serial), .int64(answer)])
+                case .delete(let instance, let serial):
+                    try connection.run("apn_resend_delete", [.int64(instance), .int64(serial)])
+                }
+            }
+        }
+    }
+
+    private func insertResendRow(_ row: TokenStore.ResendRow) throws(StoreError) {
+        try checkTenant(row.tenant)
+        try connection.run("apn_resend_insert", [
+            .int64(row.instance), .int64(row.serial), .text(row.tenant), .bytes(row.token), .bytes(row.payload),
+            .int64(Int64(row.expiry)), .int64(Int64(row.priority)), .int64(row.answer), .int64(row.recordedAt),
+        ])
+    }
+
+    func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+        let result = try connection.run("apn_resend_rows", [.text(tenant), .int64(recordedSince)])
+        var rows: [TokenStore.ResendRow] = []
+        rows.reserveCapacity(Int(result.rows))
+        for row in 0..<result.rows {
+            guard let instance = result.int64(row, 0), let serial = result.int64(row, 1),
+                let expiry = result.int64(row, 4).flatMap({ UInt32(exactly: $0) }),
+                let priority = result.int64(row, 5).flatMap({ UInt8(exactly: $0) }),
+                let answer = result.int64(row, 6), let recordedAt = result.int64(row, 7)
+            else { throw StoreError(.corrupt, "the token store holds a resend record row this code could not have written") }
+            rows.append(
+                TokenStore.ResendRow(
+                    instance: instance, serial: serial, tenant: tenant, token: result.bytes(row, 2),
+                    payload: result.bytes(row, 3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
+        }
+        return rows
+    }
+
+    func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
+        try connection.transaction { () throws(StoreError) in
+            try connection.run("apn_resend_delete_tenant", [.text(tenant)])
+            for row in rows { try insertResendRow(row) }
+        }
+    }
+}
