@@ -142,7 +142,8 @@ public final class Bridge: Sendable {
     public static let stopMargin: Duration = .seconds(2)
 
     /// Stops (SIGTERM): new connections are closed at once; every session stops reading
-    /// and ends with status 10 once what it forwarded is answered, or when `grace` is over.
+    /// and ends with status 10 once what it forwarded is answered, or when `grace` is over;
+    /// the grace also waits for the answers due to connections their clients closed.
     /// Then nothing more goes upstream: every request not yet written is withdrawn (its
     /// client is told to resend it), and every one written and unanswered becomes maybe
     /// delivered (recorded, never forwarded again). The listeners, connections and
@@ -156,7 +157,9 @@ public final class Bridge: Sendable {
         core.stopAccepting()
         let tenants = Array(core.tenants.values)
         for tenant in tenants { tenant.shutdown() }
-        _ = server.waitForChange(until: start + grace) { tenants.allSatisfy { $0.undecidedCount == 0 } }
+        // Connections their clients already closed count too: nobody could be told that
+        // what is withdrawn from them was not delivered.
+        _ = server.waitForChange(until: start + grace) { tenants.allSatisfy { $0.unfinishedCount == 0 } }
         // Before any session is ended at the grace: once a client is told status 10,
         // nothing more of its connection may be written upstream (#41).
         let withdrawn = DispatchGroup()

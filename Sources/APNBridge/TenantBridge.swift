@@ -151,8 +151,10 @@ final class TenantBridge: Sendable {
     /// Client connections whose handler has not closed yet.
     var liveCount: Int { state.withLock { $0.entries.values.count { $0.live } } }
 
-    /// Live connections with no end decided yet (still awaiting answers when stopping).
-    var undecidedCount: Int { state.withLock { $0.entries.values.count { $0.live && $0.end == nil } } }
+    /// Sessions still awaiting answers: live connections with no end decided yet, and
+    /// connections their clients closed whose forwarded notifications are not all answered
+    /// (such a client was told nothing more, so what the stop withdraws from it is lost).
+    var unfinishedCount: Int { state.withLock { $0.entries.values.count { !$0.finished } } }
 
     /// Sessions kept: live connections and closed ones still awaiting answers.
     var sessionCount: Int { state.withLock { $0.entries.count } }
