@@ -30,6 +30,11 @@ protocol TokenStoreBackend: AnyObject {
     func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError)
     func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow]
     func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError)
+    func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError)
+    func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover
+    func takeOverBridgeState(
+        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
+    ) throws(StoreError)
     func checkWritable(freeBytes: Int) throws(StoreError)
     /// Tests only: ``TokenStore/failCommits(after:)``.
     func failCommits(after count: Int)

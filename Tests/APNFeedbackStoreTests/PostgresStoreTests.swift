@@ -17,9 +17,9 @@ struct PostgresStoreTests {
         #expect {
             _ = try folder.store()
         } throws: { error in
-            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 3)
+            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 4)
         }
-        try PostgresAdmin(folder.location).execute("UPDATE apn_schema SET version = 3")
+        try PostgresAdmin(folder.location).execute("UPDATE apn_schema SET version = 4")
         #expect(try folder.store().lookup(Tests.device(1))?.registeredAt == 1_000, "nothing was changed")
     }
 

@@ -198,7 +198,7 @@ struct TokenStoreTests {
         #expect {
             _ = try folder.store()
         } throws: { error in
-            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 3)
+            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 4)
         }
     }
 

@@ -4,7 +4,7 @@
 /// keyed by the database and schema, so hosts opening one store at once migrate it once.
 enum PostgresSchema {
     /// The version this code writes (the SQLite schema's version of the same meaning).
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     /// Migration `n` moves a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -51,6 +51,28 @@ enum PostgresSchema {
             PRIMARY KEY (instance, serial)
         );
         CREATE INDEX bridge_resend_by_time ON bridge_resend (tenant, recorded_at);
+        """,
+        // 4: the bridge's journal, as in SQLite's version 4.
+        """
+        CREATE TABLE bridge_journal (
+            instance bigint NOT NULL,
+            seq bigint NOT NULL,
+            tenant text NOT NULL,
+            token bytea NOT NULL,
+            payload bytea NOT NULL,
+            expiry bigint NOT NULL,
+            priority integer NOT NULL,
+            answer bigint,
+            recorded_at bigint NOT NULL,
+            PRIMARY KEY (instance, seq)
+        );
+        CREATE INDEX bridge_journal_by_tenant ON bridge_journal (tenant, instance, seq);
+        CREATE TABLE bridge_journal_sent (
+            instance bigint NOT NULL,
+            tenant text NOT NULL,
+            sent_through bigint NOT NULL,
+            PRIMARY KEY (instance, tenant)
+        );
         """,
     ]
 

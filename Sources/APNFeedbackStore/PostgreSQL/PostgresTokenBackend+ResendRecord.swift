@@ -37,7 +37,7 @@ extension PostgresTokenBackend {
         }
     }
 
-    private func insertResendRow(_ row: TokenStore.ResendRow) throws(StoreError) {
+    func insertResendRow(_ row: TokenStore.ResendRow) throws(StoreError) {
         try checkTenant(row.tenant)
         try connection.run("apn_resend_insert", [
             .int64(row.instance), .int64(row.serial), .text(row.tenant), .bytes(row.token), .bytes(row.payload),

@@ -47,6 +47,7 @@ final class PostgresTokenBackend: TokenStoreBackend {
         try prepareBatches()
         try prepareMaintenance()
         try prepareResendRecord()
+        try prepareJournal()
     }
 
     // MARK: registrations

@@ -85,11 +85,14 @@ final class SQLiteResendRecord {
     }
 
     func replace(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
-        try database.transaction { () throws(StoreError) in
-            deleteTenant.reset()
-            deleteTenant.bind(1, tenant)
-            try deleteTenant.run()
-            for row in rows { try insert(row) }
-        }
+        try database.transaction { () throws(StoreError) in try replaceRows(tenant: tenant, with: rows) }
+    }
+
+    /// ``replace(tenant:with:)`` inside a transaction the caller holds.
+    func replaceRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
+        deleteTenant.reset()
+        deleteTenant.bind(1, tenant)
+        try deleteTenant.run()
+        for row in rows { try insert(row) }
     }
 }

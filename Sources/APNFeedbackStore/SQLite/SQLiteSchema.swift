@@ -3,7 +3,7 @@
 /// code or a newer one wrote.
 enum SQLiteSchema {
     /// The version this code writes.
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     /// Migration `n` moves a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -54,6 +54,31 @@ enum SQLiteSchema {
             PRIMARY KEY (instance, serial)
         ) WITHOUT ROWID;
         CREATE INDEX bridge_resend_by_time ON bridge_resend (tenant, recorded_at);
+        """,
+        // 4: the bridge's journal (TokenStore+Journal.swift): every notification a bridge
+        // read, kept from before it is forwarded until a while after its answer, so that
+        // what a killed bridge read is forwarded by the next and what it wrote is never
+        // written twice (#41). A row is sent when its seq is at or below its tenant's mark.
+        """
+        CREATE TABLE bridge_journal (
+            instance INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            tenant TEXT NOT NULL,
+            token BLOB NOT NULL,
+            payload BLOB NOT NULL,
+            expiry INTEGER NOT NULL,
+            priority INTEGER NOT NULL,
+            answer INTEGER,
+            recorded_at INTEGER NOT NULL,
+            PRIMARY KEY (instance, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX bridge_journal_by_tenant ON bridge_journal (tenant, instance, seq);
+        CREATE TABLE bridge_journal_sent (
+            instance INTEGER NOT NULL,
+            tenant TEXT NOT NULL,
+            sent_through INTEGER NOT NULL,
+            PRIMARY KEY (instance, tenant)
+        ) WITHOUT ROWID;
         """,
     ]
 

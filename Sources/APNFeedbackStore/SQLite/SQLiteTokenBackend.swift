@@ -19,6 +19,8 @@ final class SQLiteTokenBackend: TokenStoreBackend {
     let outbox: SQLiteFeedbackOutbox
     /// The bridge's resend record's statements.
     let resend: SQLiteResendRecord
+    /// The bridge's journal's statements.
+    let journal: SQLiteJournal
 
     init(path: String, options: TokenStore.Options) throws(StoreError) {
         self.path = path
@@ -65,6 +67,7 @@ final class SQLiteTokenBackend: TokenStoreBackend {
             """)
         outbox = try SQLiteFeedbackOutbox(database)
         resend = try SQLiteResendRecord(database)
+        journal = try SQLiteJournal(database)
     }
 
     // MARK: the bridge's resend record
@@ -79,6 +82,26 @@ final class SQLiteTokenBackend: TokenStoreBackend {
 
     func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
         try resend.replace(tenant: tenant, with: rows)
+    }
+
+    // MARK: the bridge's journal
+
+    func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
+        try journal.apply(batch, instance: instance)
+    }
+
+    func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
+        try journal.leftover(tenant: tenant, excluding: instance)
+    }
+
+    func takeOverBridgeState(
+        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal rows: [TokenStore.JournalRow]
+    ) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            try resend.replaceRows(tenant: tenant, with: record)
+            try journal.dropOthers(tenant: tenant, instance: instance)
+            for row in rows { try journal.insert(row) }
+        }
     }
 
     // MARK: registrations

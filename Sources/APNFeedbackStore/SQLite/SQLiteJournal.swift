@@ -1,0 +1,112 @@
+/// The SQLite statements behind the bridge's journal (`bridge_journal`, `bridge_journal_sent`,
+/// schema 4): compiled once, run on the store's thread. The API is in TokenStore+Journal.swift.
+final class SQLiteJournal {
+    private let database: SQLiteDatabase
+    private let insertRow: SQLiteStatement
+    private let markSent: SQLiteStatement
+    private let setAnswer: SQLiteStatement
+    private let prune: SQLiteStatement
+    private let selectRows: SQLiteStatement
+    private let selectMarks: SQLiteStatement
+    private let dropRows: SQLiteStatement
+    private let dropMarks: SQLiteStatement
+
+    init(_ database: SQLiteDatabase) throws(StoreError) {
+        self.database = database
+        insertRow = try database.prepare("""
+            INSERT OR REPLACE INTO bridge_journal (instance, seq, tenant, token, payload, expiry, priority, answer, recorded_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8)
+            """)
+        // A mark only moves forward.
+        markSent = try database.prepare("""
+            INSERT INTO bridge_journal_sent (instance, tenant, sent_through) VALUES (?1, ?2, ?3)
+            ON CONFLICT (instance, tenant) DO UPDATE SET sent_through = max(sent_through, excluded.sent_through)
+            """)
+        setAnswer = try database.prepare("UPDATE bridge_journal SET answer = ?3 WHERE instance = ?1 AND seq = ?2")
+        prune = try database.prepare("DELETE FROM bridge_journal WHERE instance = ?1 AND seq < ?2 AND answer IS NOT NULL")
+        selectRows = try database.prepare("""
+            SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
+            WHERE tenant = ?1 AND instance <> ?2 ORDER BY instance, seq
+            """)
+        selectMarks = try database.prepare(
+            "SELECT instance, sent_through FROM bridge_journal_sent WHERE tenant = ?1 AND instance <> ?2")
+        dropRows = try database.prepare("DELETE FROM bridge_journal WHERE tenant = ?1 AND instance <> ?2")
+        dropMarks = try database.prepare("DELETE FROM bridge_journal_sent WHERE tenant = ?1 AND instance <> ?2")
+    }
+
+    func apply(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            for row in batch.inserts { try insert(row) }
+            for (tenant, through) in batch.sent {
+                markSent.reset()
+                markSent.bind(1, instance)
+                markSent.bind(2, tenant)
+                markSent.bind(3, through)
+                try markSent.run()
+            }
+            for (seq, answer) in batch.answers {
+                setAnswer.reset()
+                setAnswer.bind(1, instance)
+                setAnswer.bind(2, seq)
+                setAnswer.bind(3, answer)
+                try setAnswer.run()
+            }
+            if let below = batch.pruneBelow {
+                prune.reset()
+                prune.bind(1, instance)
+                prune.bind(2, below)
+                try prune.run()
+            }
+        }
+    }
+
+    func insert(_ row: TokenStore.JournalRow) throws(StoreError) {
+        insertRow.reset()
+        insertRow.bind(1, row.instance)
+        insertRow.bind(2, row.seq)
+        insertRow.bind(3, row.tenant)
+        insertRow.bind(4, row.token)
+        insertRow.bind(5, row.payload)
+        insertRow.bind(6, Int64(row.expiry))
+        insertRow.bind(7, Int64(row.priority))
+        insertRow.bind(8, row.recordedAt)
+        try insertRow.run()
+    }
+
+    func leftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
+        var leftover = TokenStore.JournalLeftover()
+        selectRows.reset()
+        defer { selectRows.reset() }
+        selectRows.bind(1, tenant)
+        selectRows.bind(2, instance)
+        while try selectRows.step() {
+            guard let owner = selectRows.int64(0), let seq = selectRows.int64(1),
+                let expiry = selectRows.int64(4).flatMap({ UInt32(exactly: $0) }),
+                let priority = selectRows.int64(5).flatMap({ UInt8(exactly: $0) }), let recordedAt = selectRows.int64(7)
+            else { throw StoreError(.corrupt, "the token store holds a journal row this code could not have written") }
+            leftover.rows.append(
+                TokenStore.JournalRow(
+                    instance: owner, seq: seq, tenant: tenant, token: selectRows.bytes(2), payload: selectRows.bytes(3),
+                    expiry: expiry, priority: priority, answer: selectRows.int64(6), recordedAt: recordedAt))
+        }
+        selectMarks.reset()
+        defer { selectMarks.reset() }
+        selectMarks.bind(1, tenant)
+        selectMarks.bind(2, instance)
+        while try selectMarks.step() {
+            guard let owner = selectMarks.int64(0), let through = selectMarks.int64(1) else { continue }
+            leftover.sentThrough[owner] = through
+        }
+        return leftover
+    }
+
+    /// Drops what instances other than `instance` left for `tenant` (inside a transaction).
+    func dropOthers(tenant: String, instance: Int64) throws(StoreError) {
+        for statement in [dropRows, dropMarks] {
+            statement.reset()
+            statement.bind(1, tenant)
+            statement.bind(2, instance)
+            try statement.run()
+        }
+    }
+}
