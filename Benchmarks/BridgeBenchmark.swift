@@ -30,11 +30,22 @@ enum BridgeBenchmark {
             direct = try (0...options.rounds).map { _ in try directRound(devices, note: note) }.dropFirst().map { $0 }
             report("direct: Provider → HTTP2MockGateway", operations: count, seconds: direct, unit: "notifications/s")
         }
-        if options.includes("throughput") {
-            let seconds = try (0...options.rounds).map { _ in try bridgeRound(devices, batches: batches, note: note) }
+        var plain: [Double] = []
+        if options.includes("throughput") || options.includes("journal") {
+            plain = try (0...options.rounds).map { _ in try bridgeRound(devices, batches: batches, note: note) }
                 .dropFirst().map { $0 }
-            report("bridge, no faults", operations: count, seconds: seconds, unit: "notifications/s")
-            printRatio(seconds, direct)
+            report("bridge, no faults", operations: count, seconds: plain, unit: "notifications/s")
+            printRatio(plain, direct)
+        }
+        if options.includes("journal") {
+            // #41: with a store every notification is journaled before it is forwarded
+            // (SQLite in the temporary folder, one group commit at a time).
+            let journaled = try (0...options.rounds).map { _ in
+                try bridgeRound(devices, batches: batches, note: note, store: true)
+            }.dropFirst().map { $0 }
+            report("bridge with --store (journal)", operations: count, seconds: journaled, unit: "notifications/s")
+            let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+            print("  = \(String(format: "%.0f", 100 * median(plain) / median(journaled))) % of the bridge without a store")
         }
         if options.includes("rejections") {
             let refused = Set(stride(from: 9_999, to: count, by: 10_000))
@@ -105,7 +116,10 @@ enum BridgeBenchmark {
         let client: Connection.Options
         let directory: URL
 
-        init(refusing refused: Set<Int> = [], devices: [Device], window: Int? = nil, answerDelay: Duration? = nil) throws {
+        init(
+            refusing refused: Set<Int> = [], devices: [Device], window: Int? = nil, answerDelay: Duration? = nil,
+            store: Bool = false
+        ) throws {
             let key = try ES256SigningKey.generate()
             gateway = try upstream(refusing: refused, devices: devices, key: key)
             if let answerDelay {
@@ -129,6 +143,7 @@ enum BridgeBenchmark {
                 clientCertificateAuthorities: [authority.certificate], tenants: tenants,
                 upstream: try providerOptions(gateway, key: key, keyFile: keyFile))
             if let window { configuration.window = window }
+            if store { configuration.storePath = directory.appendingPathComponent("bridge.sqlite").path }
             bridge = try Bridge(configuration: configuration)
             try bridge.start()
             var client = Connection.Options()
@@ -153,9 +168,10 @@ enum BridgeBenchmark {
     /// Seconds from the first push until the upstream recorded every notification it
     /// accepts; then checks every outcome (refused ones refused, nothing twice).
     static func bridgeRound(
-        _ devices: [Device], batches: [[Device]], note: APN.Notification, refusing refused: Set<Int> = []
+        _ devices: [Device], batches: [[Device]], note: APN.Notification, refusing refused: Set<Int> = [],
+        store: Bool = false
     ) throws -> Double {
-        let stack = try Stack(refusing: refused, devices: devices)
+        let stack = try Stack(refusing: refused, devices: devices, store: store)
         defer { stack.stop() }
         let connection = Connection(options: stack.client)
         let expected = devices.count - refused.count

@@ -37,6 +37,18 @@ extension Bridge {
         public var resendRetention = ResendRecord.defaultRetention
         /// How many entries a tenant's ``ResendRecord`` keeps.
         public var resendCapacity = ResendRecord.defaultCapacity
+        /// With a store, how many notifications a tenant hands its upstream provider at
+        /// once, unanswered (#41): the rest wait in the journal, never written, so a kill
+        /// catches at most this many between handed and written (counted maybe delivered
+        /// by the next bridge). nil: the upstream's streams (``upstream`` `maxConnections`
+        /// × `maxConcurrentStreams`, 1,000 by default).
+        public var journalCredit: Int?
+        /// The kernel receive buffer of each gateway connection (`SO_RCVBUF`; Linux keeps
+        /// about twice this, half of it for its own bookkeeping): what a client has written
+        /// and the bridge not yet read — not journaled, so lost if the bridge is killed (the
+        /// client's own send buffer and cache are the rest of that bound). nil: the
+        /// system's autotuning (up to 6 MiB on Linux). 256 KiB by default.
+        public var receiveBuffer: Int? = 256 << 10
         /// The token and payload bounds Apple's gateway enforced.
         public var limits = GatewayDecoder.Limits()
         /// The most client connections per listener.

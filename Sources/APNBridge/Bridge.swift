@@ -1,4 +1,5 @@
 import APN
+import APNFeedbackStore
 import APNSupport
 public import APNTLS
 import Dispatch
@@ -30,6 +31,8 @@ public final class Bridge: Sendable {
     private let server: ServerState
     private let context: TLSServerContext
     private let lifecycle = GatewayLifecycle<(gateway: UInt16, feedback: UInt16)>()
+    /// The journal's group commits, on the store's writer thread; nil without a store.
+    private let journalPump: JournalPump?
 
     /// Prepares the bridge: the TLS context, each tenant's provider, the feedback outbox.
     /// Nothing listens and nothing connects upstream until ``start()``.
@@ -54,29 +57,54 @@ public final class Bridge: Sendable {
         let outbox = try FeedbackOutbox(path: configuration.storePath, log: log) { server.wakeWaiters() }
         let origin = ContinuousClock.now
         let originMilliseconds = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
-        // Random per start: a row's key in the store is (instance, serial).
+        // Random per start: a row's key in the store is (instance, serial or seq).
         let instance = Int64.random(in: 1...Int64.max)
+        let sequence = JournalSequence()
+        let credit = configuration.journalCredit
+            ?? max(1, configuration.upstream.maxConnections * configuration.upstream.maxConcurrentStreams)
         var tenants: [String: TenantBridge] = [:]
+        var sources: [any JournalSource] = []
         for tenant in configuration.tenants.all {
             var record = ResendRecord(
                 retention: configuration.resendRetention, capacity: configuration.resendCapacity,
                 journaling: outbox.keepsResendRecord)
             var rows: ResendRecordRows?
+            var journal: (ForwardJournal, JournalSequence)?
+            var recovery: JournalRecovery?
+            var adopted: [(seq: Int64, notification: BridgedNotification)] = []
             if outbox.keepsResendRecord {
                 let tenantRows = ResendRecordRows(instance: instance, tenant: tenant.name, originMilliseconds: originMilliseconds)
-                // What an earlier bridge recorded answers this one's resends (#41): taken
-                // over under this instance's serials, in one transaction.
+                // What earlier bridges left (#41): their record answers this one's resends,
+                // what they read and never wrote is forwarded, what they may have written
+                // is never written again. Taken over in one transaction.
                 let kept = try outbox.resendRows(
                     tenant: tenant.name, since: originMilliseconds - configuration.resendRetention.wholeMilliseconds)
-                try outbox.replaceResendRows(tenant: tenant.name, with: tenantRows.restore(kept, into: &record))
+                let plan = JournalRecovery(
+                    recordRows: kept, leftover: try outbox.journalLeftover(tenant: tenant.name, excluding: instance))
+                adopted = plan.forward.map { (sequence.next(), $0) }
+                let journalRows = adopted.map { seq, notification in
+                    let key = notification.resendKey
+                    return TokenStore.JournalRow(
+                        instance: instance, seq: seq, tenant: tenant.name, token: key.token, payload: key.payload,
+                        expiry: key.expiry, priority: key.priority, answer: nil, recordedAt: originMilliseconds)
+                }
+                try outbox.takeOverBridgeState(
+                    tenant: tenant.name, instance: instance, record: tenantRows.restore(plan.record, into: &record),
+                    journal: journalRows)
                 rows = tenantRows
+                journal = (ForwardJournal(rows: tenantRows, credit: credit), sequence)
+                recovery = plan
             }
-            tenants[tenant.name] = TenantBridge(
+            let bridge = TenantBridge(
                 tenant: tenant, provider: Provider(options: tenant.providerOptions(upstream)),
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
-                record: record, quietPeriod: configuration.collectionQuietPeriod, recordRows: rows,
+                record: record, quietPeriod: configuration.collectionQuietPeriod, recordRows: rows, journal: journal,
                 log: log)
+            if let recovery { bridge.adopt(adopted, maybeDeliveredBefore: recovery.maybeDelivered) }
+            tenants[tenant.name] = bridge
+            if journal != nil { sources.append(bridge) }
         }
+        journalPump = sources.isEmpty ? nil : JournalPump(instance: instance, sources: sources, sequence: sequence)
         core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log)
         self.configuration = configuration
     }
@@ -88,11 +116,12 @@ public final class Bridge: Sendable {
     public func start() throws(TLSError) {
         let backlog = ConnectionLimits.listenBacklog
         let gateway = try TLSListener(
-            context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog)
+            context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog,
+            receiveBuffer: configuration.receiveBuffer)
         let feedback = try TLSListener(
             context: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
         lifecycle.started((gateway.port, feedback.port), name: "Bridge")
-        core.outbox.start()
+        core.outbox.start(journal: journalPump)
         let settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
@@ -161,7 +190,9 @@ public final class Bridge: Sendable {
         // what is withdrawn from them was not delivered.
         _ = server.waitForChange(until: start + grace) { tenants.allSatisfy { $0.unfinishedCount == 0 } }
         // Before any session is ended at the grace: once a client is told status 10,
-        // nothing more of its connection may be written upstream (#41).
+        // nothing more of its connection may be written upstream (#41). The journal first:
+        // what it holds back was never handed to a provider.
+        for tenant in tenants { tenant.withdrawJournal() }
         let withdrawn = DispatchGroup()
         for tenant in tenants {
             withdrawn.enter()

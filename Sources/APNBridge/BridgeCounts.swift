@@ -24,6 +24,12 @@ public struct BridgeCounts: Sendable, Hashable {
     /// Resends answered from the ``ResendRecord`` rather than forwarded again: every
     /// notification received is either forwarded or answered so.
     public var resendsAnswered: Int { received - forwarded }
+    /// Of ``forwarded``, notifications an earlier bridge on the same store read and never
+    /// wrote upstream (it was killed, or stopped after its client left), forwarded at the start.
+    public var recovered = 0
+    /// Notifications an earlier bridge on the same store may have written upstream but saw
+    /// no answer for (it was killed): never forwarded again, counted here at the start.
+    public var maybeDeliveredBeforeStart = 0
     /// Client connections opened.
     public var connections = 0
     /// Of those, opened while the upstream backed off, so held before reading.
@@ -51,6 +57,8 @@ public struct BridgeCounts: Sendable, Hashable {
         refusedByReason.merge(other.refusedByReason, uniquingKeysWith: +)
         bridgeFailures += other.bridgeFailures
         maybeDelivered += other.maybeDelivered
+        recovered += other.recovered
+        maybeDeliveredBeforeStart += other.maybeDeliveredBeforeStart
         connections += other.connections
         heldConnections += other.heldConnections
         refusalDistances += other.refusalDistances

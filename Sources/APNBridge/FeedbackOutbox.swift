@@ -33,6 +33,8 @@ package final class FeedbackOutbox: Sendable {
         /// ``waitWritten(until:)`` waits for the second to reach the first.
         var enqueued: UInt64 = 0
         var written: UInt64 = 0
+        /// A tenant's journal has work for a group commit.
+        var journalWake = false
         var stopping = false
         var writerDone = true
         /// Tuples given up: over ``retryLimit`` while the store kept failing, or still
@@ -81,13 +83,27 @@ package final class FeedbackOutbox: Sendable {
     /// How long the writer waits before writing again after the store failed.
     static let retryPause: TimeInterval = 1
 
-    /// Starts the writer thread (only the store needs one).
+    /// Starts the writer thread (only the store needs one); it also writes `journal`'s
+    /// group commits.
     package func start() {
+        start(journal: nil)
+    }
+
+    /// ``start()`` with the journal's pump.
+    func start(journal: JournalPump?) {
         guard usesStore else { return }
         queued.withLock { $0.writerDone = false }
         // Without a thread of its own the writer runs on a Dispatch worker: the tuples are
         // still written.
-        _ = ThreadStarter.system.startOrDispatch("bridge-feedback") { [self] in writeUntilStopped() }
+        _ = ThreadStarter.system.startOrDispatch("bridge-store") { [self] in writeUntilStopped(journal: journal) }
+    }
+
+    /// A tenant's journal has work: the writer makes a group commit.
+    func wakeJournal() {
+        queued.withLock { $0.journalWake = true }
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
     }
 
     /// Queues tuples; quick and never blocking on I/O (the provider's I/O thread calls it).
@@ -159,11 +175,22 @@ package final class FeedbackOutbox: Sendable {
         }
     }
 
-    /// Replaces `tenant`'s rows with `rows` (a starting bridge taking over the record).
-    package func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
+    /// What bridges other than `instance` left in the journal for `tenant`; nothing
+    /// without a store.
+    package func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
+        try backend.withLock { backend throws(StoreError) -> TokenStore.JournalLeftover in
+            guard case .store(let store) = backend else { return TokenStore.JournalLeftover() }
+            return try store.journalLeftover(tenant: tenant, excluding: instance)
+        }
+    }
+
+    /// A starting bridge takes `tenant`'s state over (``TokenStore/takeOverBridgeState(tenant:instance:record:journal:)``).
+    package func takeOverBridgeState(
+        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
+    ) throws(StoreError) {
         try backend.withLock { backend throws(StoreError) in
             guard case .store(let store) = backend else { return }
-            try store.replaceResendRows(tenant: tenant, with: rows)
+            try store.takeOverBridgeState(tenant: tenant, instance: instance, record: record, journal: journal)
         }
     }
 
@@ -211,30 +238,34 @@ package final class FeedbackOutbox: Sendable {
     }
 
     /// The writer thread: takes what is queued, writes it (the tuples in one transaction,
-    /// the resend changes in another), until stopped.
-    private func writeUntilStopped() {
+    /// the resend changes in another, the journal's group commit in a third), until
+    /// stopped; at the stop it writes what is left first.
+    private func writeUntilStopped(journal: JournalPump?) {
         var failing = false
         while true {
             wake.lock()
             var batch: [TokenStore.QueuedFeedback] = []
             var resend: [TokenStore.ResendChange] = []
             var stopping = false
+            var journalDue = false
             var through: UInt64 = 0
             while true {
-                (batch, resend, stopping, through) = queued.withLock { queue in
+                (batch, resend, stopping, journalDue, through) = queued.withLock { queue in
                     defer {
                         queue.items.removeAll()
                         queue.resend.removeAll()
+                        queue.journalWake = false
                     }
-                    return (queue.items, queue.resend, queue.stopping, queue.enqueued)
+                    return (queue.items, queue.resend, queue.stopping, queue.journalWake, queue.enqueued)
                 }
-                if !batch.isEmpty || !resend.isEmpty || stopping { break }
+                if !batch.isEmpty || !resend.isEmpty || stopping || journalDue { break }
                 wake.wait()
             }
             wake.unlock()
+            var failure: String?
             if !batch.isEmpty || !resend.isEmpty {
                 var feedbackWritten = batch.isEmpty
-                let failure = backend.withLock { backend -> String? in
+                failure = backend.withLock { backend -> String? in
                     guard case .store(let store) = backend else { return "no store" }
                     do throws(StoreError) {
                         if !batch.isEmpty { try store.queueFeedback(batch) }
@@ -249,26 +280,42 @@ package final class FeedbackOutbox: Sendable {
                     stored.withLock { $0 += batch.count }
                     changed()
                 }
-                if let failure {
-                    keepForRetry(feedbackWritten ? [] : batch, resend: resend, stopping: stopping)
-                    if !failing { log(.feedbackStoreFailed(error: failure, waiting: waitingCount)) }
-                    failing = true
-                    if stopping { break }
-                    // A pause, not a poll: a queue(_:) or stop() meanwhile ends it early.
-                    wake.lock()
-                    _ = wake.wait(until: Date(timeIntervalSinceNow: Self.retryPause))
-                    wake.unlock()
-                    continue
-                }
-                queued.withLock { $0.written = through }
-                wake.lock()
-                wake.broadcast()
-                wake.unlock()
-                if failing { log(.feedbackStoreRecovered) }
-                failing = false
-            } else {
-                queued.withLock { $0.written = through }
+                if failure != nil { keepForRetry(feedbackWritten ? [] : batch, resend: resend, stopping: stopping) }
             }
+            // The journal: one group commit, or (stopping) until nothing is left.
+            var journaled = false
+            if let journal, failure == nil {
+                repeat {
+                    let outcome = backend.withLock { backend -> StoreError?? in
+                        guard case .store(let store) = backend else { return .none }
+                        return journal.step(store)
+                    }
+                    guard case .some(let error) = outcome else { break }
+                    journaled = true
+                    if let error {
+                        failure = "\(error)"
+                        break
+                    }
+                } while stopping
+            }
+            if let failure {
+                if !failing { log(.feedbackStoreFailed(error: failure, waiting: waitingCount)) }
+                failing = true
+                if stopping { break }
+                // A pause, not a poll: a queue(_:) or stop() meanwhile ends it early.
+                wake.lock()
+                _ = wake.wait(until: Date(timeIntervalSinceNow: Self.retryPause))
+                wake.unlock()
+                // A batch the journal could not write is written again.
+                if journal != nil { queued.withLock { $0.journalWake = true } }
+                continue
+            }
+            queued.withLock { $0.written = through }
+            wake.lock()
+            wake.broadcast()
+            wake.unlock()
+            if failing && (!batch.isEmpty || !resend.isEmpty || journaled) { log(.feedbackStoreRecovered) }
+            if !batch.isEmpty || !resend.isEmpty || journaled { failing = false }
             if stopping && batch.isEmpty && resend.isEmpty { break }
         }
         queued.withLock { $0.writerDone = true }

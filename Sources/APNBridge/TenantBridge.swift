@@ -17,7 +17,7 @@ import GatewayServer
 ///
 /// Nothing slow happens under the lock: forwarding, queueing feedback and raising wakers
 /// are done after it is released, from the ``Effects`` collected.
-final class TenantBridge: Sendable {
+final class TenantBridge: Sendable, JournalSource {
     let tenant: BridgeTenant
     let provider: Provider
     private let outbox: FeedbackOutbox
@@ -32,6 +32,12 @@ final class TenantBridge: Sendable {
     /// How the record's changes become store rows (``FeedbackOutbox/queueResendChanges(_:)``);
     /// nil when the record lives in memory only.
     private let recordRows: ResendRecordRows?
+    /// The journal's seqs, with a journal (``State/journal``).
+    private let sequence: JournalSequence?
+
+    /// The connection number of the notifications a starting bridge forwards for an
+    /// earlier one (``adopt(_:)``): no session; their answers settle the record.
+    static let recoveredConnection = UInt64.max - 1
 
     /// What a connection thread is to do next.
     enum Gate {
@@ -106,6 +112,10 @@ final class TenantBridge: Sendable {
         /// being collected from the old, and the two copies would both go upstream.
         var collecting: Set<UInt64> = []
         var counts = BridgeCounts()
+        /// What the connections read, from the read to the answer, with `--store` (#41).
+        var journal: ForwardJournal?
+        /// The tokens of adopted notifications not yet answered, by ordinal: a 410 queues feedback.
+        var recoveredTokens: [Int: [UInt8]] = [:]
     }
 
     /// What to do once the lock is released.
@@ -116,6 +126,8 @@ final class TenantBridge: Sendable {
         var events: [BridgeEvent] = []
         /// The record's changes, for the store.
         var recordChanges: [ResendRecord.Change] = []
+        /// The journal has work for the store's writer.
+        var journalWake = false
         /// A connection closed, an end was decided or a session finished: the stop waits
         /// for these, so its waiters are woken even when it did not count itself.
         var changed = false
@@ -128,9 +140,11 @@ final class TenantBridge: Sendable {
         tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
         origin: ContinuousClock.Instant, window: Int, record: ResendRecord,
         quietPeriod: Duration = Bridge.Configuration.defaultCollectionQuietPeriod, recordRows: ResendRecordRows? = nil,
+        journal: (ForwardJournal, JournalSequence)? = nil,
         log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }
     ) {
         self.recordRows = recordRows
+        self.sequence = journal?.1
         self.log = log
         self.quietPeriod = quietPeriod
         self.tenant = tenant
@@ -139,7 +153,9 @@ final class TenantBridge: Sendable {
         self.server = server
         self.origin = origin
         self.window = window
-        state = Lock(State(record: record))
+        var initial = State(record: record)
+        initial.journal = journal?.0
+        state = Lock(initial)
     }
 
     /// The record's and the backoff's time: elapsed since the bridge was made.
@@ -268,11 +284,13 @@ final class TenantBridge: Sendable {
     /// provider's I/O thread: quick, never blocking); `reason` is Apple's reason, or the
     /// provider's error code when Apple said nothing.
     func answered(
-        _ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil, token: [UInt8]? = nil
+        _ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil, token: [UInt8]? = nil,
+        seq: Int64? = nil
     ) {
         let now = now
         var effects = Effects()
         state.withLock { state in
+            if let seq { journalAnswered(&state, &effects, number, seq: seq, answer, handed: true) }
             state.counts.count(answer, reason: reason)
             if reason == ProviderReason.badDeviceToken.rawValue, let token { state.badTokens.insert(token, now: now) }
             switch answer {
@@ -288,7 +306,127 @@ final class TenantBridge: Sendable {
                 state.backoff.succeeded()
             case .refused, .maybeDelivered: break
             }
-            feed(&state, number, &effects, now: now) { session, _, _ in session.answered(ordinal, answer) }
+            if number == Self.recoveredConnection {
+                settleRecovered(&state, &effects, ordinal, answer, now: now)
+            } else {
+                feed(&state, number, &effects, now: now) { session, _, _ in session.answered(ordinal, answer) }
+            }
+        }
+        perform(effects)
+    }
+
+    // MARK: the journal
+
+    /// `seq`'s answer goes to its journal row: what the record keeps, or for a notification
+    /// not delivered whether its client was told (it resends) or not (the next bridge
+    /// forwards it: a client that closed its connection was told nothing).
+    private func journalAnswered(
+        _ state: inout State, _ effects: inout Effects, _ number: UInt64, seq: Int64, _ answer: BridgeAnswer, handed: Bool
+    ) {
+        guard state.journal != nil else { return }
+        let code: Int64?
+        switch answer.recorded {
+        case .accepted?: code = nil  // the answered mark says so
+        case let recorded?: code = recorded.storeCode
+        case nil:
+            let clientGone = number == Self.recoveredConnection || state.entries[number].map { !$0.live } ?? true
+            code = clientGone ? ForwardJournal.Code.forwardAgain : ForwardJournal.Code.notDelivered
+        }
+        if handed {
+            state.journal?.answered(seq: seq, code: code)
+        } else {
+            state.journal?.answeredUnsent(seq: seq, code: code ?? ResendRecord.Answer.accepted.storeCode)
+        }
+        // Most answers are acceptances that only move the answered mark: the writer is
+        // woken when there is something worth a commit.
+        if state.journal?.hasWork == true { effects.journalWake = true }
+    }
+
+    /// A notification forwarded for an earlier bridge was answered: its record entry
+    /// (pending since the start) takes the answer, relayed to a resend that took it.
+    private func settleRecovered(
+        _ state: inout State, _ effects: inout Effects, _ ordinal: Int, _ answer: BridgeAnswer, now: Duration
+    ) {
+        let arrival = Arrival(connection: Self.recoveredConnection, ordinal: ordinal)
+        if case .unregistered(let since) = answer, let item = state.recoveredTokens.removeValue(forKey: ordinal) {
+            effects.feedback.append(
+                TokenStore.QueuedFeedback(tenant: tenant.name, device: Device(unvalidated: item), unixTime: UInt32(clamping: since)))
+        } else {
+            state.recoveredTokens[ordinal] = nil
+        }
+        let relay = state.record.settle(arrival, with: answer, now: now)
+        if state.record.journaling { effects.recordChanges += state.record.takeChanges() }
+        if let relay {
+            feed(&state, relay.claimant.connection, &effects, now: now) { session, _, _ in
+                session.answered(relay.claimant.ordinal, relay.answer)
+            }
+        }
+        effects.changed = true
+    }
+
+    /// Takes over notifications an earlier bridge read and never wrote (their rows are in
+    /// the store under this instance, not sent): each gets a pending record entry, so a
+    /// client's resend of it is answered when it is, and is sent as credit allows.
+    /// `maybeDeliveredBefore` are counted: what the earlier bridge may have written and
+    /// never saw answered.
+    func adopt(_ notifications: [(seq: Int64, notification: BridgedNotification)], maybeDeliveredBefore: Int) {
+        state.withLock { $0.counts.maybeDeliveredBeforeStart += maybeDeliveredBefore }
+        guard !notifications.isEmpty else { return }
+        let now = now
+        var effects = Effects()
+        state.withLock { state in
+            var items: [ForwardJournal.Item] = []
+            for (index, (seq, notification)) in notifications.enumerated() {
+                state.record.insert(
+                    notification.resendKey, answer: .pending,
+                    from: Arrival(connection: Self.recoveredConnection, ordinal: index), now: now)
+                state.recoveredTokens[index] = notification.token
+                items.append(
+                    ForwardJournal.Item(
+                        seq: seq, connection: Self.recoveredConnection, ordinal: index, notification: notification, readAt: now))
+            }
+            if state.record.journaling { effects.recordChanges += state.record.takeChanges() }
+            state.journal?.adopt(items)
+            state.counts.recovered += items.count
+            effects.journalWake = true
+        }
+        perform(effects)
+    }
+
+    /// The lowest seq read and not answered.
+    var lowestUnansweredSeq: Int64? { state.withLock { $0.journal?.lowestUnanswered } }
+
+    /// The store's writer takes this tenant's work for a group commit.
+    func takeJournalWork() -> ForwardJournal.Work? {
+        state.withLock { $0.journal?.takeWork() }
+    }
+
+    /// The group commit holding `work` is in the store: what it marked sent goes to the provider.
+    func journalCommitted(_ work: ForwardJournal.Work) {
+        forward(work.sends.map { ($0.connection, $0.ordinal, $0.notification, $0.seq) })
+    }
+
+    /// The stop: nothing more of the journal is sent; what was read and never handed is
+    /// answered as not delivered (its client told status 10, or — when it closed — left for
+    /// the next bridge to forward).
+    func withdrawJournal() {
+        let now = now
+        var effects = Effects()
+        state.withLock { state in
+            guard let items = state.journal?.withdraw() else { return }
+            for item in items {
+                journalAnswered(&state, &effects, item.connection, seq: item.seq, .bridgeFailure, handed: false)
+                state.counts.count(.bridgeFailure)
+                if item.connection == Self.recoveredConnection {
+                    // Left for the next bridge (its row says forward again): the record's
+                    // pending entry goes, and a resend that took it is told status 10.
+                    settleRecovered(&state, &effects, item.ordinal, .bridgeFailure, now: now)
+                } else {
+                    feed(&state, item.connection, &effects, now: now) { session, _, _ in
+                        session.answered(item.ordinal, .bridgeFailure)
+                    }
+                }
+            }
         }
         perform(effects)
     }
@@ -348,7 +486,15 @@ final class TenantBridge: Sendable {
         while let action = entry.session.nextAction() {
             switch action {
             case .forward(let ordinal, let notification):
-                effects.forwards.append((number, ordinal, notification))
+                if state.journal != nil, let sequence {
+                    state.journal?.read(
+                        ForwardJournal.Item(
+                            seq: sequence.next(), connection: number, ordinal: ordinal, notification: notification,
+                            readAt: now))
+                    effects.journalWake = true
+                } else {
+                    effects.forwards.append((number, ordinal, notification))
+                }
                 state.counts.forwarded += 1
             case .queueFeedback(let token, let since):
                 effects.feedback.append(
@@ -419,19 +565,26 @@ final class TenantBridge: Sendable {
             outbox.queueResendChanges(recordRows.changes(effects.recordChanges))
         }
         if !effects.feedback.isEmpty { outbox.queue(effects.feedback) }
+        if effects.journalWake { outbox.wakeJournal() }
         for waker in effects.wakers { waker.signal() }
         for event in effects.events { log(event) }
         // Cheap when nobody waits (an atomic load): ``Bridge/wait(until:_:)`` and the stop
         // watch the counts and the sessions.
         server.wakeWaiters(always: effects.changed)
-        guard !effects.forwards.isEmpty else { return }
-        let forwards = effects.forwards
-        provider.forward(forwards.map { $0.notification.forwarded(topic: tenant.topic, pushType: tenant.pushType) }) {
+        forward(effects.forwards.map { ($0.connection, $0.ordinal, $0.notification, nil) })
+    }
+
+    /// Hands `targets` to the provider in one batch; each answer comes back through
+    /// ``answered(_:_:_:reason:token:seq:)`` (with its journal seq, if it has one).
+    private func forward(_ targets: [(connection: UInt64, ordinal: Int, notification: BridgedNotification, seq: Int64?)]) {
+        guard !targets.isEmpty else { return }
+        provider.forward(targets.map { $0.notification.forwarded(topic: tenant.topic, pushType: tenant.pushType) }) {
             [self] index, response in
-            let target = forwards[index]
+            let target = targets[index]
             answered(
                 target.connection, target.ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
-                reason: response.reason?.rawValue ?? response.error?.code.description, token: target.notification.token)
+                reason: response.reason?.rawValue ?? response.error?.code.description, token: target.notification.token,
+                seq: target.seq)
         }
     }
 }

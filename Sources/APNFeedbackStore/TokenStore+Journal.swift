@@ -1,10 +1,12 @@
 /// The bridge's journal (#41): every notification a bridge read, written before it is
 /// forwarded and kept until a while after its answer. A row is *sent* once its seq is at
-/// or below its tenant's mark (``JournalBatch/sent``), which is committed before the
-/// bridge hands the rows to its provider: after a kill, rows above the mark were never
-/// written upstream (the next bridge forwards them), rows at or below it may have been
-/// (never forwarded again), and answered rows tell the next bridge how to answer a resend.
-/// The bridge decides; the store keeps the rows and applies each batch in one transaction.
+/// or below its tenant's sent mark (``JournalMarks/sentThrough``), which is committed
+/// before the bridge hands the rows to its provider: after a kill, rows above the mark were
+/// never written upstream (the next bridge forwards them), rows at or below it may have
+/// been (never forwarded again). A row with no answer of its own at or below the answered
+/// mark was accepted; other answers are kept in the row, and tell the next bridge how to
+/// answer a resend. The bridge decides; the store keeps the rows and applies each batch in
+/// one transaction.
 extension TokenStore {
     /// One notification a bridge read.
     package struct JournalRow: Hashable, Sendable {
@@ -41,33 +43,57 @@ extension TokenStore {
         }
     }
 
+    /// A tenant's marks in the journal of one bridge instance; a mark only moves forward.
+    package struct JournalMarks: Hashable, Sendable {
+        /// Every row of the tenant up to this seq may have been written upstream.
+        package var sentThrough: Int64?
+        /// Every row of the tenant up to this seq was answered; those with no answer of
+        /// their own were accepted.
+        package var answeredThrough: Int64?
+
+        /// Marks so.
+        package init(sentThrough: Int64? = nil, answeredThrough: Int64? = nil) {
+            self.sentThrough = sentThrough
+            self.answeredThrough = answeredThrough
+        }
+    }
+
     /// What one group commit of a bridge's journal writes, in one transaction.
     package struct JournalBatch: Sendable {
         /// Rows read since the last batch.
         package var inserts: [JournalRow] = []
-        /// Per tenant, the highest seq now sent (handed to the provider once this commits).
-        package var sent: [String: Int64] = [:]
-        /// Answers that arrived: (seq, code).
+        /// Per tenant, the marks that moved (the sent mark before the rows are handed to
+        /// the provider, once this commits).
+        package var marks: [String: JournalMarks] = [:]
+        /// Answers other than acceptance that arrived: (seq, code).
         package var answers: [(seq: Int64, answer: Int64)] = []
-        /// Answered rows below this seq are dropped (older than the journal's tail).
+        /// Rows below this seq are dropped (answered, and older than the journal's tail).
         package var pruneBelow: Int64?
 
         /// An empty batch.
         package init() {}
 
         /// Whether it writes nothing.
-        package var isEmpty: Bool { inserts.isEmpty && sent.isEmpty && answers.isEmpty && pruneBelow == nil }
+        package var isEmpty: Bool { inserts.isEmpty && marks.isEmpty && answers.isEmpty && pruneBelow == nil }
     }
 
     /// What other bridges left in the journal for `tenant`: their rows (by instance, then
-    /// seq) and each one's mark.
+    /// seq) and each one's marks.
     package struct JournalLeftover: Sendable {
         package var rows: [JournalRow] = []
-        package var sentThrough: [Int64: Int64] = [:]
+        package var marks: [Int64: JournalMarks] = [:]
+
+        /// Nothing left.
+        package init() {}
 
         /// Whether the row was sent by the instance that read it.
         package func wasSent(_ row: JournalRow) -> Bool {
-            row.seq <= (sentThrough[row.instance] ?? Int64.min)
+            row.seq <= (marks[row.instance]?.sentThrough ?? Int64.min)
+        }
+
+        /// Whether the row was answered (accepted, when it holds no answer of its own).
+        package func wasAnswered(_ row: JournalRow) -> Bool {
+            row.seq <= (marks[row.instance]?.answeredThrough ?? Int64.min)
         }
     }
 
@@ -78,7 +104,7 @@ extension TokenStore {
     package func applyJournal(_ batch: JournalBatch, instance: Int64) throws(StoreError) {
         guard !batch.isEmpty else { return }
         for row in batch.inserts { try checkTenant(row.tenant) }
-        for tenant in batch.sent.keys { try checkTenant(tenant) }
+        for tenant in batch.marks.keys { try checkTenant(tenant) }
         try backend.applyJournal(batch, instance: instance)
     }
 

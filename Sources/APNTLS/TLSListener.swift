@@ -12,15 +12,22 @@ package final class TLSListener {
     /// The address bound, e.g. "127.0.0.1".
     package let host: String
 
-    /// Binds and listens on `host:port` (by default 127.0.0.1 on a free port).
+    /// Binds and listens on `host:port` (by default 127.0.0.1 on a free port). With
+    /// `receiveBuffer`, every accepted socket's kernel receive buffer is that many bytes
+    /// (`SO_RCVBUF`, set before `listen` so the TCP window is sized from it): what the
+    /// kernel holds for a client that the server has not read yet.
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/listen`` with errno.
     package init(
-        context: TLSServerContext, host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 128
+        context: TLSServerContext, host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 128,
+        receiveBuffer: Int? = nil
     ) throws(TLSError) {
         let address = try AddressResolver.resolve(host: host, port: port, passive: true)[0]
         let socket = try Socket(family: address.family)
         try socket.setOption(level: SOL_SOCKET, name: SO_REUSEADDR, value: 1, "SO_REUSEADDR")
+        if let receiveBuffer {
+            try socket.setOption(level: SOL_SOCKET, name: SO_RCVBUF, value: Int32(clamping: receiveBuffer), "SO_RCVBUF")
+        }
         guard address.withSockAddr({ bind(socket.descriptor, $0, $1) }) == 0 else {
             throw TLSError(.listen, "binding \(host):\(port)", errno: currentErrno)
         }

@@ -88,6 +88,10 @@ enum BridgeFlags {
                 .valued(
                     "--resend-capacity", "N", "how many such notifications are remembered per tenant",
                     default: "100000"),
+                .valued(
+                    "--journal-credit", "N",
+                    "with --store, notifications a tenant hands upstream unanswered at once; a kill catches at most "
+                        + "these between handed and written (default: the upstream's streams, 1000)"),
                 .toggle(
                     "--session-tickets",
                     "issue TLS session tickets (default off: some legacy clients trip on TLS 1.3's post-handshake "
@@ -130,6 +134,7 @@ enum BridgeFlags {
         let grace = try flags.integer("--grace", in: 0...3_600) ?? 5
         let retention = try flags.integer("--resend-retention", in: 0...86_400)
         let capacity = try flags.integer("--resend-capacity", in: 0...10_000_000)
+        let credit = try flags.integer("--journal-credit", in: 1...1_000_000)
         var maximumVersion: TLSVersion?
         if let text = flags.value("--tls-max") {
             let versions: [String: TLSVersion] = ["1.2": .tls1_2, "1.3": .tls1_3]
@@ -152,6 +157,7 @@ enum BridgeFlags {
         if let idleTimeout { configuration.idleTimeout = idleTimeout == 0 ? nil : .seconds(idleTimeout) }
         if let retention { configuration.resendRetention = .seconds(retention) }
         if let capacity { configuration.resendCapacity = capacity }
+        if let credit { configuration.journalCredit = credit }
         configuration.sessionTickets = flags.has("--session-tickets")
         configuration.maximumTLSVersion = maximumVersion
         return Options(configuration: configuration, grace: .seconds(grace))

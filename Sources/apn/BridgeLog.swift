@@ -90,6 +90,8 @@ enum BridgeLog {
             ("bridge_failures", .integer(counts.bridgeFailures)),
             ("maybe_delivered", .integer(counts.maybeDelivered)),
             ("resends_answered", .integer(counts.resendsAnswered)),
+            ("recovered", .integer(counts.recovered)),
+            ("maybe_delivered_before_start", .integer(counts.maybeDeliveredBeforeStart)),
             ("connections", .integer(counts.connections)),
             ("held_connections", .integer(counts.heldConnections)),
             ("refusal_distance_max", .integer(counts.refusalDistanceMax)),

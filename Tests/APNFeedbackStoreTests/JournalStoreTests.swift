@@ -22,20 +22,22 @@ struct JournalStoreTests {
         let store = try folder.store()
         var first = TokenStore.JournalBatch()
         first.inserts = (1...5).map { Self.row($0) } + [Self.row(6, tenant: "other")]
-        first.sent = ["app": 3]
+        first.marks = ["app": TokenStore.JournalMarks(sentThrough: 3)]
         try store.applyJournal(first, instance: 1)
         var second = TokenStore.JournalBatch()
-        second.sent = ["app": 2, "other": 6]  // a mark never moves back
-        second.answers = [(1, 0), (2, 65_544)]
-        second.pruneBelow = 2  // drops answered row 1 only
+        // A mark never moves back, and one not given stays.
+        second.marks = ["app": TokenStore.JournalMarks(sentThrough: 2, answeredThrough: 2), "other": TokenStore.JournalMarks(sentThrough: 6)]
+        second.answers = [(2, 65_544)]
+        second.pruneBelow = 2  // drops row 1
         try store.applyJournal(second, instance: 1)
 
         let leftover = try folder.store().journalLeftover(tenant: "app", excluding: 9)
         #expect(leftover.rows == [Self.row(2, answer: 65_544), Self.row(3), Self.row(4), Self.row(5)])
-        #expect(leftover.sentThrough == [1: 3])
+        #expect(leftover.marks == [1: TokenStore.JournalMarks(sentThrough: 3, answeredThrough: 2)])
         #expect(leftover.rows.map(leftover.wasSent) == [true, true, false, false])
+        #expect(leftover.rows.map(leftover.wasAnswered) == [true, false, false, false])
         #expect(try store.journalLeftover(tenant: "app", excluding: 1).rows.isEmpty, "an instance's own rows are not left over")
-        #expect(try store.journalLeftover(tenant: "other", excluding: 9).sentThrough == [1: 6])
+        #expect(try store.journalLeftover(tenant: "other", excluding: 9).marks == [1: TokenStore.JournalMarks(sentThrough: 6)])
     }
 
     @Test(arguments: StoreBackend.available)
@@ -44,7 +46,7 @@ struct JournalStoreTests {
         let store = try folder.store()
         var batch = TokenStore.JournalBatch()
         batch.inserts = [Self.row(1), Self.row(2), Self.row(1, instance: 2, tenant: "other")]
-        batch.sent = ["app": 1]
+        batch.marks = ["app": TokenStore.JournalMarks(sentThrough: 1)]
         try store.applyJournal(batch, instance: 1)
         let record = [
             TokenStore.ResendRow(
@@ -53,7 +55,7 @@ struct JournalStoreTests {
         ]
         try store.takeOverBridgeState(tenant: "app", instance: 5, record: record, journal: [Self.row(1, instance: 5)])
         #expect(try store.journalLeftover(tenant: "app", excluding: 9).rows == [Self.row(1, instance: 5)])
-        #expect(try store.journalLeftover(tenant: "app", excluding: 9).sentThrough.isEmpty)
+        #expect(try store.journalLeftover(tenant: "app", excluding: 9).marks.isEmpty)
         #expect(try store.resendRows(tenant: "app", recordedSince: 0) == record)
         #expect(try store.journalLeftover(tenant: "other", excluding: 9).rows.count == 1, "another tenant's rows stay")
     }

@@ -66,11 +66,11 @@ enum PostgresSchema {
             recorded_at bigint NOT NULL,
             PRIMARY KEY (instance, seq)
         );
-        CREATE INDEX bridge_journal_by_tenant ON bridge_journal (tenant, instance, seq);
-        CREATE TABLE bridge_journal_sent (
+        CREATE TABLE bridge_journal_marks (
             instance bigint NOT NULL,
             tenant text NOT NULL,
-            sent_through bigint NOT NULL,
+            sent_through bigint,
+            answered_through bigint,
             PRIMARY KEY (instance, tenant)
         );
         """,

@@ -1,4 +1,4 @@
-/// The bridge's journal on PostgreSQL (`bridge_journal`, `bridge_journal_sent`, schema 4):
+/// The bridge's journal on PostgreSQL (`bridge_journal`, `bridge_journal_marks`, schema 4):
 /// SQLiteJournal's statements in PostgreSQL's words, a batch's rows as arrays in one
 /// statement each (a group commit is one round trip a kind, not one a row). The API is in
 /// TokenStore+Journal.swift.
@@ -13,39 +13,44 @@ extension PostgresTokenBackend {
             ON CONFLICT (instance, seq) DO NOTHING
             """, types: [V.int8ArrayType, V.int8ArrayType, V.textArrayType, V.byteaArrayType, V.byteaArrayType,
                          V.int8ArrayType, V.int8ArrayType, V.int8ArrayType])
-        try connection.prepare("apn_journal_sent", """
-            INSERT INTO bridge_journal_sent (instance, tenant, sent_through) VALUES ($1, $2, $3)
-            ON CONFLICT (instance, tenant) DO UPDATE
-                SET sent_through = greatest(bridge_journal_sent.sent_through, excluded.sent_through)
-            """, types: [V.int8Type, V.textType, V.int8Type])
+        // greatest() ignores NULLs: a mark not given stays.
+        try connection.prepare("apn_journal_marks", """
+            INSERT INTO bridge_journal_marks (instance, tenant, sent_through, answered_through) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (instance, tenant) DO UPDATE SET
+                sent_through = greatest(bridge_journal_marks.sent_through, excluded.sent_through),
+                answered_through = greatest(bridge_journal_marks.answered_through, excluded.answered_through)
+            """, types: [V.int8Type, V.textType, V.int8Type, V.int8Type])
         try connection.prepare("apn_journal_answers", """
             UPDATE bridge_journal AS j SET answer = a.answer
             FROM unnest($2::int8[], $3::int8[]) AS a(seq, answer)
             WHERE j.instance = $1 AND j.seq = a.seq
             """, types: [V.int8Type, V.int8ArrayType, V.int8ArrayType])
         try connection.prepare(
-            "apn_journal_prune", "DELETE FROM bridge_journal WHERE instance = $1 AND seq < $2 AND answer IS NOT NULL",
+            "apn_journal_prune", "DELETE FROM bridge_journal WHERE instance = $1 AND seq < $2",
             types: [V.int8Type, V.int8Type])
         try connection.prepare("apn_journal_rows", """
             SELECT instance::int8, seq::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
             FROM bridge_journal WHERE tenant = $1 AND instance <> $2 ORDER BY instance, seq
             """, types: [V.textType, V.int8Type])
-        try connection.prepare("apn_journal_marks", """
-            SELECT instance::int8, sent_through::int8 FROM bridge_journal_sent WHERE tenant = $1 AND instance <> $2
+        try connection.prepare("apn_journal_read_marks", """
+            SELECT instance::int8, sent_through::int8, answered_through::int8 FROM bridge_journal_marks
+            WHERE tenant = $1 AND instance <> $2
             """, types: [V.textType, V.int8Type])
         try connection.prepare(
             "apn_journal_drop_rows", "DELETE FROM bridge_journal WHERE tenant = $1 AND instance <> $2",
             types: [V.textType, V.int8Type])
         try connection.prepare(
-            "apn_journal_drop_marks", "DELETE FROM bridge_journal_sent WHERE tenant = $1 AND instance <> $2",
+            "apn_journal_drop_marks", "DELETE FROM bridge_journal_marks WHERE tenant = $1 AND instance <> $2",
             types: [V.textType, V.int8Type])
     }
 
     func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             try insertJournal(batch.inserts)
-            for (tenant, through) in batch.sent.sorted(by: { $0.key < $1.key }) {
-                try connection.run("apn_journal_sent", [.int64(instance), .text(tenant), .int64(through)])
+            for (tenant, marks) in batch.marks.sorted(by: { $0.key < $1.key }) {
+                try connection.run("apn_journal_marks", [
+                    .int64(instance), .text(tenant), Self.nullable(marks.sentThrough), Self.nullable(marks.answeredThrough),
+                ])
             }
             for chunk in batch.answers.chunks(of: Self.batchSize) {
                 try connection.run("apn_journal_answers", [
@@ -90,12 +95,17 @@ extension PostgresTokenBackend {
                     instance: owner, seq: seq, tenant: tenant, token: rows.bytes(row, 2), payload: rows.bytes(row, 3),
                     expiry: expiry, priority: priority, answer: rows.int64(row, 6), recordedAt: recordedAt))
         }
-        let marks = try connection.run("apn_journal_marks", [.text(tenant), .int64(instance)])
+        let marks = try connection.run("apn_journal_read_marks", [.text(tenant), .int64(instance)])
         for row in 0..<marks.rows {
-            guard let owner = marks.int64(row, 0), let through = marks.int64(row, 1) else { continue }
-            leftover.sentThrough[owner] = through
+            guard let owner = marks.int64(row, 0) else { continue }
+            leftover.marks[owner] = TokenStore.JournalMarks(sentThrough: marks.int64(row, 1), answeredThrough: marks.int64(row, 2))
         }
         return leftover
+    }
+
+    /// An int8 parameter, NULL for nil (a NULL text value is NULL whatever its declared type).
+    private static func nullable(_ value: Int64?) -> PostgresValue {
+        value.map { .int64($0) } ?? .text(nil)
     }
 
     func takeOverBridgeState(

@@ -1,9 +1,9 @@
-/// The SQLite statements behind the bridge's journal (`bridge_journal`, `bridge_journal_sent`,
+/// The SQLite statements behind the bridge's journal (`bridge_journal`, `bridge_journal_marks`,
 /// schema 4): compiled once, run on the store's thread. The API is in TokenStore+Journal.swift.
 final class SQLiteJournal {
     private let database: SQLiteDatabase
     private let insertRow: SQLiteStatement
-    private let markSent: SQLiteStatement
+    private let markSent: SQLiteStatement  // both marks
     private let setAnswer: SQLiteStatement
     private let prune: SQLiteStatement
     private let selectRows: SQLiteStatement
@@ -17,31 +17,35 @@ final class SQLiteJournal {
             INSERT OR REPLACE INTO bridge_journal (instance, seq, tenant, token, payload, expiry, priority, answer, recorded_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8)
             """)
-        // A mark only moves forward.
+        // A mark only moves forward; one not given stays.
         markSent = try database.prepare("""
-            INSERT INTO bridge_journal_sent (instance, tenant, sent_through) VALUES (?1, ?2, ?3)
-            ON CONFLICT (instance, tenant) DO UPDATE SET sent_through = max(sent_through, excluded.sent_through)
+            INSERT INTO bridge_journal_marks (instance, tenant, sent_through, answered_through) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (instance, tenant) DO UPDATE SET
+                sent_through = max(coalesce(sent_through, excluded.sent_through), coalesce(excluded.sent_through, sent_through)),
+                answered_through = max(coalesce(answered_through, excluded.answered_through),
+                    coalesce(excluded.answered_through, answered_through))
             """)
         setAnswer = try database.prepare("UPDATE bridge_journal SET answer = ?3 WHERE instance = ?1 AND seq = ?2")
-        prune = try database.prepare("DELETE FROM bridge_journal WHERE instance = ?1 AND seq < ?2 AND answer IS NOT NULL")
+        prune = try database.prepare("DELETE FROM bridge_journal WHERE instance = ?1 AND seq < ?2")
         selectRows = try database.prepare("""
             SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
             WHERE tenant = ?1 AND instance <> ?2 ORDER BY instance, seq
             """)
         selectMarks = try database.prepare(
-            "SELECT instance, sent_through FROM bridge_journal_sent WHERE tenant = ?1 AND instance <> ?2")
+            "SELECT instance, sent_through, answered_through FROM bridge_journal_marks WHERE tenant = ?1 AND instance <> ?2")
         dropRows = try database.prepare("DELETE FROM bridge_journal WHERE tenant = ?1 AND instance <> ?2")
-        dropMarks = try database.prepare("DELETE FROM bridge_journal_sent WHERE tenant = ?1 AND instance <> ?2")
+        dropMarks = try database.prepare("DELETE FROM bridge_journal_marks WHERE tenant = ?1 AND instance <> ?2")
     }
 
     func apply(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for row in batch.inserts { try insert(row) }
-            for (tenant, through) in batch.sent {
+            for (tenant, marks) in batch.marks {
                 markSent.reset()
                 markSent.bind(1, instance)
                 markSent.bind(2, tenant)
-                markSent.bind(3, through)
+                markSent.bind(3, marks.sentThrough)
+                markSent.bind(4, marks.answeredThrough)
                 try markSent.run()
             }
             for (seq, answer) in batch.answers {
@@ -94,8 +98,9 @@ final class SQLiteJournal {
         selectMarks.bind(1, tenant)
         selectMarks.bind(2, instance)
         while try selectMarks.step() {
-            guard let owner = selectMarks.int64(0), let through = selectMarks.int64(1) else { continue }
-            leftover.sentThrough[owner] = through
+            guard let owner = selectMarks.int64(0) else { continue }
+            leftover.marks[owner] = TokenStore.JournalMarks(
+                sentThrough: selectMarks.int64(1), answeredThrough: selectMarks.int64(2))
         }
         return leftover
     }

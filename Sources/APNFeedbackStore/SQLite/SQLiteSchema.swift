@@ -58,7 +58,8 @@ enum SQLiteSchema {
         // 4: the bridge's journal (TokenStore+Journal.swift): every notification a bridge
         // read, kept from before it is forwarded until a while after its answer, so that
         // what a killed bridge read is forwarded by the next and what it wrote is never
-        // written twice (#41). A row is sent when its seq is at or below its tenant's mark.
+        // written twice (#41). A row is sent when its seq is at or below its tenant's
+        // sent mark, accepted when at or below its answered mark with no answer of its own.
         """
         CREATE TABLE bridge_journal (
             instance INTEGER NOT NULL,
@@ -72,11 +73,11 @@ enum SQLiteSchema {
             recorded_at INTEGER NOT NULL,
             PRIMARY KEY (instance, seq)
         ) WITHOUT ROWID;
-        CREATE INDEX bridge_journal_by_tenant ON bridge_journal (tenant, instance, seq);
-        CREATE TABLE bridge_journal_sent (
+        CREATE TABLE bridge_journal_marks (
             instance INTEGER NOT NULL,
             tenant TEXT NOT NULL,
-            sent_through INTEGER NOT NULL,
+            sent_through INTEGER,
+            answered_through INTEGER,
             PRIMARY KEY (instance, tenant)
         ) WITHOUT ROWID;
         """,
