@@ -33,6 +33,8 @@ public final class Bridge: Sendable {
     private let lifecycle = GatewayLifecycle<(gateway: UInt16, feedback: UInt16)>()
     /// The journal's group commits, on the store's writer thread; nil without a store.
     private let journalPump: JournalPump?
+    /// Takes over bridges on the same store that died; nil without a store.
+    private let takeOver: BridgeTakeOverTask?
 
     /// Prepares the bridge: the TLS context, each tenant's provider, the feedback outbox.
     /// Nothing listens and nothing connects upstream until ``start()``.
@@ -65,47 +67,41 @@ public final class Bridge: Sendable {
         var tenants: [String: TenantBridge] = [:]
         var sources: [any JournalSource] = []
         for tenant in configuration.tenants.all {
-            var record = ResendRecord(
+            let record = ResendRecord(
                 retention: configuration.resendRetention, capacity: configuration.resendCapacity,
                 journaling: outbox.keepsResendRecord)
             var rows: ResendRecordRows?
             var journal: (ForwardJournal, JournalSequence)?
-            var recovery: JournalRecovery?
-            var adopted: [(seq: Int64, notification: BridgedNotification)] = []
             if outbox.keepsResendRecord {
                 let tenantRows = ResendRecordRows(instance: instance, tenant: tenant.name, originMilliseconds: originMilliseconds)
-                // What earlier bridges left (#41): their record answers this one's resends,
-                // what they read and never wrote is forwarded, what they may have written
-                // is never written again. Taken over in one transaction.
-                let kept = try outbox.resendRows(
-                    tenant: tenant.name, since: originMilliseconds - configuration.resendRetention.wholeMilliseconds)
-                let plan = JournalRecovery(
-                    recordRows: kept, leftover: try outbox.journalLeftover(tenant: tenant.name, excluding: instance))
-                adopted = plan.forward.map { (sequence.next(), $0) }
-                let journalRows = adopted.map { seq, notification in
-                    let key = notification.resendKey
-                    return TokenStore.JournalRow(
-                        instance: instance, seq: seq, tenant: tenant.name, token: key.token, payload: key.payload,
-                        expiry: key.expiry, priority: key.priority, answer: nil, recordedAt: originMilliseconds)
-                }
-                try outbox.takeOverBridgeState(
-                    tenant: tenant.name, instance: instance, record: tenantRows.restore(plan.record, into: &record),
-                    journal: journalRows)
                 rows = tenantRows
                 journal = (ForwardJournal(rows: tenantRows, credit: credit), sequence)
-                recovery = plan
             }
             let bridge = TenantBridge(
                 tenant: tenant, provider: Provider(options: tenant.providerOptions(upstream)),
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
                 record: record, quietPeriod: configuration.collectionQuietPeriod, recordRows: rows, journal: journal,
                 log: log)
-            if let recovery { bridge.adopt(adopted, maybeDeliveredBefore: recovery.maybeDelivered) }
             tenants[tenant.name] = bridge
             if journal != nil { sources.append(bridge) }
         }
+        let takeOver = BridgeTakeOverTask(
+            instance: instance, tenants: tenants, outbox: outbox, sequence: sequence,
+            retention: configuration.resendRetention, log: log)
+        if outbox.keepsResendRecord {
+            // Registered (its lock held) before anything is taken over: two bridges starting
+            // at once each see the other alive.
+            try outbox.registerBridgeInstance(instance, startedAt: originMilliseconds)
+            // What dead bridges left (a predecessor killed or stopped): before any client
+            // connects, so its resends are answered from it.
+            try takeOver.run()
+        }
+        self.takeOver = outbox.keepsResendRecord ? takeOver : nil
         journalPump = sources.isEmpty ? nil : JournalPump(instance: instance, sources: sources, sequence: sequence)
-        core = BridgeCore(directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log)
+        let task = self.takeOver
+        core = BridgeCore(
+            directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log,
+            beforeOpen: { try? task?.run() })
         self.configuration = configuration
     }
 
@@ -121,7 +117,7 @@ public final class Bridge: Sendable {
         let feedback = try TLSListener(
             context: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
         lifecycle.started((gateway.port, feedback.port), name: "Bridge")
-        core.outbox.start(journal: journalPump)
+        core.outbox.start(journal: journalPump, every: BridgeTakeOverTask.interval) { [takeOver] in try? takeOver?.run() }
         let settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
@@ -208,6 +204,8 @@ public final class Bridge: Sendable {
         server.requestStop()
         _ = server.waitForThreads(until: end)
         core.outbox.stop()
+        // Everything is in the store: the next bridge may take this one's state over.
+        if let takeOver { core.outbox.releaseBridgeInstance(takeOver.instance) }
         return summary
     }
 }

@@ -13,6 +13,10 @@ final class BridgeCore: Sendable {
     let tenants: [String: TenantBridge]
     let outbox: FeedbackOutbox
     let log: @Sendable (BridgeEvent) -> Void
+    /// Run as a client connection opens, before its tenant's session: with a store, takes
+    /// over bridges on it that died, so that a client moving here from one is answered
+    /// from what it left (#41).
+    let beforeOpen: @Sendable () -> Void
     private let accepting = Atomic<Bool>(true)
     private let refused = Atomic<Int>(0)
     private let served = Atomic<Int>(0)
@@ -20,9 +24,10 @@ final class BridgeCore: Sendable {
     /// The shared state of the tenants in `directory`.
     init(
         directory: BridgeTenants, tenants: [String: TenantBridge], outbox: FeedbackOutbox,
-        log: @escaping @Sendable (BridgeEvent) -> Void
+        log: @escaping @Sendable (BridgeEvent) -> Void, beforeOpen: @escaping @Sendable () -> Void = {}
     ) {
         self.log = log
+        self.beforeOpen = beforeOpen
         self.directory = directory
         self.tenants = tenants
         self.outbox = outbox
@@ -77,6 +82,7 @@ struct BridgeGateway: BinaryGatewayPolicy {
             core.countRefused(.unknownClient, tenant: nil)
             return nil
         }
+        core.beforeOpen()
         // A waker is a pipe: without one (descriptors exhausted) the connection cannot
         // wait for answers, so it is closed before anything is read.
         guard let waker = try? WakeSignal() else {

@@ -51,4 +51,7 @@ public enum BridgeEvent: Sendable, Hashable {
     /// latest changes were in the store (it kept failing): a restart now would forward
     /// some of its resends twice.
     case recordNotWritten(tenant: String)
+    /// `instances` bridges on the same store had died; their state was taken over, and
+    /// `recovered` notifications they read and never wrote are forwarded by this one.
+    case bridgesTakenOver(instances: Int, recovered: Int)
 }

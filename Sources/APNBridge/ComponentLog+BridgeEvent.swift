@@ -32,6 +32,9 @@ extension ComponentLog {
             self(.notice, "feedback store failed: \(error)", metadata: ["waiting": "\(waiting)"])
         case .feedbackStoreRecovered:
             self(.info, "feedback store recovered")
+        case .bridgesTakenOver(let instances, let recovered):
+            self(.notice, "took over the state of bridges that died",
+                 metadata: ["instances": "\(instances)", "recovered": "\(recovered)"])
         case .recordNotWritten(let tenant):
             self(.warning, "a client was told where to resend from before the resend record was stored", metadata: ["tenant": tenant])
         }

@@ -89,13 +89,17 @@ package final class FeedbackOutbox: Sendable {
         start(journal: nil)
     }
 
-    /// ``start()`` with the journal's pump.
-    func start(journal: JournalPump?) {
+
+    /// ``start()`` with the journal's pump, and `maintenance` run on the writer thread about
+    /// every `interval`.
+    func start(journal: JournalPump?, every interval: Duration = .seconds(3_600), maintenance: @escaping @Sendable () -> Void = {}) {
         guard usesStore else { return }
         queued.withLock { $0.writerDone = false }
         // Without a thread of its own the writer runs on a Dispatch worker: the tuples are
         // still written.
-        _ = ThreadStarter.system.startOrDispatch("bridge-store") { [self] in writeUntilStopped(journal: journal) }
+        _ = ThreadStarter.system.startOrDispatch("bridge-store") { [self] in
+            writeUntilStopped(journal: journal, every: interval, maintenance: maintenance)
+        }
     }
 
     /// A tenant's journal has work: the writer makes a group commit.
@@ -184,6 +188,44 @@ package final class FeedbackOutbox: Sendable {
         }
     }
 
+    /// Registers this bridge on the store (``TokenStore/registerBridgeInstance(_:startedAt:)``);
+    /// nothing without a store.
+    package func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError) {
+        try backend.withLock { backend throws(StoreError) in
+            guard case .store(let store) = backend else { return }
+            try store.registerBridgeInstance(instance, startedAt: startedAt)
+        }
+    }
+
+    /// Releases this bridge's lock on the store (it stopped): the next may take its state over.
+    package func releaseBridgeInstance(_ instance: Int64) {
+        backend.withLock { backend in
+            guard case .store(let store) = backend else { return }
+            store.releaseBridgeInstance(instance)
+        }
+    }
+
+    /// Takes over dead bridges' state (``TokenStore/takeOverDeadBridges(instance:tenants:recordSince:plan:)``).
+    package func takeOverDeadBridges(
+        instance: Int64, tenants: [String], recordSince: Int64,
+        plan: @Sendable (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver
+    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) {
+        try backend.withLock { backend throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) in
+            guard case .store(let store) = backend else { return ([], [:]) }
+            return try store.takeOverDeadBridges(instance: instance, tenants: tenants, recordSince: recordSince, plan: plan)
+        }
+    }
+
+    /// Other bridges' record rows for `tenant` (``TokenStore/peerResendRows(tenant:excluding:since:)``).
+    package func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError)
+        -> [TokenStore.ResendRow]
+    {
+        try backend.withLock { backend throws(StoreError) -> [TokenStore.ResendRow] in
+            guard case .store(let store) = backend else { return [] }
+            return try store.peerResendRows(tenant: tenant, excluding: instance, since: since)
+        }
+    }
+
     /// A starting bridge takes `tenant`'s state over (``TokenStore/takeOverBridgeState(tenant:instance:record:journal:)``).
     package func takeOverBridgeState(
         tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
@@ -240,9 +282,14 @@ package final class FeedbackOutbox: Sendable {
     /// The writer thread: takes what is queued, writes it (the tuples in one transaction,
     /// the resend changes in another, the journal's group commit in a third), until
     /// stopped; at the stop it writes what is left first.
-    private func writeUntilStopped(journal: JournalPump?) {
+    private func writeUntilStopped(journal: JournalPump?, every interval: Duration, maintenance: () -> Void) {
         var failing = false
+        var nextMaintenance = ContinuousClock.now + interval
         while true {
+            if ContinuousClock.now >= nextMaintenance {
+                maintenance()
+                nextMaintenance = ContinuousClock.now + interval
+            }
             wake.lock()
             var batch: [TokenStore.QueuedFeedback] = []
             var resend: [TokenStore.ResendChange] = []
@@ -259,7 +306,10 @@ package final class FeedbackOutbox: Sendable {
                     return (queue.items, queue.resend, queue.stopping, queue.journalWake, queue.enqueued)
                 }
                 if !batch.isEmpty || !resend.isEmpty || stopping || journalDue { break }
-                wake.wait()
+                // Woken by work, or in time for the maintenance.
+                if !wake.wait(until: Date(timeIntervalSinceNow: max(0, Double((nextMaintenance - .now).wholeMilliseconds) / 1_000))) {
+                    break
+                }
             }
             wake.unlock()
             var failure: String?

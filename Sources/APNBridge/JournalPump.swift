@@ -17,9 +17,14 @@ protocol JournalSource: AnyObject, Sendable {
 /// The journal's seqs: one counter for the bridge process, so that (instance, seq) keys a row.
 final class JournalSequence: Sendable {
     private let last = Atomic<Int64>(0)
+    private let adopted = Atomic<Int64>(Int64.min)
 
     /// The next seq.
     func next() -> Int64 { last.add(1, ordering: .relaxed).newValue }
+
+    /// A serial for a record row taken over from a dead bridge: negative, so it meets none
+    /// the record gives (they count up from 0).
+    func nextAdoptedSerial() -> Int64 { adopted.add(1, ordering: .relaxed).newValue }
 
     /// The last seq given.
     var current: Int64 { last.load(ordering: .relaxed) }

@@ -83,6 +83,9 @@ package struct ResendRecord: Sendable {
         let source: Arrival
         var answer: Answer
         let recordedAt: Duration
+        /// Whether its changes are journaled: not for another bridge's entry (its row is
+        /// that bridge's, ``restore(_:answer:recordedAt:as:)``).
+        var logged = true
     }
 
     /// Live entries by serial number (serials grow with insertion, so they order entries).
@@ -156,6 +159,43 @@ package struct ResendRecord: Sendable {
             from: Arrival(connection: .max, ordinal: Int(truncatingIfNeeded: nextSerial)), now: recordedAt)
     }
 
+    /// How a restored entry's row is kept.
+    package enum Restored: Sendable {
+        /// Its row is already in the store under this serial (a takeover wrote it): its
+        /// insertion is not journaled, its removal is.
+        case stored(serial: UInt64)
+        /// Another live bridge's entry, answering a client that moved here: nothing of it
+        /// is journaled.
+        case peer
+    }
+
+    /// Puts back an entry whose row is kept `as` says, recorded `recordedAt` (pending as
+    /// maybe delivered, as ``restore(_:answer:recordedAt:)``).
+    package mutating func restore(_ key: ResendKey, answer: Answer, recordedAt: Duration, as kept: Restored) {
+        expire(now: recordedAt)
+        guard capacity > 0 else { return }
+        while entries.count >= capacity, let oldest = order.first {
+            remove(oldest)
+        }
+        let serial: UInt64
+        switch kept {
+        case .stored(let stored): serial = stored
+        case .peer:
+            // Above every serial this record gives (they count up from 0), below stored ones'.
+            serial = peerSerial
+            peerSerial += 1
+        }
+        let answer = answer == .pending ? .maybeDelivered : answer
+        let source = Arrival(connection: .max, ordinal: Int(truncatingIfNeeded: serial))
+        var entry = Entry(key: key, source: source, answer: answer, recordedAt: recordedAt)
+        if case .peer = kept { entry.logged = false }
+        entries[serial] = entry
+        serialsByKey[key, default: FIFO()].append(serial)
+        order.append(serial)
+    }
+    /// Serials of peer entries, in a range of their own.
+    private var peerSerial: UInt64 = 1 << 62
+
     /// Takes one count of `key`, the oldest, for the notification `claimant`: returns its
     /// answer, or nil when nothing holds `key` (then forward it). A pending one is
     /// claimed: its answer will be relayed to `claimant` by ``settle(_:with:now:)``.
@@ -199,7 +239,7 @@ package struct ResendRecord: Sendable {
     /// Removes a live entry, then the lingering serials that reach a front.
     private mutating func remove(_ serial: UInt64) {
         guard let entry = entries.removeValue(forKey: serial) else { return }
-        if journaling { changes.append(.removed(serial: serial)) }
+        if journaling && entry.logged { changes.append(.removed(serial: serial)) }
         if entry.answer == .pending { pendingBySource[entry.source] = nil }
         // Through the index: one hash of the key (token and payload bytes), not one a step.
         if let index = serialsByKey.index(forKey: entry.key) {

@@ -39,6 +39,12 @@ final class TenantBridge: Sendable, JournalSource {
     /// earlier one (``adopt(_:)``): no session; their answers settle the record.
     static let recoveredConnection = UInt64.max - 1
 
+    /// Another bridge's record row: its key in the store.
+    struct PeerRow: Hashable {
+        let instance: Int64
+        let serial: Int64
+    }
+
     /// What a connection thread is to do next.
     enum Gate {
         /// Decode and hand over more.
@@ -116,6 +122,10 @@ final class TenantBridge: Sendable, JournalSource {
         var journal: ForwardJournal?
         /// The tokens of adopted notifications not yet answered, by ordinal: a 410 queues feedback.
         var recoveredTokens: [Int: [UInt8]] = [:]
+        var nextRecoveredOrdinal = 0
+        /// Other bridges' record rows loaded already, and when the last load was (UNIX ms).
+        var peerRows: Set<PeerRow> = []
+        var peersLoadedAt: Int64 = 0
     }
 
     /// What to do once the lock is released.
@@ -181,6 +191,7 @@ final class TenantBridge: Sendable, JournalSource {
     /// held (``Gate/held(until:)``) rather than closed: a client writes as soon as its
     /// handshake is done, and a close would leave what it wrote of unknown fate.
     func open(waker: WakeSignal?) -> UInt64 {
+        loadPeerEntries()
         let now = now
         let (number, held) = state.withLock { state -> (UInt64, Duration?) in
             let number = state.nextConnection
@@ -364,33 +375,74 @@ final class TenantBridge: Sendable, JournalSource {
         effects.changed = true
     }
 
-    /// Takes over notifications an earlier bridge read and never wrote (their rows are in
-    /// the store under this instance, not sent): each gets a pending record entry, so a
-    /// client's resend of it is answered when it is, and is sent as credit allows.
-    /// `maybeDeliveredBefore` are counted: what the earlier bridge may have written and
-    /// never saw answered.
-    func adopt(_ notifications: [(seq: Int64, notification: BridgedNotification)], maybeDeliveredBefore: Int) {
-        state.withLock { $0.counts.maybeDeliveredBeforeStart += maybeDeliveredBefore }
-        guard !notifications.isEmpty else { return }
+    /// Takes over what a dead bridge left for this tenant (its rows are already in the store
+    /// under this instance, ``Bridge``'s takeover wrote them): its record entries answer
+    /// resends; what it read and never wrote gets a pending record entry each — a client's
+    /// resend of it is answered when it is — and is sent as credit allows; what it may have
+    /// written and saw no answer for is counted.
+    func takeOver(_ taken: TokenStore.BridgeTakeOver) {
         let now = now
         var effects = Effects()
         state.withLock { state in
+            state.counts.maybeDeliveredBeforeStart += taken.maybeDelivered
+            let origin = recordRows?.originMilliseconds ?? 0
+            for row in taken.record {
+                guard let answer = ResendRecord.Answer(storeCode: row.answer) else { continue }
+                state.record.restore(
+                    ResendKey(token: row.token, payload: row.payload, expiry: row.expiry, priority: row.priority),
+                    answer: answer, recordedAt: .milliseconds(row.recordedAt - origin),
+                    as: .stored(serial: UInt64(bitPattern: row.serial)))
+            }
             var items: [ForwardJournal.Item] = []
-            for (index, (seq, notification)) in notifications.enumerated() {
+            for row in taken.journal {
+                let notification = BridgedNotification(
+                    command: .frame, identifier: 0, token: row.token, payload: row.payload, expiry: row.expiry,
+                    priority: row.priority)
+                let ordinal = state.nextRecoveredOrdinal
+                state.nextRecoveredOrdinal += 1
                 state.record.insert(
                     notification.resendKey, answer: .pending,
-                    from: Arrival(connection: Self.recoveredConnection, ordinal: index), now: now)
-                state.recoveredTokens[index] = notification.token
+                    from: Arrival(connection: Self.recoveredConnection, ordinal: ordinal), now: now)
+                state.recoveredTokens[ordinal] = notification.token
                 items.append(
                     ForwardJournal.Item(
-                        seq: seq, connection: Self.recoveredConnection, ordinal: index, notification: notification, readAt: now))
+                        seq: row.seq, connection: Self.recoveredConnection, ordinal: ordinal, notification: notification,
+                        readAt: now))
             }
             if state.record.journaling { effects.recordChanges += state.record.takeChanges() }
             state.journal?.adopt(items)
             state.counts.recovered += items.count
-            effects.journalWake = true
+            effects.journalWake = !items.isEmpty
+            effects.changed = true
         }
         perform(effects)
+    }
+
+    /// Loads the record entries other live bridges on the store keep for this tenant,
+    /// recorded since the last load: a client told an error response by one of them that
+    /// reconnects here (a balancer in front of several) has its resends answered from them.
+    /// Called as a connection opens, before it reads.
+    private func loadPeerEntries() {
+        guard let recordRows else { return }
+        let wallNow = recordRows.originMilliseconds + now.wholeMilliseconds
+        let since = state.withLock { state in
+            // A little before the last load: a row committed just before it may have a
+            // recorded_at older than the load's own time.
+            max(state.peersLoadedAt - 5_000, wallNow - state.record.retention.wholeMilliseconds)
+        }
+        guard let rows = try? outbox.peerResendRows(tenant: tenant.name, excluding: recordRows.instance, since: since)
+        else { return }
+        state.withLock { state in
+            state.peersLoadedAt = wallNow
+            for row in rows where state.peerRows.insert(PeerRow(instance: row.instance, serial: row.serial)).inserted {
+                guard let answer = ResendRecord.Answer(storeCode: row.answer) else { continue }
+                state.record.restore(
+                    ResendKey(token: row.token, payload: row.payload, expiry: row.expiry, priority: row.priority),
+                    answer: answer, recordedAt: .milliseconds(row.recordedAt - recordRows.originMilliseconds), as: .peer)
+            }
+            // The keys seen are kept about as long as the record keeps entries.
+            if state.peerRows.count > 2 * state.record.capacity + 1_024 { state.peerRows.removeAll() }
+        }
     }
 
     /// The lowest seq read and not answered.

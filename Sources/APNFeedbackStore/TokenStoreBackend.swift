@@ -35,6 +35,13 @@ protocol TokenStoreBackend: AnyObject {
     func takeOverBridgeState(
         tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
     ) throws(StoreError)
+    func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError)
+    func releaseBridgeInstance(_ instance: Int64)
+    func takeOverDeadBridges(
+        instance: Int64, tenants: [String], recordSince: Int64,
+        plan: (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver
+    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver])
+    func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError) -> [TokenStore.ResendRow]
     func checkWritable(freeBytes: Int) throws(StoreError)
     /// Tests only: ``TokenStore/failCommits(after:)``.
     func failCommits(after count: Int)

@@ -45,6 +45,10 @@ enum BridgeLog {
             fields = [("event", .string("feedback_store_failed")), ("error", .string(error)), ("waiting", .integer(waiting))]
         case .feedbackStoreRecovered:
             fields = [("event", .string("feedback_store_recovered"))]
+        case .bridgesTakenOver(let instances, let recovered):
+            fields = [
+                ("event", .string("bridges_taken_over")), ("instances", .integer(instances)), ("recovered", .integer(recovered)),
+            ]
         case .recordNotWritten(let tenant):
             fields = [("event", .string("record_not_written")), ("tenant", .string(tenant))]
         }

@@ -43,19 +43,28 @@ struct BridgeRestartTests {
 
         let restarted = try fixture.restarted()
         defer { restarted.stop(grace: .seconds(2)) }
-        let second = try RawBinaryClient(fixture, port: restarted.gatewayPort)
+        try await Self.resendsAreAnswered(by: restarted, fixture, frames: frames, after: refused)
+    }
+
+    /// A client resends everything after the refused notification to `bridge`: every resend
+    /// is answered from the record, none forwarded, and the upstream has each notification
+    /// but the refused one exactly once.
+    static func resendsAreAnswered(by bridge: Bridge, _ fixture: BridgeFixture, frames: RawFrames, after refused: Int)
+        async throws
+    {
+        let count = frames.count
+        let second = try RawBinaryClient(fixture, port: bridge.gatewayPort)
         let resent = Array(refused + 1..<count)
-        let again = try second.write(frames, indices: resent, round: 1)
-        #expect(again.response == nil, "every resend answered as it was: accepted")
+        #expect(try second.write(frames, indices: resent, round: 1).response == nil, "every resend answered as it was: accepted")
         second.connection.close()
-        #expect(await onThread { restarted.wait(until: .now + .seconds(60)) { $0.counts.received == resent.count } })
-        let counts = restarted.summary.counts
+        #expect(await onThread { bridge.wait(until: .now + .seconds(60)) { $0.counts.received == resent.count } })
+        let counts = bridge.summary.counts
         #expect(counts.forwarded == 0, "nothing forwarded twice")
         #expect(counts.resendsAnswered == resent.count)
         let deliveries = fixture.deliveries()
         let wrong = (0..<count).filter { $0 != refused && deliveries[device($0).hexString] != 1 }
         #expect(wrong.count == 0, "not upstream exactly once: \(wrong.prefix(20)) (\(wrong.count))")
-        #expect(upstream.recordCount == count - 1)
+        #expect(fixture.upstream.recordCount == count - 1)
     }
 
     /// The upstream answers too late for the grace: what was on the wire becomes maybe

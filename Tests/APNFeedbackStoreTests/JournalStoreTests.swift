@@ -70,3 +70,52 @@ struct JournalStoreTests {
         #expect(try store.journalLeftover(tenant: "app", excluding: 9).rows.isEmpty)
     }
 }
+
+/// #41: bridges on one store know each other alive by their locks; only a dead one's state
+/// is taken over, once, by one survivor.
+@Suite("Token store: bridges sharing a store")
+struct BridgeInstancesStoreTests {
+    typealias Tests = TokenStoreTests
+
+    /// A plan that keeps every record row and forwards every journal row, under `instance`.
+    static func keepAll(_ instance: Int64) -> (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver {
+        { _, record, leftover in
+            TokenStore.BridgeTakeOver(
+                record: record.map { var row = $0; row.instance = instance; row.serial = -row.serial - 1; return row },
+                journal: leftover.rows.map { var row = $0; row.instance = instance; return row })
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func onlyADeadBridgesStateIsTakenOverAndOnlyOnce(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
+        // Each bridge its own connection, as each process has.
+        var first: TokenStore? = try folder.store()
+        let second = try folder.store()
+        let third = try folder.store()
+        try first?.registerBridgeInstance(1, startedAt: 1_000)
+        try second.registerBridgeInstance(2, startedAt: 1_000)
+        try third.registerBridgeInstance(3, startedAt: 1_000)
+        var batch = TokenStore.JournalBatch()
+        batch.inserts = [JournalStoreTests.row(1), JournalStoreTests.row(2)]
+        try first?.applyJournal(batch, instance: 1)
+        try first?.applyResendChanges([.insert(ResendRecordStoreTests.row(7, instance: 1, at: 5_000))])
+
+        // 1 is alive (its lock held): nothing is taken.
+        let none = try second.takeOverDeadBridges(instance: 2, tenants: ["app"], recordSince: 0, plan: Self.keepAll(2))
+        #expect(none.instances.isEmpty && none.byTenant.isEmpty)
+        #expect(try second.peerResendRows(tenant: "app", excluding: 2, since: 0).count == 1, "a peer's record is readable")
+
+        // 1 stops (its lock released): 2 takes it over; 3, looking next, finds nothing.
+        first?.releaseBridgeInstance(1)
+        first = nil
+        let taken = try second.takeOverDeadBridges(instance: 2, tenants: ["app"], recordSince: 0, plan: Self.keepAll(2))
+        #expect(taken.instances == [1])
+        #expect(taken.byTenant["app"]?.journal.map(\.seq) == [1, 2])
+        #expect(taken.byTenant["app"]?.record.map(\.serial) == [-8])
+        let again = try third.takeOverDeadBridges(instance: 3, tenants: ["app"], recordSince: 0, plan: Self.keepAll(3))
+        #expect(again.instances.isEmpty, "taken once")
+        #expect(try third.journalLeftover(tenant: "app", excluding: 3).rows.map(\.instance) == [2, 2], "now 2's")
+        #expect(try third.peerResendRows(tenant: "app", excluding: 3, since: 0).map(\.instance) == [2])
+    }
+}

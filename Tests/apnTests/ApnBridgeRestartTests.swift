@@ -38,10 +38,10 @@ struct ApnBridgeRestartTests {
     /// what it wrote and noting every other event but `completed`; `count` notifications
     /// pushed, to distinct tokens marked `mark`.
     static func client(
-        _ fixture: SendFixture, port: UInt16, count: Int, mark: UInt8
+        _ fixture: SendFixture, port: UInt16, count: Int, mark: UInt8, address: String = "127.0.0.1"
     ) throws -> (Connection, TransmittedCount, EventLog) {
         var options = Connection.Options()
-        options.address = "127.0.0.1"
+        options.address = address
         options.port = port
         options.cert = .file(fixture.path("certs/client.pem"))
         options.key = .file(fixture.path("certs/client.key"))
@@ -122,15 +122,23 @@ struct ApnBridgeRestartTests {
         // Per token, what the upstream read. Requests on the wire at the kill may have been
         // read or not (the killed socket's reset discards what the upstream had not read
         // yet): those are counted maybe delivered, never sent again.
-        var seen: [String: Int] = [:]
-        for line in try String(contentsOfFile: recordFile, encoding: .utf8).split(separator: "\n") {
-            if let token = try jsonObject(String(line))["token"] as? String { seen[token, default: 0] += 1 }
-        }
+        let seen = try Self.acceptedByToken(recordFile)
         let maybe = summary["maybe_delivered_before_start"] as? Int ?? 0
         #expect(seen.values.allSatisfy { $0 == 1 }, "none twice upstream: \(seen.values.filter { $0 > 1 }.count) twice")
         #expect(seen.count <= count && seen.count >= count - maybe, "lost only what was on the wire: \(seen.count) of \(count), \(summary)")
         #expect(maybe + (summary["recovered"] as? Int ?? 0) > 0, "the kill caught some in the journal: \(summary)")
         print("SIGKILL + restart: \(seen.count) of \(count) upstream once, 0 twice; maybe delivered before the start \(maybe), recovered \(summary["recovered"] ?? 0)")
+    }
+}
+
+extension ApnBridgeRestartTests {
+    /// How often the mock's `--record` file says it accepted each token.
+    static func acceptedByToken(_ recordFile: String) throws -> [String: Int] {
+        var seen: [String: Int] = [:]
+        for line in try String(contentsOfFile: recordFile, encoding: .utf8).split(separator: "\n") {
+            if let token = try jsonObject(String(line))["token"] as? String { seen[token, default: 0] += 1 }
+        }
+        return seen
     }
 }
 

@@ -182,6 +182,11 @@ final class ApnProcess: Sendable {
         standardError.arrived.signal()
     }
 
+    /// What the process wrote to standard error so far.
+    var standardErrorSoFar: String {
+        String(decoding: standardError.bytes.withLock { $0 }, as: UTF8.self)
+    }
+
     /// Waits up to `timeout` until what the process wrote to standard error so far
     /// satisfies `condition` (while it runs: a log); returns whether it did.
     func waitForStandardError(timeout: Double = 60, until condition: (String) -> Bool) -> Bool {

@@ -73,6 +73,12 @@ enum PostgresSchema {
             answered_through bigint,
             PRIMARY KEY (instance, tenant)
         );
+        CREATE TABLE bridge_instances (
+            instance bigint PRIMARY KEY,
+            started_at bigint NOT NULL
+        );
+        ALTER TABLE feedback_outbox ADD COLUMN claimed_until bigint;
+
         """,
     ]
 

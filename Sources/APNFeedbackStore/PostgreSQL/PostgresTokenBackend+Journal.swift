@@ -65,8 +65,24 @@ extension PostgresTokenBackend {
         }
     }
 
+    /// The journal rows of a `SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at`.
+    func journalRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [TokenStore.JournalRow] {
+        var rows: [TokenStore.JournalRow] = []
+        for row in 0..<result.rows {
+            guard let owner = result.int64(row, 0), let seq = result.int64(row, 1),
+                let expiry = result.int64(row, 4).flatMap({ UInt32(exactly: $0) }),
+                let priority = result.int64(row, 5).flatMap({ UInt8(exactly: $0) }), let recordedAt = result.int64(row, 7)
+            else { throw StoreError(.corrupt, "the token store holds a journal row this code could not have written") }
+            rows.append(
+                TokenStore.JournalRow(
+                    instance: owner, seq: seq, tenant: tenant, token: result.bytes(row, 2), payload: result.bytes(row, 3),
+                    expiry: expiry, priority: priority, answer: result.int64(row, 6), recordedAt: recordedAt))
+        }
+        return rows
+    }
+
     /// Inserts `rows`, each under its own instance.
-    private func insertJournal(_ rows: [TokenStore.JournalRow]) throws(StoreError) {
+    func insertJournal(_ rows: [TokenStore.JournalRow]) throws(StoreError) {
         let int8 = PostgresValue.int8Type
         for chunk in rows.chunks(of: Self.batchSize) {
             try connection.run("apn_journal_insert", [
@@ -85,16 +101,7 @@ extension PostgresTokenBackend {
     func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
         var leftover = TokenStore.JournalLeftover()
         let rows = try connection.run("apn_journal_rows", [.text(tenant), .int64(instance)])
-        for row in 0..<rows.rows {
-            guard let owner = rows.int64(row, 0), let seq = rows.int64(row, 1),
-                let expiry = rows.int64(row, 4).flatMap({ UInt32(exactly: $0) }),
-                let priority = rows.int64(row, 5).flatMap({ UInt8(exactly: $0) }), let recordedAt = rows.int64(row, 7)
-            else { throw StoreError(.corrupt, "the token store holds a journal row this code could not have written") }
-            leftover.rows.append(
-                TokenStore.JournalRow(
-                    instance: owner, seq: seq, tenant: tenant, token: rows.bytes(row, 2), payload: rows.bytes(row, 3),
-                    expiry: expiry, priority: priority, answer: rows.int64(row, 6), recordedAt: recordedAt))
-        }
+        leftover.rows = try journalRows(rows, tenant: tenant)
         let marks = try connection.run("apn_journal_read_marks", [.text(tenant), .int64(instance)])
         for row in 0..<marks.rows {
             guard let owner = marks.int64(row, 0) else { continue }
@@ -118,5 +125,108 @@ extension PostgresTokenBackend {
             try connection.run("apn_journal_drop_marks", [.text(tenant), .int64(instance)])
             try insertJournal(journal)
         }
+    }
+}
+
+/// Bridges sharing a PostgreSQL store (TokenStore+BridgeInstances.swift): each holds a
+/// session advisory lock keyed by its instance for as long as its connection lives; the
+/// server drops it when the connection ends, however the process ended.
+extension PostgresTokenBackend {
+    func prepareBridgeInstances() throws(StoreError) {
+        typealias V = PostgresValue
+        try connection.prepare("apn_bridge_lock", "SELECT pg_try_advisory_lock($1)", types: [V.int8Type])
+        try connection.prepare("apn_bridge_try", "SELECT pg_try_advisory_xact_lock($1)", types: [V.int8Type])
+        try connection.prepare("apn_bridge_unlock", "SELECT pg_advisory_unlock($1)", types: [V.int8Type])
+        try connection.prepare("apn_bridge_register", """
+            INSERT INTO bridge_instances (instance, started_at) VALUES ($1, $2)
+            ON CONFLICT (instance) DO UPDATE SET started_at = excluded.started_at
+            """, types: [V.int8Type, V.int8Type])
+        try connection.prepare(
+            "apn_bridge_others", "SELECT instance::int8 FROM bridge_instances WHERE instance <> $1 ORDER BY instance",
+            types: [V.int8Type])
+        try connection.prepare("apn_resend_of", """
+            SELECT instance::int8, serial::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
+            FROM bridge_resend WHERE tenant = $1 AND instance = $2 AND recorded_at >= $3 ORDER BY recorded_at, instance, serial
+            """, types: [V.textType, V.int8Type, V.int8Type])
+        try connection.prepare("apn_resend_peers", """
+            SELECT instance::int8, serial::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
+            FROM bridge_resend WHERE tenant = $1 AND instance <> $2 AND recorded_at >= $3 ORDER BY recorded_at, instance, serial
+            """, types: [V.textType, V.int8Type, V.int8Type])
+        try connection.prepare("apn_journal_rows_of", """
+            SELECT instance::int8, seq::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
+            FROM bridge_journal WHERE tenant = $1 AND instance = $2 ORDER BY seq
+            """, types: [V.textType, V.int8Type])
+        try connection.prepare("apn_journal_marks_of", """
+            SELECT instance::int8, sent_through::int8, answered_through::int8 FROM bridge_journal_marks
+            WHERE tenant = $1 AND instance = $2
+            """, types: [V.textType, V.int8Type])
+        for table in ["bridge_resend", "bridge_journal", "bridge_journal_marks", "bridge_instances"] {
+            try connection.prepare("apn_drop_\(table)", "DELETE FROM \(table) WHERE instance = $1", types: [V.int8Type])
+        }
+    }
+
+    func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError) {
+        guard try connection.run("apn_bridge_lock", [.int64(instance)]).bool(0, 0) else {
+            throw StoreError(.locked, "another session holds bridge instance \(instance)'s lock")
+        }
+        try connection.transaction { () throws(StoreError) in
+            _ = try connection.run("apn_bridge_register", [.int64(instance), .int64(startedAt)])
+        }
+    }
+
+    func releaseBridgeInstance(_ instance: Int64) {
+        _ = try? connection.run("apn_bridge_unlock", [.int64(instance)])
+    }
+
+    func takeOverDeadBridges(
+        instance: Int64, tenants: [String], recordSince: Int64,
+        plan: (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver
+    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) {
+        try connection.transaction { () throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) in
+            let others = try connection.run("apn_bridge_others", [.int64(instance)])
+            var dead: [Int64] = []
+            for row in 0..<others.rows {
+                guard let other = others.int64(row, 0) else { continue }
+                // Held to the end of this transaction: a second survivor sees it alive.
+                if try connection.run("apn_bridge_try", [.int64(other)]).bool(0, 0) { dead.append(other) }
+            }
+            guard !dead.isEmpty else { return ([], [:]) }
+            var byTenant: [String: TokenStore.BridgeTakeOver] = [:]
+            for tenant in tenants {
+                var record: [TokenStore.ResendRow] = []
+                var leftover = TokenStore.JournalLeftover()
+                for other in dead {
+                    record += try resendRows("apn_resend_of", tenant: tenant, instance: other, since: recordSince)
+                    let rows = try connection.run("apn_journal_rows_of", [.text(tenant), .int64(other)])
+                    leftover.rows += try journalRows(rows, tenant: tenant)
+                    let marks = try connection.run("apn_journal_marks_of", [.text(tenant), .int64(other)])
+                    if marks.rows > 0 {
+                        leftover.marks[other] = TokenStore.JournalMarks(
+                            sentThrough: marks.int64(0, 1), answeredThrough: marks.int64(0, 2))
+                    }
+                }
+                guard !record.isEmpty || !leftover.rows.isEmpty else { continue }
+                let taken = plan(tenant, record, leftover)
+                for row in taken.record { try insertResendRow(row) }
+                try insertJournal(taken.journal)
+                byTenant[tenant] = taken
+            }
+            for other in dead {
+                for table in ["bridge_resend", "bridge_journal", "bridge_journal_marks", "bridge_instances"] {
+                    try connection.run("apn_drop_\(table)", [.int64(other)])
+                }
+            }
+            return (dead, byTenant)
+        }
+    }
+
+    func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+        try resendRows("apn_resend_peers", tenant: tenant, instance: instance, since: since)
+    }
+
+    private func resendRows(_ statement: String, tenant: String, instance: Int64, since: Int64) throws(StoreError)
+        -> [TokenStore.ResendRow]
+    {
+        try decodeResendRows(try connection.run(statement, [.text(tenant), .int64(instance), .int64(since)]), tenant: tenant)
     }
 }

@@ -46,7 +46,11 @@ extension PostgresTokenBackend {
     }
 
     func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
-        let result = try connection.run("apn_resend_rows", [.text(tenant), .int64(recordedSince)])
+        try decodeResendRows(try connection.run("apn_resend_rows", [.text(tenant), .int64(recordedSince)]), tenant: tenant)
+    }
+
+    /// The record rows of a `SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at`.
+    func decodeResendRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [TokenStore.ResendRow] {
         var rows: [TokenStore.ResendRow] = []
         rows.reserveCapacity(Int(result.rows))
         for row in 0..<result.rows {

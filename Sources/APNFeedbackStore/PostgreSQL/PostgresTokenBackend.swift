@@ -48,6 +48,7 @@ final class PostgresTokenBackend: TokenStoreBackend {
         try prepareMaintenance()
         try prepareResendRecord()
         try prepareJournal()
+        try prepareBridgeInstances()
     }
 
     // MARK: registrations

@@ -10,6 +10,8 @@ final class SQLiteJournal {
     private let selectMarks: SQLiteStatement
     private let dropRows: SQLiteStatement
     private let dropMarks: SQLiteStatement
+    private let selectRowsOf: SQLiteStatement
+    private let selectMarksOf: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(StoreError) {
         self.database = database
@@ -35,6 +37,12 @@ final class SQLiteJournal {
             "SELECT instance, sent_through, answered_through FROM bridge_journal_marks WHERE tenant = ?1 AND instance <> ?2")
         dropRows = try database.prepare("DELETE FROM bridge_journal WHERE tenant = ?1 AND instance <> ?2")
         dropMarks = try database.prepare("DELETE FROM bridge_journal_marks WHERE tenant = ?1 AND instance <> ?2")
+        selectRowsOf = try database.prepare("""
+            SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
+            WHERE tenant = ?1 AND instance = ?2 ORDER BY instance, seq
+            """)
+        selectMarksOf = try database.prepare(
+            "SELECT instance, sent_through, answered_through FROM bridge_journal_marks WHERE tenant = ?1 AND instance = ?2")
     }
 
     func apply(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
@@ -77,30 +85,41 @@ final class SQLiteJournal {
         try insertRow.run()
     }
 
+    /// What instances other than `instance` left for `tenant`.
     func leftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
+        try read(rows: selectRows, marks: selectMarks, tenant: tenant, instance: instance)
+    }
+
+    /// What `instance` left for `tenant`.
+    func leftover(tenant: String, instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
+        try read(rows: selectRowsOf, marks: selectMarksOf, tenant: tenant, instance: instance)
+    }
+
+    private func read(rows: SQLiteStatement, marks: SQLiteStatement, tenant: String, instance: Int64) throws(StoreError)
+        -> TokenStore.JournalLeftover
+    {
         var leftover = TokenStore.JournalLeftover()
-        selectRows.reset()
-        defer { selectRows.reset() }
-        selectRows.bind(1, tenant)
-        selectRows.bind(2, instance)
-        while try selectRows.step() {
-            guard let owner = selectRows.int64(0), let seq = selectRows.int64(1),
-                let expiry = selectRows.int64(4).flatMap({ UInt32(exactly: $0) }),
-                let priority = selectRows.int64(5).flatMap({ UInt8(exactly: $0) }), let recordedAt = selectRows.int64(7)
+        rows.reset()
+        defer { rows.reset() }
+        rows.bind(1, tenant)
+        rows.bind(2, instance)
+        while try rows.step() {
+            guard let owner = rows.int64(0), let seq = rows.int64(1),
+                let expiry = rows.int64(4).flatMap({ UInt32(exactly: $0) }),
+                let priority = rows.int64(5).flatMap({ UInt8(exactly: $0) }), let recordedAt = rows.int64(7)
             else { throw StoreError(.corrupt, "the token store holds a journal row this code could not have written") }
             leftover.rows.append(
                 TokenStore.JournalRow(
-                    instance: owner, seq: seq, tenant: tenant, token: selectRows.bytes(2), payload: selectRows.bytes(3),
-                    expiry: expiry, priority: priority, answer: selectRows.int64(6), recordedAt: recordedAt))
+                    instance: owner, seq: seq, tenant: tenant, token: rows.bytes(2), payload: rows.bytes(3),
+                    expiry: expiry, priority: priority, answer: rows.int64(6), recordedAt: recordedAt))
         }
-        selectMarks.reset()
-        defer { selectMarks.reset() }
-        selectMarks.bind(1, tenant)
-        selectMarks.bind(2, instance)
-        while try selectMarks.step() {
-            guard let owner = selectMarks.int64(0) else { continue }
-            leftover.marks[owner] = TokenStore.JournalMarks(
-                sentThrough: selectMarks.int64(1), answeredThrough: selectMarks.int64(2))
+        marks.reset()
+        defer { marks.reset() }
+        marks.bind(1, tenant)
+        marks.bind(2, instance)
+        while try marks.step() {
+            guard let owner = marks.int64(0) else { continue }
+            leftover.marks[owner] = TokenStore.JournalMarks(sentThrough: marks.int64(1), answeredThrough: marks.int64(2))
         }
         return leftover
     }

@@ -7,6 +7,8 @@ final class SQLiteResendRecord {
     private let deleteRow: SQLiteStatement
     private let selectRows: SQLiteStatement
     private let deleteTenant: SQLiteStatement
+    private let selectOfInstance: SQLiteStatement
+    private let selectPeers: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(StoreError) {
         self.database = database
@@ -22,6 +24,14 @@ final class SQLiteResendRecord {
             WHERE tenant = ?1 AND recorded_at >= ?2 ORDER BY recorded_at, instance, serial
             """)
         deleteTenant = try database.prepare("DELETE FROM bridge_resend WHERE tenant = ?1")
+        selectOfInstance = try database.prepare("""
+            SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at FROM bridge_resend
+            WHERE tenant = ?1 AND instance = ?2 AND recorded_at >= ?3 ORDER BY recorded_at, instance, serial
+            """)
+        selectPeers = try database.prepare("""
+            SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at FROM bridge_resend
+            WHERE tenant = ?1 AND instance <> ?2 AND recorded_at >= ?3 ORDER BY recorded_at, instance, serial
+            """)
     }
 
     func apply(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
@@ -48,6 +58,25 @@ final class SQLiteResendRecord {
         }
     }
 
+    /// Inserts (or replaces) one row, inside a transaction the caller holds.
+    func insertRow(_ row: TokenStore.ResendRow) throws(StoreError) {
+        try insert(row)
+    }
+
+    /// `tenant`'s rows of `instance` recorded since `recordedSince`.
+    func rows(tenant: String, instance: Int64, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+        selectOfInstance.reset()
+        selectOfInstance.bind(2, instance)
+        return try read(selectOfInstance, tenant: tenant, recordedSince: recordedSince)
+    }
+
+    /// `tenant`'s rows of instances other than `instance` recorded since `recordedSince`.
+    func peerRows(tenant: String, excluding instance: Int64, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+        selectPeers.reset()
+        selectPeers.bind(2, instance)
+        return try read(selectPeers, tenant: tenant, recordedSince: recordedSince)
+    }
+
     private func insert(_ row: TokenStore.ResendRow) throws(StoreError) {
         try checkTenant(row.tenant)
         insertRow.reset()
@@ -65,21 +94,29 @@ final class SQLiteResendRecord {
 
     func rows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
         selectRows.reset()
-        // Reset however it ends: a statement left on a row holds a read snapshot.
-        defer { selectRows.reset() }
-        selectRows.bind(1, tenant)
         selectRows.bind(2, recordedSince)
+        return try read(selectRows, tenant: tenant, recordedSince: nil)
+    }
+
+    /// Steps `statement` (tenant ?1, and the time at ?3 unless nil) through its rows.
+    private func read(_ statement: SQLiteStatement, tenant: String, recordedSince: Int64?) throws(StoreError)
+        -> [TokenStore.ResendRow]
+    {
+        // Reset however it ends: a statement left on a row holds a read snapshot.
+        defer { statement.reset() }
+        statement.bind(1, tenant)
+        if let recordedSince { statement.bind(3, recordedSince) }
         var rows: [TokenStore.ResendRow] = []
-        while try selectRows.step() {
-            guard let instance = selectRows.int64(0), let serial = selectRows.int64(1),
-                let expiry = selectRows.int64(4).flatMap({ UInt32(exactly: $0) }),
-                let priority = selectRows.int64(5).flatMap({ UInt8(exactly: $0) }),
-                let answer = selectRows.int64(6), let recordedAt = selectRows.int64(7)
+        while try statement.step() {
+            guard let instance = statement.int64(0), let serial = statement.int64(1),
+                let expiry = statement.int64(4).flatMap({ UInt32(exactly: $0) }),
+                let priority = statement.int64(5).flatMap({ UInt8(exactly: $0) }),
+                let answer = statement.int64(6), let recordedAt = statement.int64(7)
             else { throw StoreError(.corrupt, "the token store holds a resend record row this code could not have written") }
             rows.append(
                 TokenStore.ResendRow(
-                    instance: instance, serial: serial, tenant: tenant, token: selectRows.bytes(2),
-                    payload: selectRows.bytes(3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
+                    instance: instance, serial: serial, tenant: tenant, token: statement.bytes(2),
+                    payload: statement.bytes(3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
         }
         return rows
     }

@@ -80,6 +80,12 @@ enum SQLiteSchema {
             answered_through INTEGER,
             PRIMARY KEY (instance, tenant)
         ) WITHOUT ROWID;
+        CREATE TABLE bridge_instances (
+            instance INTEGER PRIMARY KEY,
+            started_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        ALTER TABLE feedback_outbox ADD COLUMN claimed_until INTEGER;
+
         """,
     ]
 

@@ -21,6 +21,8 @@ final class SQLiteTokenBackend: TokenStoreBackend {
     let resend: SQLiteResendRecord
     /// The bridge's journal's statements.
     let journal: SQLiteJournal
+    /// The bridges' liveness locks (SQLiteTokenBackend+Bridges.swift), once a bridge registers.
+    var bridgeLockFile: BridgeLockFile?
 
     init(path: String, options: TokenStore.Options) throws(StoreError) {
         self.path = path
