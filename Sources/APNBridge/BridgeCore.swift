@@ -112,7 +112,8 @@ struct BridgeFeedback: FeedbackSource {
     /// tenant names.
     func take(for peer: TLSCertificate?) -> (batch: FeedbackBatch, receipt: Receipt)? {
         guard let tenant = core.tenant(for: peer)?.tenant else { return nil }
-        let entries = core.outbox.pending(tenant: tenant.name, limit: Self.batchLimit)
+        // Claimed: a client of another bridge on the same store is not served them meanwhile.
+        let entries = core.outbox.claim(tenant: tenant.name, limit: Self.batchLimit)
         var bytes = WireBuffer(capacity: max(64, entries.count * 38))
         for entry in entries { bytes.writeFeedbackTuple(time: entry.unixTime, token: entry.device.token) }
         return (FeedbackBatch(bytes: bytes.readableBytesArray), Receipt(tenant: tenant.name, entries: entries))
@@ -120,7 +121,8 @@ struct BridgeFeedback: FeedbackSource {
 
     /// Removes the tuples once every byte was written; kept for the next visit otherwise.
     func settle(_ receipt: Receipt, served: Bool) {
-        guard served, !receipt.entries.isEmpty else { return }
+        guard !receipt.entries.isEmpty else { return }
+        guard served else { return core.outbox.release(tenant: receipt.tenant, receipt.entries) }
         core.outbox.removeServed(tenant: receipt.tenant, receipt.entries)
         core.countServed(receipt.entries.count)
     }

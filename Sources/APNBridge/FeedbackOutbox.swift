@@ -254,6 +254,33 @@ package final class FeedbackOutbox: Sendable {
         }
     }
 
+    /// How long a feedback visit's claim on its tuples lasts in the store: far longer than
+    /// writing 10,000 tuples takes; a bridge that dies mid-visit leaves them to be served
+    /// again after it.
+    static let claimDuration: Duration = .seconds(60)
+
+    /// At most `limit` of `tenant`'s tuples, oldest first, claimed in the store for this
+    /// visit: another bridge on the store serves none of them meanwhile (#41). Settle with
+    /// ``removeServed(tenant:_:)`` or ``release(tenant:_:)``. Without a store, ``pending(tenant:limit:)``.
+    package func claim(tenant: String, limit: Int) -> [Feedback.Entry] {
+        let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+        let claimed: [Feedback.Entry]? = backend.withLock { backend in
+            guard case .store(let store) = backend else { return nil }
+            return (try? store.claimFeedback(
+                tenant: tenant, limit: limit, now: now, until: now + Self.claimDuration.wholeMilliseconds)) ?? []
+        }
+        return claimed ?? pending(tenant: tenant, limit: limit)
+    }
+
+    /// Gives a visit's claimed tuples up unserved (the client went away): the next visit,
+    /// here or at another bridge, serves them.
+    package func release(tenant: String, _ entries: [Feedback.Entry]) {
+        backend.withLock { backend in
+            guard case .store(let store) = backend else { return }
+            try? store.releaseFeedback(tenant: tenant, entries)
+        }
+    }
+
     /// Removes tuples served to a client of `tenant` (a later time for a token stays).
     package func removeServed(tenant: String, _ served: [Feedback.Entry]) {
         backend.withLock { backend in

@@ -64,4 +64,26 @@ extension TokenStore {
     public func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int {
         try backend.pendingFeedbackCount(tenant: tenant)
     }
+
+    /// Claims at most `limit` of `tenant`'s tuples, oldest first, that no one else holds a
+    /// claim on (or whose claim expired), until `until` (UNIX ms; `now` is the time now), in
+    /// one transaction: several servers on one store each serve a tuple once whichever one
+    /// a client reaches. Serve them, then ``removeServedFeedback(tenant:_:)`` — or
+    /// ``releaseFeedback(tenant:_:)`` when the client went away — and a claim not settled
+    /// expires at `until`.
+    ///
+    /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant or a negative limit.
+    package func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
+        try checkTenant(tenant)
+        guard limit >= 0 else { throw StoreError(.invalidValue, "a feedback limit must not be negative (got \(limit))") }
+        return try backend.claimFeedback(tenant: tenant, limit: limit, now: now, until: until).sorted {
+            $0.unixTime != $1.unixTime ? $0.unixTime < $1.unixTime : $0.device.token.lexicographicallyPrecedes($1.device.token)
+        }
+    }
+
+    /// Gives claimed tuples up unserved: the next claim may take them at once.
+    package func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+        try checkTenant(tenant)
+        try backend.releaseFeedback(tenant: tenant, entries)
+    }
 }

@@ -27,6 +27,8 @@ protocol TokenStoreBackend: AnyObject {
     func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry]
     func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int
     func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int
+    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry]
+    func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError)
     func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError)
     func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow]
     func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError)

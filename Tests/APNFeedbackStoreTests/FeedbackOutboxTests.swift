@@ -214,3 +214,30 @@ extension TokenStoreTests.Folder {
 struct RawSQLError: Error {
     let message: String
 }
+
+/// #41: servers sharing a store claim tuples for a visit, so each is served once whichever
+/// server a client reaches; a claim released or expired makes them claimable again.
+@Suite("Token store: feedback claims")
+struct FeedbackClaimTests {
+    typealias Tests = TokenStoreTests
+
+    @Test(arguments: StoreBackend.available)
+    func aClaimedTupleIsNotClaimedAgainUntilReleasedOrExpired(_ backend: StoreBackend) throws {
+        let folder = try Tests.Folder(backend)
+        let one = try folder.store()
+        let other = try folder.store()
+        try one.queueFeedback([FeedbackOutboxTests.queued("a", 1, at: 300), FeedbackOutboxTests.queued("a", 2, at: 100),
+                               FeedbackOutboxTests.queued("a", 3, at: 200)])
+        let first = try one.claimFeedback(tenant: "a", limit: 2, now: 1_000, until: 61_000)
+        #expect(first == [Tests.entry(2, at: 100), Tests.entry(3, at: 200)], "oldest first")
+        #expect(try other.claimFeedback(tenant: "a", limit: 10, now: 2_000, until: 62_000) == [Tests.entry(1, at: 300)])
+        #expect(try other.claimFeedback(tenant: "a", limit: 10, now: 3_000, until: 63_000).isEmpty, "all claimed")
+        // The first visit's client went away: released, claimable at once.
+        try one.releaseFeedback(tenant: "a", [Tests.entry(3, at: 200)])
+        #expect(try other.claimFeedback(tenant: "a", limit: 10, now: 4_000, until: 64_000) == [Tests.entry(3, at: 200)])
+        // Served ones are removed; a claim not settled expires.
+        #expect(try one.removeServedFeedback(tenant: "a", [Tests.entry(2, at: 100)]) == 1)
+        #expect(try other.claimFeedback(tenant: "a", limit: 10, now: 62_000, until: 122_000) == [Tests.entry(1, at: 300)])
+        #expect(try one.claimFeedback(tenant: "b", limit: 10, now: 62_000, until: 122_000).isEmpty, "tenants apart")
+    }
+}

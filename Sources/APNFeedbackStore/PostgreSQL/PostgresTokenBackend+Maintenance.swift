@@ -24,6 +24,18 @@ extension PostgresTokenBackend {
             types: [text, bytea, int8])
         try connection.prepare(
             "apn_pending_count", "SELECT count(*)::int8 FROM feedback_outbox WHERE tenant = $1", types: [text])
+        // Claims (schema 4): rows another server is claiming this instant are skipped, not waited for.
+        try connection.prepare("apn_claim", """
+            UPDATE feedback_outbox AS f SET claimed_until = $3
+            FROM (SELECT tenant, token FROM feedback_outbox
+                  WHERE tenant = $1 AND (claimed_until IS NULL OR claimed_until <= $4)
+                  ORDER BY time, token LIMIT $2 FOR UPDATE SKIP LOCKED) AS c
+            WHERE f.tenant = c.tenant AND f.token = c.token
+            RETURNING f.token, f.time::int8
+            """, types: [text, int8, int8, int8])
+        try connection.prepare(
+            "apn_release", "UPDATE feedback_outbox SET claimed_until = NULL WHERE tenant = $1 AND token = $2 AND time = $3",
+            types: [text, bytea, int8])
     }
 
     func delete(_ tokens: [[UInt8]]) throws(StoreError) -> Int {
@@ -104,6 +116,29 @@ extension PostgresTokenBackend {
                 ]).changes
             }
             return removed
+        }
+    }
+
+    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
+        try connection.transaction { () throws(StoreError) -> [Feedback.Entry] in
+            let result = try connection.run("apn_claim", [.text(tenant), .int64(Int64(limit)), .int64(until), .int64(now)])
+            var entries: [Feedback.Entry] = []
+            for row in 0..<result.rows {
+                let device = try storedDevice(result.bytes(row, 0), " in its feedback outbox")
+                guard let time = result.int64(row, 1).flatMap({ UInt32(exactly: $0) }) else {
+                    throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
+                }
+                entries.append(Feedback.Entry(unixTime: time, device: device))
+            }
+            return entries
+        }
+    }
+
+    func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+        try connection.transaction { () throws(StoreError) in
+            for entry in entries {
+                try connection.run("apn_release", [.text(tenant), .bytes(entry.device.token), .int64(Int64(entry.unixTime))])
+            }
         }
     }
 

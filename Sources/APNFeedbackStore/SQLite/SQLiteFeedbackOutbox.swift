@@ -9,6 +9,8 @@ final class SQLiteFeedbackOutbox {
     private let selectPending: SQLiteStatement
     private let deleteServed: SQLiteStatement
     private let countRows: SQLiteStatement
+    private let claimRows: SQLiteStatement
+    private let releaseRow: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(StoreError) {
         self.database = database
@@ -26,6 +28,50 @@ final class SQLiteFeedbackOutbox {
             DELETE FROM feedback_outbox WHERE tenant = ?1 AND token = ?2 AND time = ?3
             """)
         countRows = try database.prepare("SELECT count(*) FROM feedback_outbox WHERE tenant = ?1")
+        // Schema 4's claims: one server's claim keeps another from serving the same tuple.
+        claimRows = try database.prepare("""
+            UPDATE feedback_outbox SET claimed_until = ?3
+            WHERE (tenant, token) IN (
+                SELECT tenant, token FROM feedback_outbox
+                WHERE tenant = ?1 AND (claimed_until IS NULL OR claimed_until <= ?4)
+                ORDER BY time, token LIMIT ?2)
+            RETURNING token, time
+            """)
+        releaseRow = try database.prepare("""
+            UPDATE feedback_outbox SET claimed_until = NULL WHERE tenant = ?1 AND token = ?2 AND time = ?3
+            """)
+    }
+
+    func claim(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
+        try database.transaction { () throws(StoreError) -> [Feedback.Entry] in
+            claimRows.reset()
+            defer { claimRows.reset() }
+            claimRows.bind(1, tenant)
+            claimRows.bind(2, Int64(limit))
+            claimRows.bind(3, until)
+            claimRows.bind(4, now)
+            var entries: [Feedback.Entry] = []
+            while try claimRows.step() {
+                let device = try storedDevice(claimRows.bytes(0), " in its feedback outbox")
+                guard let time = claimRows.int64(1).flatMap({ UInt32(exactly: $0) }) else {
+                    throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
+                }
+                entries.append(Feedback.Entry(unixTime: time, device: device))
+            }
+            return entries
+        }
+    }
+
+    func release(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            for entry in entries {
+                releaseRow.reset()
+                releaseRow.bind(1, tenant)
+                releaseRow.bind(2, entry.device.token)
+                releaseRow.bind(3, Int64(entry.unixTime))
+                try releaseRow.run()
+            }
+        }
     }
 
     func queue(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError) {

@@ -59,4 +59,12 @@ extension SQLiteTokenBackend {
     func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int {
         try outbox.count(tenant: tenant)
     }
+
+    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
+        try outbox.claim(tenant: tenant, limit: limit, now: now, until: until)
+    }
+
+    func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+        try outbox.release(tenant: tenant, entries)
+    }
 }
