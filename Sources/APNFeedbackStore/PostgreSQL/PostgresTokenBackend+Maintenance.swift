@@ -92,7 +92,11 @@ extension PostgresTokenBackend {
         guard limit >= 0 else {
             throw StoreError(.invalidValue, "a feedback limit must not be negative (got \(limit))")
         }
-        let result = try connection.run("apn_pending", [.text(tenant), .int64(Int64(limit))])
+        return try feedbackEntries(try connection.run("apn_pending", [.text(tenant), .int64(Int64(limit))]))
+    }
+
+    /// The tuples of a `SELECT token, time` (or `RETURNING token, time`) on the outbox.
+    private func feedbackEntries(_ result: PostgresResult) throws(StoreError) -> [Feedback.Entry] {
         var entries: [Feedback.Entry] = []
         entries.reserveCapacity(Int(result.rows))
         for row in 0..<result.rows {
@@ -121,16 +125,8 @@ extension PostgresTokenBackend {
 
     func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
         try connection.transaction { () throws(StoreError) -> [Feedback.Entry] in
-            let result = try connection.run("apn_claim", [.text(tenant), .int64(Int64(limit)), .int64(until), .int64(now)])
-            var entries: [Feedback.Entry] = []
-            for row in 0..<result.rows {
-                let device = try storedDevice(result.bytes(row, 0), " in its feedback outbox")
-                guard let time = result.int64(row, 1).flatMap({ UInt32(exactly: $0) }) else {
-                    throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
-                }
-                entries.append(Feedback.Entry(unixTime: time, device: device))
-            }
-            return entries
+            try feedbackEntries(
+                try connection.run("apn_claim", [.text(tenant), .int64(Int64(limit)), .int64(until), .int64(now)]))
         }
     }
 

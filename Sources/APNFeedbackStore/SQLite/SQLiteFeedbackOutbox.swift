@@ -50,15 +50,7 @@ final class SQLiteFeedbackOutbox {
             claimRows.bind(2, Int64(limit))
             claimRows.bind(3, until)
             claimRows.bind(4, now)
-            var entries: [Feedback.Entry] = []
-            while try claimRows.step() {
-                let device = try storedDevice(claimRows.bytes(0), " in its feedback outbox")
-                guard let time = claimRows.int64(1).flatMap({ UInt32(exactly: $0) }) else {
-                    throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
-                }
-                entries.append(Feedback.Entry(unixTime: time, device: device))
-            }
-            return entries
+            return try entries(claimRows)
         }
     }
 
@@ -99,10 +91,15 @@ final class SQLiteFeedbackOutbox {
         defer { selectPending.reset() }
         selectPending.bind(1, tenant)
         selectPending.bind(2, Int64(limit))
+        return try entries(selectPending)
+    }
+
+    /// The tuples `statement` steps through (`token, time`).
+    private func entries(_ statement: SQLiteStatement) throws(StoreError) -> [Feedback.Entry] {
         var entries: [Feedback.Entry] = []
-        while try selectPending.step() {
-            let device = try storedDevice(selectPending.bytes(0), " in its feedback outbox")
-            guard let time = selectPending.int64(1).flatMap({ UInt32(exactly: $0) }) else {
+        while try statement.step() {
+            let device = try storedDevice(statement.bytes(0), " in its feedback outbox")
+            guard let time = statement.int64(1).flatMap({ UInt32(exactly: $0) }) else {
                 throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
             }
             entries.append(Feedback.Entry(unixTime: time, device: device))
