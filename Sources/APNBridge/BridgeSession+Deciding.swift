@@ -169,6 +169,7 @@ extension BridgeSession {
 
     /// Pauses at the window, resumes below it (rule 8).
     mutating func updateWindow() {
+        let window = readsThroughShutdown ? shutdownWindow : window
         switch reading {
         case .open where slots.count >= window:
             reading = .paused

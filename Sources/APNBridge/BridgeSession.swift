@@ -116,6 +116,8 @@ package struct BridgeSession: Sendable {
     /// The identifier of the last notification of the accepted prefix, 0 while none.
     var lastAcceptedIdentifier: UInt32 = 0
     var shutdownRequested = false
+    /// Reading goes on through the shutdown's grace (``shutdown(readingOn:)``).
+    var readsThroughShutdown = false
     var graceOver = false
     /// Remembered pending (collecting, draining): their tokens, for the feedback of a 410
     /// answer.
@@ -279,14 +281,26 @@ package struct BridgeSession: Sendable {
     }
 
     /// The bridge is shutting down (SIGTERM): stop reading; once everything forwarded has
-    /// its answer, or at ``graceExpired()``, status 10 and close.
-    package mutating func shutdown() {
+    /// its answer, or at ``graceExpired()``, status 10 and close. `readingOn` (a bridge
+    /// that journals what it reads, #41): read on through the grace, up to ten windows, so
+    /// that what the client wrote is in the journal for the next bridge rather than lost in
+    /// buffers when the connection closes — a client with a small resend cache cannot
+    /// resend it.
+    package mutating func shutdown(readingOn: Bool = false) {
         if phase == .collecting { return endCollecting() }
         guard phase == .running, !shutdownRequested else { return }
         shutdownRequested = true
-        stopReading()
+        if readingOn {
+            readsThroughShutdown = true
+            updateWindow()
+        } else {
+            stopReading()
+        }
         decide()
     }
+
+    /// How many may be unsettled while reading on through a shutdown.
+    var shutdownWindow: Int { window * 10 }
 
     /// The shutdown grace period is over: end now, with what is unanswered remembered as
     /// pending. Ignored unless shutting down.

@@ -39,7 +39,8 @@ final class BridgeTakeOverTask: Sendable {
         let (dead, byTenant) = try outbox.takeOverDeadBridges(
             instance: instance, tenants: Array(tenants.keys), recordSince: now - retention.wholeMilliseconds
         ) { tenant, recordRows, leftover in
-            let plan = JournalRecovery(recordRows: recordRows, leftover: leftover)
+            let plan = JournalRecovery(
+                recordRows: recordRows, leftover: leftover, forwardSince: now - retention.wholeMilliseconds)
             var taken = TokenStore.BridgeTakeOver(maybeDelivered: plan.maybeDelivered)
             taken.record = plan.record.map { row in
                 var row = row

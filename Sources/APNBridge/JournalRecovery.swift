@@ -11,7 +11,7 @@ import APNWire
 /// | answered: not delivered, its client told | nothing: the client resends it |
 /// | answered: not delivered, its client gone (``ForwardJournal/Code/forwardAgain``) | forwarded again |
 /// | unanswered, at or below its instance's mark (handed to the provider: maybe written) | a record entry, maybe delivered; counted; never forwarded |
-/// | unanswered, above the mark (never written) | forwarded |
+/// | unanswered, above the mark (never written) | forwarded, unless read before `forwardSince` (counted `tooOld`) |
 ///
 /// Record rows (the resend record an earlier bridge kept) come back as they were.
 package struct JournalRecovery {
@@ -21,9 +21,13 @@ package struct JournalRecovery {
     package var forward: [BridgedNotification] = []
     /// Rows that may have been written and never answered.
     package var maybeDelivered = 0
+    /// Rows to forward that were read longer ago than the retention: not forwarded (a
+    /// bridge starting long after the last one stopped must not deliver stale pushes).
+    package var tooOld = 0
 
-    /// The decision for `recordRows` and `leftover`.
-    package init(recordRows: [TokenStore.ResendRow], leftover: TokenStore.JournalLeftover) {
+    /// The decision for `recordRows` and `leftover`; rows to forward read before
+    /// `forwardSince` (UNIX ms) are dropped and counted (``tooOld``).
+    package init(recordRows: [TokenStore.ResendRow], leftover: TokenStore.JournalLeftover, forwardSince: Int64 = .min) {
         record = recordRows
         // What the record rows already hold, as a multiset: a journal row for the same
         // content (the notification the record row was made for) is not added twice.
@@ -39,6 +43,10 @@ package struct JournalRecovery {
                 maybeDelivered += 1
                 answer = .maybeDelivered
             case nil, ForwardJournal.Code.forwardAgain?:
+                guard row.recordedAt >= forwardSince else {
+                    tooOld += 1
+                    continue
+                }
                 forward.append(
                     BridgedNotification(
                         command: .frame, identifier: 0, token: row.token, payload: row.payload, expiry: row.expiry,

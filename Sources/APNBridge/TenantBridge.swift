@@ -123,6 +123,8 @@ final class TenantBridge: Sendable, JournalSource {
         /// The tokens of adopted notifications not yet answered, by ordinal: a 410 queues feedback.
         var recoveredTokens: [Int: [UInt8]] = [:]
         var nextRecoveredOrdinal = 0
+        /// The stop's grace is over (``withdrawJournal()``): what is withdrawn is left to the next bridge.
+        var stopping = false
         /// Other bridges' record rows loaded already, and when the last load was (UNIX ms).
         var peerRows: Set<PeerRow> = []
         var peersLoadedAt: Int64 = 0
@@ -340,8 +342,14 @@ final class TenantBridge: Sendable, JournalSource {
         case .accepted?: code = nil  // the answered mark says so
         case let recorded?: code = recorded.storeCode
         case nil:
+            // At a stop the next bridge takes this one's state over before any client
+            // reconnects, so a resend finds the pending entry it makes for each and is not
+            // forwarded twice: everything withdrawn goes to it, and a client that cannot
+            // resend (node-apn at its default cache, told status 10 naming a notification it
+            // no longer holds) loses nothing. While running, a client told status 10 resends
+            // here, so only a client that left is owed a forward by the next bridge.
             let clientGone = number == Self.recoveredConnection || state.entries[number].map { !$0.live } ?? true
-            code = clientGone ? ForwardJournal.Code.forwardAgain : ForwardJournal.Code.notDelivered
+            code = state.stopping || clientGone ? ForwardJournal.Code.forwardAgain : ForwardJournal.Code.notDelivered
         }
         if handed {
             state.journal?.answered(seq: seq, code: code)
@@ -459,12 +467,13 @@ final class TenantBridge: Sendable, JournalSource {
     }
 
     /// The stop: nothing more of the journal is sent; what was read and never handed is
-    /// answered as not delivered (its client told status 10, or — when it closed — left for
-    /// the next bridge to forward).
+    /// answered as not delivered — its client is told status 10 — and left for the next
+    /// bridge to forward, as is what the provider withdraws after this.
     func withdrawJournal() {
         let now = now
         var effects = Effects()
         state.withLock { state in
+            state.stopping = true
             guard let items = state.journal?.withdraw() else { return }
             for item in items {
                 journalAnswered(&state, &effects, item.connection, seq: item.seq, .bridgeFailure, handed: false)
@@ -485,9 +494,11 @@ final class TenantBridge: Sendable, JournalSource {
 
     // MARK: stopping
 
-    /// Tells every session the bridge is shutting down.
+    /// Tells every session the bridge is shutting down; with a journal they read on
+    /// through the grace (``BridgeSession/shutdown(readingOn:)``).
     func shutdown() {
-        everySession { $0.shutdown() }
+        let readingOn = recordRows != nil
+        everySession { $0.shutdown(readingOn: readingOn) }
     }
 
     /// Tells every session the shutdown grace period is over.

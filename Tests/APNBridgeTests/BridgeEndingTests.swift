@@ -58,6 +58,25 @@ import Testing
         #expect(harness.actions(connection) == ["error(10,103)", "close", "finished"])
     }
 
+    /// #41: a bridge that journals what it reads reads on through the grace (up to ten
+    /// windows), so that what the client wrote is kept for the next bridge, not lost in
+    /// buffers at the close; status 10 still names the end of the accepted prefix.
+    @Test func aJournalingShutdownReadsOnThroughTheGraceThenStatus10() {
+        var harness = BridgeHarness()
+        let connection = harness.connect(window: 2)
+        harness.receive(connection, 0...1)
+        #expect(harness.actions(connection) == forwards(0...1) + ["pause"])
+        harness.shutdown(connection, readingOn: true)
+        #expect(harness.actions(connection) == ["resume"], "ten windows while the grace lasts")
+        #expect(harness.receive(connection, 2...19).allSatisfy { $0 != nil })
+        #expect(harness.actions(connection) == forwards(2...19) + ["pause"])
+        harness.answer(connection, 0, .accepted)
+        harness.graceExpired(connection)
+        let actions = harness.actions(connection)
+        #expect(actions.contains("error(10,100)") && actions.contains("close"), "\(actions)")
+        #expect(harness.receive(connection, [20]) == [nil], "nothing read after the end")
+    }
+
     @Test func shutdownReportsARefusalThatComesFirst() {
         var harness = BridgeHarness()
         let connection = harness.connect()

@@ -100,8 +100,8 @@ struct BridgeHarness {
         drain(connection)
     }
 
-    mutating func shutdown(_ connection: UInt64) {
-        sessions[connection]!.shutdown()
+    mutating func shutdown(_ connection: UInt64, readingOn: Bool = false) {
+        sessions[connection]!.shutdown(readingOn: readingOn)
         drain(connection)
     }
 

@@ -92,5 +92,8 @@ import Testing
         #expect(plan.forward.map(\.resendKey) == [BridgeHarness.key(5), BridgeHarness.key(6)])
         #expect(plan.record.map(\.answer) == [0, 65_544, 1, 0], "the record row, then rows 2, 4 and 7 (1 is held already)")
         #expect(plan.record.map(\.recordedAt) == [1_000, 1_002, 1_004, 1_007])
+        // Rows to forward read before the retention's start are dropped and counted.
+        let late = JournalRecovery(recordRows: [], leftover: leftover, forwardSince: 1_006)
+        #expect(late.forward.map(\.resendKey) == [BridgeHarness.key(6)] && late.tooOld == 1)
     }
 }
