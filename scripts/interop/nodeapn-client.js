@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // scripts/interop/nodeapn-client.js --apn DIR --port N --certs DIR [--count N] [--refuse I,…]
-//     [--idle SECONDS] [--timeout SECONDS] [--options JSON]:
+//     [--idle SECONDS] [--timeout SECONDS] [--options JSON] [--rate N]:
 // node-apn 1.x as published (DIR holds its index.js, with debug, node-forge and q resolvable
 // from it) sends COUNT (20,000) notifications through a binary gateway at 127.0.0.1:N, for
 // scripts/interop/nodeapn-bridge (issue #40). Only what connecting needs is given — address,
@@ -8,7 +8,7 @@
 // other option is node-apn's default (cacheLength 1000, autoAdjustCache, one connection,
 // buffersNotifications, retryLimit -1, fastMode false) unless --options gives a JSON object
 // merged into the Connection options (e.g. '{"fastMode":true}'). Token i (1…COUNT) is the 64 hex digits of i; all are
-// pushed at once in a loop, each its own ~100-byte alert. --refuse lists the numbers the
+// pushed at once in a loop (or --rate N a second, in 10 ms steps), each its own ~100-byte alert. --refuse lists the numbers the
 // upstream refuses (default 2000,6000,10000,14000,18000), only to classify what is reported.
 // Ends when node-apn has nothing queued, nothing unwritten and no connection pending and no
 // event came for --idle (10) seconds, or at --timeout (600), and prints one JSON line:
@@ -23,7 +23,7 @@ function usage() {
     console.error('usage: nodeapn-client.js --apn DIR --port N --certs DIR [--count N] [--refuse I,…] [--idle S] [--timeout S] [--options JSON]');
     process.exit(2);
 }
-const opts = { count: 20000, refuse: [2000, 6000, 10000, 14000, 18000], idle: 10, timeout: 600, options: {} };
+const opts = { count: 20000, refuse: [2000, 6000, 10000, 14000, 18000], idle: 10, timeout: 600, options: {}, rate: 0 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
     const a = argv[i], v = argv[i + 1];
@@ -36,6 +36,7 @@ for (let i = 0; i < argv.length; i += 2) {
     case '--refuse': opts.refuse = v.split(',').filter(Boolean).map(Number); break;
     case '--idle': opts.idle = Number(v); break;
     case '--timeout': opts.timeout = Number(v); break;
+    case '--rate': opts.rate = Number(v); break;
     case '--options':
         try { opts.options = JSON.parse(v); } catch (e) { usage(); }
         if (opts.options === null || typeof opts.options !== 'object' || Array.isArray(opts.options)) usage();
@@ -119,16 +120,29 @@ connection.on('socketError', (e) => { touch(); timeline.push({ t: ms(), ev: 'soc
 connection.on('timeout', () => { touch(); timeline.push({ t: ms(), ev: 'timeout' }); });
 connection.on('error', (e) => { touch(); errors.push(String(e && e.message || e)); timeline.push({ t: ms(), ev: 'error', error: String(e && e.message || e) }); });
 
-for (let i = 1; i <= opts.count; i++) {
+function push(i) {
     const note = new apn.Notification();
     note.alert = 'Hello through the bridge, notification number ' + i;
     note.badge = 1;
     note.payload = { id: String(i).padStart(10, '0') };
     connection.pushNotification(note, tokenOf(i));
 }
-const pushedAt = ms();
+let pushed = 0;
+let pushedAt = null;
+if (opts.rate > 0) {
+    const pacer = setInterval(() => {
+        const due = Math.min(opts.count, Math.floor((ms() * opts.rate) / 1000));
+        while (pushed < due) push(++pushed);
+        touch();
+        if (pushed >= opts.count) { clearInterval(pacer); pushedAt = ms(); }
+    }, 10);
+} else {
+    while (pushed < opts.count) push(++pushed);
+    pushedAt = ms();
+}
 
 function idle() {
+    if (pushed < opts.count) return false;
     if (connection.notificationBuffer.length > 0 || connection.deferredConnection) return false;
     for (const s of connection.sockets) {
         if (s.apnBusy || s.writableLength > 0) return false;
