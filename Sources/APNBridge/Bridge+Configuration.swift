@@ -43,8 +43,8 @@ extension Bridge {
         /// by the next bridge). nil: the upstream's streams (``upstream`` `maxConnections`
         /// × `maxConcurrentStreams`, 1,000 by default).
         public var journalCredit: Int?
-        /// The kernel receive buffer of each gateway connection (`SO_RCVBUF`; Linux keeps
-        /// about twice this, half of it for its own bookkeeping): what a client has written
+        /// The kernel receive buffer of each gateway connection (`SO_RCVBUF`, at most
+        /// `net.core.rmem_max`; Linux keeps twice this, half of it for its own bookkeeping): what a client has written
         /// and the bridge not yet read — not journaled, so lost if the bridge is killed (the
         /// client's own send buffer and cache are the rest of that bound). nil: the
         /// system's autotuning (up to 6 MiB on Linux). 256 KiB by default.
