@@ -19,13 +19,25 @@ enum BridgeCommand: Subcommand {
         let stopSignals = StopSignals()
         let bridge = try Bridge(configuration: options.configuration)
         try bridge.start()
+        let endpoints = BridgeAdmin(bridge: bridge)
+        var admin: AdminServer?
+        if let (adminHost, adminPort) = options.admin {
+            do {
+                admin = try AdminServer(host: adminHost, port: adminPort) { endpoints.respond($0) }
+            } catch {
+                bridge.stop(grace: .zero)
+                throw error
+            }
+            admin?.start()
+        }
         let configuration = options.configuration
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        LineWriter.stdout(
-            .object([
-                ("gateway", .string("\(host):\(bridge.gatewayPort)")),
-                ("feedback", .string("\(host):\(bridge.feedbackPort)")),
-            ]))
+        var started: [(String, JSONValue)] = [
+            ("gateway", .string("\(host):\(bridge.gatewayPort)")),
+            ("feedback", .string("\(host):\(bridge.feedbackPort)")),
+        ]
+        if let admin { started.append(("admin", .string("\(admin.host):\(admin.port)"))) }
+        LineWriter.stdout(.object(started))
         let upstream = configuration.upstream
         LineWriter.stderr(
             BridgeLog.started(
@@ -35,7 +47,9 @@ enum BridgeCommand: Subcommand {
 
         stopSignals.wait()
         LineWriter.stderr(BridgeLog.stopping(grace: options.grace).text)
+        endpoints.markStopping()
         let summary = bridge.stop(grace: options.grace)
+        admin?.stop()
         LineWriter.stdout(BridgeLog.summary(summary))
         return 0
     }

@@ -98,6 +98,10 @@ enum BridgeFlags {
                         + "tickets)"),
                 .valued("--tls-max", "1.2|1.3", "the newest TLS version offered", default: "1.3"),
                 .valued("--grace", "SECONDS", "at SIGINT/SIGTERM, wait this long for upstream answers", default: "5"),
+                .valued(
+                    "--admin", "HOST:PORT",
+                    "serve GET /metrics (Prometheus), /healthz and /readyz over plain HTTP here (an IPv4 address; "
+                        + "keep it on loopback or a private network; port 0: the system chooses)"),
             ]),
         LogFlags.group,
     ]
@@ -113,6 +117,8 @@ enum BridgeFlags {
     struct Options {
         var configuration: Bridge.Configuration
         var grace: Duration
+        /// `--admin`: where the admin listener binds, if anywhere.
+        var admin: (host: String, port: UInt16)?
     }
 
     /// Reads and checks the flags, and the files they name (certificates, keys, the
@@ -160,7 +166,14 @@ enum BridgeFlags {
         if let credit { configuration.journalCredit = credit }
         configuration.sessionTickets = flags.has("--session-tickets")
         configuration.maximumTLSVersion = maximumVersion
-        return Options(configuration: configuration, grace: .seconds(grace))
+        var admin: (host: String, port: UInt16)?
+        if let text = flags.value("--admin") {
+            guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]),
+                !text[..<colon].isEmpty
+            else { throw UsageError("--admin: \"\(text)\" is not HOST:PORT") }
+            admin = (String(text[..<colon]), port)
+        }
+        return Options(configuration: configuration, grace: .seconds(grace), admin: admin)
     }
 
     // MARK: the bridge's own certificate

@@ -18,6 +18,8 @@ struct ApnBridgeTests {
         let bridge: ApnProcess
         let gateway: String
         let feedback: String
+        /// The admin listener's address, with `--admin`.
+        let admin: String?
 
         init(upstreamArguments: [String] = [], bridgeArguments: (SendFixture) throws -> [String]) throws {
             fixture = try SendFixture(gatewayArguments: ["--http2"] + upstreamArguments)
@@ -28,7 +30,8 @@ struct ApnBridgeTests {
             let started = try jsonObject(try bridge.nextLine())
             gateway = try #require(started["gateway"] as? String)
             feedback = try #require(started["feedback"] as? String)
-            #expect(started.count == 2, "the start line is {gateway, feedback}: \(started)")
+            admin = started["admin"] as? String
+            #expect(started.count == (admin == nil ? 2 : 3), "the start line is {gateway, feedback[, admin]}: \(started)")
         }
 
         /// The flags for the client certificate of the `apn certs` set in `certs` (default

@@ -1,0 +1,120 @@
+import APNBridge
+import APNWire
+import Foundation
+import Synchronization
+
+/// The endpoints of `apn bridge --admin` (#42): `GET /healthz` (200 while the process
+/// serves), `GET /readyz` (200 while the bridge takes clients; 503 with a JSON reason once
+/// it stops) and `GET /metrics` (the Prometheus text format, 0.0.4: ``BridgeMetrics``).
+final class BridgeAdmin: Sendable {
+    private let bridge: Bridge
+    private let stopping = Atomic<Bool>(false)
+
+    init(bridge: Bridge) {
+        self.bridge = bridge
+    }
+
+    /// From now on `/readyz` answers 503.
+    func markStopping() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// The answer to `request`.
+    func respond(_ request: AdminRequest) -> AdminResponse {
+        switch request.path {
+        case "/healthz":
+            return .text(200, "ok\n")
+        case "/readyz":
+            guard !stopping.load(ordering: .sequentiallyConsistent) else {
+                return AdminResponse(status: 503, contentType: "application/json", body: #"{"reason":"stopping"}"# + "\n")
+            }
+            return .text(200, "ready\n")
+        case "/metrics":
+            return AdminResponse(
+                status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                body: BridgeMetrics.render(bridge.summary, process: ProcessMetrics.current()))
+        default:
+            return .text(404, "not found: /healthz, /readyz, /metrics\n")
+        }
+    }
+}
+
+/// What the kernel says of this process (Linux `/proc/self`): resident memory, open
+/// descriptors, threads.
+struct ProcessMetrics: Sendable {
+    var residentBytes: Double = 0
+    var openFileDescriptors: Double = 0
+    var threads: Double = 0
+
+    static func current() -> ProcessMetrics {
+        var metrics = ProcessMetrics()
+        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        {
+            metrics.residentBytes = pages * Double(sysconf(Int32(_SC_PAGESIZE)))
+        }
+        metrics.openFileDescriptors = Double(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count)
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
+            let count = line.split(separator: "\t").last.flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) })
+        {
+            metrics.threads = count
+        }
+        return metrics
+    }
+}
+
+/// The bridge's counters as Prometheus metrics, a `tenant` label on each bridge family.
+enum BridgeMetrics {
+    static func render(_ summary: Bridge.Summary, process: ProcessMetrics) -> String {
+        var text = PrometheusText()
+        let tenants = summary.byTenant.keys.sorted()
+        func perTenant(_ name: String, _ help: String, _ value: (BridgeCounts) -> Int) {
+            text.family(name, .counter, help: help, tenants.map { ([("tenant", $0)], Double(value(summary.byTenant[$0]!))) })
+        }
+        perTenant("apn_bridge_notifications_received_total", "Notifications read from binary clients.") { $0.received }
+        perTenant("apn_bridge_notifications_forwarded_total", "Notifications sent upstream.") { $0.forwarded }
+        perTenant("apn_bridge_notifications_delivered_total", "Notifications the upstream accepted (200, or 410 with feedback).") {
+            $0.delivered
+        }
+        text.family(
+            "apn_bridge_notifications_refused_total", .counter, help: "Notifications refused, by the binary status told.",
+            tenants.flatMap { tenant in
+                summary.byTenant[tenant]!.refused.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                    ([("tenant", tenant), ("status", String($0.key.rawValue))], Double($0.value))
+                }
+            })
+        text.family(
+            "apn_bridge_upstream_refusals_total", .counter, help: "Upstream refusals, by Apple's reason.",
+            tenants.flatMap { tenant in
+                summary.byTenant[tenant]!.refusedByReason.sorted { $0.key < $1.key }.map {
+                    ([("tenant", tenant), ("reason", $0.key)], Double($0.value))
+                }
+            })
+        perTenant("apn_bridge_notifications_maybe_delivered_total", "Notifications whose fate upstream is unknown.") {
+            $0.maybeDelivered
+        }
+        perTenant("apn_bridge_bridge_failures_total", "Notifications not delivered for the bridge's own failure (status 10).") {
+            $0.bridgeFailures
+        }
+        perTenant("apn_bridge_resends_answered_total", "Resends answered from the resend record, not forwarded.") {
+            $0.resendsAnswered
+        }
+        perTenant("apn_bridge_recovered_total", "Notifications an earlier bridge read and never wrote, forwarded here.") {
+            $0.recovered
+        }
+        perTenant("apn_bridge_connections_opened_total", "Client connections opened.") { $0.connections }
+        text.single(
+            "apn_bridge_refused_connections_total", .counter, help: "Gateway connections closed at once.",
+            Double(summary.refusedConnections))
+        text.single(
+            "apn_bridge_sessions", .gauge, help: "Client sessions kept: open connections and closed ones awaiting answers.",
+            Double(summary.unfinishedSessions))
+        text.single("apn_feedback_tuples_stored_total", .counter, help: "Feedback tuples stored.", Double(summary.feedbackStored))
+        text.single("apn_feedback_tuples_served_total", .counter, help: "Feedback tuples served.", Double(summary.feedbackServed))
+        text.single("process_resident_memory_bytes", .gauge, help: "Resident memory size in bytes.", process.residentBytes)
+        text.single("process_open_fds", .gauge, help: "Number of open file descriptors.", process.openFileDescriptors)
+        text.single("process_threads", .gauge, help: "Number of OS threads in the process.", process.threads)
+        return text.text
+    }
+}

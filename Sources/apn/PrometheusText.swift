@@ -1,0 +1,54 @@
+import Foundation
+
+/// Metrics in the Prometheus text exposition format, version 0.0.4: for each metric a
+/// `# HELP` and a `# TYPE` line, then its samples, `name{label="value",…} value`, label
+/// values escaped (`\\`, `\"`, `\n`), one family's samples together.
+struct PrometheusText {
+    /// A metric's type line.
+    enum Kind: String {
+        case counter, gauge
+    }
+
+    private(set) var text = ""
+
+    /// Appends a family: `samples` are its label sets and values (one with no labels for a
+    /// plain metric).
+    mutating func family(_ name: String, _ kind: Kind, help: String, _ samples: [([(String, String)], Double)]) {
+        text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+        for (labels, value) in samples {
+            text += name
+            if !labels.isEmpty {
+                text += "{" + labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+            }
+            text += " " + Self.format(value) + "\n"
+        }
+    }
+
+    /// A plain metric with one value.
+    mutating func single(_ name: String, _ kind: Kind, help: String, _ value: Double) {
+        family(name, kind, help: help, [([], value)])
+    }
+
+    static func escapeLabel(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func escapeHelp(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// A sample value: integers without a fraction.
+    static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}
