@@ -107,6 +107,8 @@ extension Bridge {
         /// Sessions kept when the summary was taken: live connections and closed ones
         /// still awaiting answers (after a stop: those whose answers never came in time).
         public var unfinishedSessions = 0
+        /// Client connections open now, by tenant.
+        public var liveConnections: [String: Int] = [:]
 
         /// Nothing yet.
         public init() {}

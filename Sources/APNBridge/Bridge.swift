@@ -146,6 +146,7 @@ public final class Bridge: Sendable {
             let counts = tenant.counts
             summary.byTenant[name] = counts
             summary.counts.add(counts)
+            summary.liveConnections[name] = tenant.liveCount
         }
         summary.feedbackStored = core.outbox.storedCount
         summary.feedbackServed = core.feedbackServed

@@ -30,6 +30,12 @@ public struct BridgeCounts: Sendable, Hashable {
     /// Notifications an earlier bridge on the same store may have written upstream but saw
     /// no answer for (it was killed): never forwarded again, counted here at the start.
     public var maybeDeliveredBeforeStart = 0
+    /// Handed upstream (or left to be, in the journal) and not answered yet: forwarded and
+    /// recovered, less every answer that came back.
+    public var inFlight: Int {
+        let answered = delivered + refusedByReason.values.reduce(0, +) + bridgeFailures + maybeDelivered
+        return max(0, forwarded + recovered - answered)
+    }
     /// Client connections opened.
     public var connections = 0
     /// Of those, opened while the upstream backed off, so held before reading.

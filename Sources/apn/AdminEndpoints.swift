@@ -107,6 +107,12 @@ enum BridgeMetrics {
         text.single(
             "apn_bridge_refused_connections_total", .counter, help: "Gateway connections closed at once.",
             Double(summary.refusedConnections))
+        text.family(
+            "apn_bridge_in_flight", .gauge, help: "Notifications forwarded (or held in the journal) and not answered yet.",
+            tenants.map { ([("tenant", $0)], Double(summary.byTenant[$0]!.inFlight)) })
+        text.family(
+            "apn_bridge_connections", .gauge, help: "Client connections open now.",
+            tenants.map { ([("tenant", $0)], Double(summary.liveConnections[$0] ?? 0)) })
         text.single(
             "apn_bridge_sessions", .gauge, help: "Client sessions kept: open connections and closed ones awaiting answers.",
             Double(summary.unfinishedSessions))

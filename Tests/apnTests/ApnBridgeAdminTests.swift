@@ -44,6 +44,8 @@ struct ApnBridgeAdminTests {
         #expect(metrics.status == 200)
         #expect(metrics.body.contains(#"apn_bridge_notifications_delivered_total{tenant="com.example.app"} 1"#), "\(metrics.body)")
         #expect(metrics.body.contains("\nprocess_threads "))
+        #expect(metrics.body.contains(#"apn_bridge_in_flight{tenant="com.example.app"} 0"#), "everything answered")
+        #expect(metrics.body.contains(#"apn_bridge_connections{tenant="com.example.app"} "#))
         try Self.checkExposition(metrics.body)
         #expect(try Self.get(port, "GET /nothing HTTP/1.1\r\n\r\n").status == 404)
         #expect(try Self.get(port, "POST /metrics HTTP/1.1\r\n\r\n").status == 405)
