@@ -1,4 +1,5 @@
 import APNBridge
+import APNTLS
 import APNWire
 import Foundation
 import Synchronization
@@ -9,9 +10,30 @@ import Synchronization
 final class BridgeAdmin: Sendable {
     private let bridge: Bridge
     private let stopping = Atomic<Bool>(false)
+    /// Each certificate the bridge uses and when it expires, UNIX seconds.
+    let certificates: [(name: String, notAfter: Double)]
 
-    init(bridge: Bridge) {
+    init(bridge: Bridge, certificates: [(name: String, notAfter: Double)] = []) {
         self.bridge = bridge
+        self.certificates = certificates
+    }
+
+    /// The certificates of `configuration`: the server's, each client CA, and each tenant's
+    /// upstream push certificate (a file that cannot be read is left out: the bridge would
+    /// not have started).
+    static func certificates(of configuration: Bridge.Configuration) -> [(name: String, notAfter: Double)] {
+        var list: [(String, Double)] = [("server", configuration.serverCredentials.certificate.notAfter.timeIntervalSince1970)]
+        for (index, authority) in configuration.clientCertificateAuthorities.enumerated() {
+            list.append(("client_ca_\(index)", authority.notAfter.timeIntervalSince1970))
+        }
+        for tenant in configuration.tenants.all {
+            guard case .certificate(let path, _) = tenant.upstream,
+                let pem = FileManager.default.contents(atPath: path),
+                let certificate = try? TLSCertificate.certificates(fromPEM: Array(pem)).first
+            else { continue }
+            list.append(("tenant:\(tenant.name)", certificate.notAfter.timeIntervalSince1970))
+        }
+        return list
     }
 
     /// From now on `/readyz` answers 503.
@@ -32,7 +54,7 @@ final class BridgeAdmin: Sendable {
         case "/metrics":
             return AdminResponse(
                 status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                body: BridgeMetrics.render(bridge.summary, process: ProcessMetrics.current()))
+                body: BridgeMetrics.render(bridge.summary, process: ProcessMetrics.current(), certificates: certificates))
         default:
             return .text(404, "not found: /healthz, /readyz, /metrics\n")
         }
@@ -66,7 +88,9 @@ struct ProcessMetrics: Sendable {
 
 /// The bridge's counters as Prometheus metrics, a `tenant` label on each bridge family.
 enum BridgeMetrics {
-    static func render(_ summary: Bridge.Summary, process: ProcessMetrics) -> String {
+    static func render(
+        _ summary: Bridge.Summary, process: ProcessMetrics, certificates: [(name: String, notAfter: Double)] = []
+    ) -> String {
         var text = PrometheusText()
         let tenants = summary.byTenant.keys.sorted()
         func perTenant(_ name: String, _ help: String, _ value: (BridgeCounts) -> Int) {
@@ -118,6 +142,9 @@ enum BridgeMetrics {
             Double(summary.unfinishedSessions))
         text.single("apn_feedback_tuples_stored_total", .counter, help: "Feedback tuples stored.", Double(summary.feedbackStored))
         text.single("apn_feedback_tuples_served_total", .counter, help: "Feedback tuples served.", Double(summary.feedbackServed))
+        text.family(
+            "apn_certificate_expiry_timestamp_seconds", .gauge, help: "When each certificate the bridge uses expires.",
+            certificates.map { ([("certificate", $0.name)], $0.notAfter) })
         text.single("process_resident_memory_bytes", .gauge, help: "Resident memory size in bytes.", process.residentBytes)
         text.single("process_open_fds", .gauge, help: "Number of open file descriptors.", process.openFileDescriptors)
         text.single("process_threads", .gauge, help: "Number of OS threads in the process.", process.threads)

@@ -19,7 +19,8 @@ enum BridgeCommand: Subcommand {
         let stopSignals = StopSignals()
         let bridge = try Bridge(configuration: options.configuration)
         try bridge.start()
-        let endpoints = BridgeAdmin(bridge: bridge)
+        let certificates = BridgeAdmin.certificates(of: options.configuration)
+        let endpoints = BridgeAdmin(bridge: bridge, certificates: certificates)
         var admin: AdminServer?
         if let (adminHost, adminPort) = options.admin {
             do {
@@ -44,6 +45,16 @@ enum BridgeCommand: Subcommand {
                 upstream: "\(upstream.host):\(upstream.port)", tenants: configuration.tenants.all.map(\.name),
                 store: configuration.storePath.map(TokenStore.redacted)
             ).text)
+
+        // A certificate that expires within 30 days is said at start (#42).
+        let soon = Date().timeIntervalSince1970 + 30 * 86_400
+        for (name, notAfter) in certificates where notAfter < soon {
+            LineWriter.stderr(
+                JSONValue.object([
+                    ("event", .string("certificate_expiring")), ("certificate", .string(name)),
+                    ("days", .integer(Int(((notAfter - Date().timeIntervalSince1970) / 86_400).rounded(.down)))),
+                ]).text)
+        }
 
         stopSignals.wait()
         LineWriter.stderr(BridgeLog.stopping(grace: options.grace).text)

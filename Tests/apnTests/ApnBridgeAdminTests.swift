@@ -46,6 +46,8 @@ struct ApnBridgeAdminTests {
         #expect(metrics.body.contains("\nprocess_threads "))
         #expect(metrics.body.contains(#"apn_bridge_in_flight{tenant="com.example.app"} 0"#), "everything answered")
         #expect(metrics.body.contains(#"apn_bridge_connections{tenant="com.example.app"} "#))
+        #expect(metrics.body.contains(#"apn_certificate_expiry_timestamp_seconds{certificate="server"} "#))
+        #expect(metrics.body.contains(#"apn_certificate_expiry_timestamp_seconds{certificate="client_ca_0"} "#))
         try Self.checkExposition(metrics.body)
         #expect(try Self.get(port, "GET /nothing HTTP/1.1\r\n\r\n").status == 404)
         #expect(try Self.get(port, "POST /metrics HTTP/1.1\r\n\r\n").status == 405)
