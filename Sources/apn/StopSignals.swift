@@ -3,7 +3,9 @@ import Foundation
 
 /// SIGINT and SIGTERM turned into a wait. The signals' default (fatal) action is replaced
 /// at once, so one that arrives while the command starts cannot kill it before it prints
-/// its summary; one that arrives before the dispatch sources are armed may be ignored.
+/// its summary. main.swift blocks both in every thread from the start, so one that
+/// arrives before the dispatch sources are armed stays pending and is read once they are
+/// (with the disposition SIG_IGN and a thread not blocking it, the kernel discarded it).
 final class StopSignals: @unchecked Sendable {
     // @unchecked Sendable: `sources` is set once in init and only cancelled afterwards;
     // DispatchSource's cancel is thread-safe.

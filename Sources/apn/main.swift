@@ -4,4 +4,13 @@ import Foundation
 
 // A closed standard output (`apn … | head`) is an EPIPE for LineWriter, not a kill.
 signal(SIGPIPE, SIG_IGN)
+// SIGINT and SIGTERM blocked in this thread before any other starts, so every thread
+// inherits the block: libdispatch reads them from a signalfd (StopSignals), and a process
+// signal that found a thread not blocking it, with the disposition SIG_IGN, would be
+// discarded by the kernel — `apn send` then never saw its SIGINT (a rare hang in tests).
+var stopSignalMask = sigset_t()
+sigemptyset(&stopSignalMask)
+sigaddset(&stopSignalMask, SIGINT)
+sigaddset(&stopSignalMask, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignalMask, nil)
 exit(CommandRouter.run(Array(CommandLine.arguments.dropFirst()), root: ApnCommand.self))
