@@ -170,24 +170,6 @@ package final class FeedbackOutbox: Sendable {
         }
     }
 
-    /// The resend record rows of `tenant` recorded since `since` (UNIX ms), oldest first;
-    /// none without a store.
-    package func resendRows(tenant: String, since: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
-        try backend.withLock { backend throws(StoreError) -> [TokenStore.ResendRow] in
-            guard case .store(let store) = backend else { return [] }
-            return try store.resendRows(tenant: tenant, recordedSince: since)
-        }
-    }
-
-    /// What bridges other than `instance` left in the journal for `tenant`; nothing
-    /// without a store.
-    package func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
-        try backend.withLock { backend throws(StoreError) -> TokenStore.JournalLeftover in
-            guard case .store(let store) = backend else { return TokenStore.JournalLeftover() }
-            return try store.journalLeftover(tenant: tenant, excluding: instance)
-        }
-    }
-
     /// Registers this bridge on the store (``TokenStore/registerBridgeInstance(_:startedAt:)``);
     /// nothing without a store.
     package func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError) {
@@ -223,16 +205,6 @@ package final class FeedbackOutbox: Sendable {
         try backend.withLock { backend throws(StoreError) -> [TokenStore.ResendRow] in
             guard case .store(let store) = backend else { return [] }
             return try store.peerResendRows(tenant: tenant, excluding: instance, since: since)
-        }
-    }
-
-    /// A starting bridge takes `tenant`'s state over (``TokenStore/takeOverBridgeState(tenant:instance:record:journal:)``).
-    package func takeOverBridgeState(
-        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
-    ) throws(StoreError) {
-        try backend.withLock { backend throws(StoreError) in
-            guard case .store(let store) = backend else { return }
-            try store.takeOverBridgeState(tenant: tenant, instance: instance, record: record, journal: journal)
         }
     }
 

@@ -65,32 +65,19 @@ package struct ResendRecordRows: Sendable {
             recordedAt: originMilliseconds + recordedAt.wholeMilliseconds)
     }
 
-    /// Puts `rows` (an earlier process's, oldest first) back into `record`, whose time zero
-    /// is now, and returns the
-    /// rows that now stand for them under this instance: what the store is to hold instead.
-    /// Rows with an answer code this code does not write are skipped.
-    package func restore(_ rows: [TokenStore.ResendRow], into record: inout ResendRecord) -> [TokenStore.ResendRow] {
+    /// Puts `rows` (another bridge's, oldest first) into `record`, each kept in the store
+    /// as `kept` says: taken over under this instance (``ResendRecord/Restored/stored(serial:)``)
+    /// or a live peer's (``ResendRecord/Restored/peer``). Rows with an answer code this
+    /// code does not write are skipped.
+    package func restore(
+        _ rows: [TokenStore.ResendRow], into record: inout ResendRecord,
+        as kept: (TokenStore.ResendRow) -> ResendRecord.Restored
+    ) {
         for row in rows {
             guard let answer = ResendRecord.Answer(storeCode: row.answer) else { continue }
-            let key = ResendKey(token: row.token, payload: row.payload, expiry: row.expiry, priority: row.priority)
-            record.restore(key, answer: answer, recordedAt: .milliseconds(row.recordedAt - originMilliseconds))
+            record.restore(
+                ResendKey(token: row.token, payload: row.payload, expiry: row.expiry, priority: row.priority),
+                answer: answer, recordedAt: .milliseconds(row.recordedAt - originMilliseconds), as: kept(row))
         }
-        // Time zero is now, the start: what is older than the retention goes.
-        record.expire(now: .zero)
-        // Replay the changes: what the record dropped while filling (age, capacity) goes.
-        var live: [UInt64: TokenStore.ResendRow] = [:]
-        var order: [UInt64] = []
-        for change in record.takeChanges() {
-            switch change {
-            case .inserted(let serial, let key, let answer, let recordedAt):
-                live[serial] = row(serial: serial, key: key, answer: answer, recordedAt: recordedAt)
-                order.append(serial)
-            case .answered(let serial, let answer):
-                live[serial]?.answer = answer.storeCode
-            case .removed(let serial):
-                live[serial] = nil
-            }
-        }
-        return order.compactMap { live[$0] }
     }
 }

@@ -149,16 +149,6 @@ package struct ResendRecord: Sendable {
         if journaling { changes.append(.inserted(serial: serial, key: key, answer: answer, recordedAt: now)) }
     }
 
-    /// Puts back an entry a store kept (a restart): recorded `recordedAt`, which may be
-    /// before this record's origin (negative). Call in recording order. A pending answer
-    /// cannot arrive any more — the process that awaited it is gone — so it is put back as
-    /// maybe delivered: its request may have been written.
-    package mutating func restore(_ key: ResendKey, answer: Answer, recordedAt: Duration) {
-        insert(
-            key, answer: answer == .pending ? .maybeDelivered : answer,
-            from: Arrival(connection: .max, ordinal: Int(truncatingIfNeeded: nextSerial)), now: recordedAt)
-    }
-
     /// How a restored entry's row is kept.
     package enum Restored: Sendable {
         /// Its row is already in the store under this serial (a takeover wrote it): its
@@ -169,8 +159,10 @@ package struct ResendRecord: Sendable {
         case peer
     }
 
-    /// Puts back an entry whose row is kept `as` says, recorded `recordedAt` (pending as
-    /// maybe delivered, as ``restore(_:answer:recordedAt:)``).
+    /// Puts back an entry another bridge recorded, whose row is kept `as` says, recorded
+    /// `recordedAt` (before this record's origin: negative). A pending answer will not come
+    /// here — the bridge that awaited it is gone or answers its own client — so it is put
+    /// back as maybe delivered: its request may have been written.
     package mutating func restore(_ key: ResendKey, answer: Answer, recordedAt: Duration, as kept: Restored) {
         expire(now: recordedAt)
         guard capacity > 0 else { return }

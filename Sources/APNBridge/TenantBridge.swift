@@ -393,14 +393,7 @@ final class TenantBridge: Sendable, JournalSource {
         var effects = Effects()
         state.withLock { state in
             state.counts.maybeDeliveredBeforeStart += taken.maybeDelivered
-            let origin = recordRows?.originMilliseconds ?? 0
-            for row in taken.record {
-                guard let answer = ResendRecord.Answer(storeCode: row.answer) else { continue }
-                state.record.restore(
-                    ResendKey(token: row.token, payload: row.payload, expiry: row.expiry, priority: row.priority),
-                    answer: answer, recordedAt: .milliseconds(row.recordedAt - origin),
-                    as: .stored(serial: UInt64(bitPattern: row.serial)))
-            }
+            recordRows?.restore(taken.record, into: &state.record) { .stored(serial: UInt64(bitPattern: $0.serial)) }
             var items: [ForwardJournal.Item] = []
             for row in taken.journal {
                 let notification = BridgedNotification(
@@ -442,12 +435,8 @@ final class TenantBridge: Sendable, JournalSource {
         else { return }
         state.withLock { state in
             state.peersLoadedAt = wallNow
-            for row in rows where state.peerRows.insert(PeerRow(instance: row.instance, serial: row.serial)).inserted {
-                guard let answer = ResendRecord.Answer(storeCode: row.answer) else { continue }
-                state.record.restore(
-                    ResendKey(token: row.token, payload: row.payload, expiry: row.expiry, priority: row.priority),
-                    answer: answer, recordedAt: .milliseconds(row.recordedAt - recordRows.originMilliseconds), as: .peer)
-            }
+            let new = rows.filter { state.peerRows.insert(PeerRow(instance: $0.instance, serial: $0.serial)).inserted }
+            recordRows.restore(new, into: &state.record) { _ in .peer }
             // The keys seen are kept about as long as the record keeps entries.
             if state.peerRows.count > 2 * state.record.capacity + 1_024 { state.peerRows.removeAll() }
         }

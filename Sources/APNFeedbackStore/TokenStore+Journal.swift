@@ -77,8 +77,8 @@ extension TokenStore {
         package var isEmpty: Bool { inserts.isEmpty && marks.isEmpty && answers.isEmpty && pruneBelow == nil }
     }
 
-    /// What other bridges left in the journal for `tenant`: their rows (by instance, then
-    /// seq) and each one's marks.
+    /// What a dead bridge left in the journal for a tenant: its rows (by instance, then seq)
+    /// and its marks, for ``takeOverDeadBridges(instance:tenants:recordSince:plan:)``'s plan.
     package struct JournalLeftover: Sendable {
         package var rows: [JournalRow] = []
         package var marks: [Int64: JournalMarks] = [:]
@@ -106,22 +106,5 @@ extension TokenStore {
         for row in batch.inserts { try checkTenant(row.tenant) }
         for tenant in batch.marks.keys { try checkTenant(tenant) }
         try backend.applyJournal(batch, instance: instance)
-    }
-
-    /// The rows and marks instances other than `instance` left for `tenant`.
-    package func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> JournalLeftover {
-        try checkTenant(tenant)
-        return try backend.journalLeftover(tenant: tenant, excluding: instance)
-    }
-
-    /// A starting bridge takes over what earlier ones left for `tenant`, in one
-    /// transaction: every other instance's journal rows and marks for the tenant are
-    /// dropped, its resend record becomes `record`, and `journal` (what it is to forward
-    /// again, under its own instance, not sent) is written.
-    package func takeOverBridgeState(
-        tenant: String, instance: Int64, record: [ResendRow], journal: [JournalRow]
-    ) throws(StoreError) {
-        try checkTenant(tenant)
-        try backend.takeOverBridgeState(tenant: tenant, instance: instance, record: record, journal: journal)
     }
 }

@@ -2,9 +2,10 @@
 /// point its client was told to resend from, with each one's answer, so that a restarted
 /// bridge — or another one on the same PostgreSQL database — answers the client's resends
 /// from it instead of forwarding them twice. The bridge keeps the record in memory and
-/// writes its changes here (``applyResendChanges(_:)``); at start it reads the rows back
-/// (``resendRows(tenant:recordedSince:)``) and takes them over
-/// (``replaceResendRows(tenant:with:)``).
+/// writes its changes here (``applyResendChanges(_:)``); a bridge that starts, or
+/// survives one that died, takes a dead bridge's rows over
+/// (``takeOverDeadBridges(instance:tenants:recordSince:plan:)``), and reads a live one's
+/// (``peerResendRows(tenant:excluding:since:)``).
 ///
 /// A row's meaning is the bridge's (`ResendRecord` in APNBridge): the store keeps the
 /// columns and their order and does not interpret the answer code.
@@ -61,19 +62,5 @@ extension TokenStore {
     package func applyResendChanges(_ changes: [ResendChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try backend.applyResendChanges(changes)
-    }
-
-    /// `tenant`'s rows recorded at or after `recordedSince` (UNIX milliseconds), oldest
-    /// first (then by instance and serial).
-    package func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [ResendRow] {
-        try checkTenant(tenant)
-        return try backend.resendRows(tenant: tenant, recordedSince: recordedSince)
-    }
-
-    /// Replaces every row of `tenant` with `rows`, in one transaction: a starting bridge
-    /// takes over what an earlier one recorded, under its own instance and serials.
-    package func replaceResendRows(tenant: String, with rows: [ResendRow]) throws(StoreError) {
-        try checkTenant(tenant)
-        try backend.replaceResendRows(tenant: tenant, with: rows)
     }
 }

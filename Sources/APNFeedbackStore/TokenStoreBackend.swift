@@ -30,13 +30,7 @@ protocol TokenStoreBackend: AnyObject {
     func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry]
     func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError)
     func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError)
-    func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow]
-    func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError)
     func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError)
-    func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover
-    func takeOverBridgeState(
-        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
-    ) throws(StoreError)
     func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError)
     func releaseBridgeInstance(_ instance: Int64)
     func takeOverDeadBridges(

@@ -64,7 +64,7 @@ import Testing
         #expect(ResendRecord.Answer(storeCode: 3) == nil)
     }
 
-    @Test func rowsRestoreTheRecordUnderTheNewInstancePendingAsMaybeDelivered() {
+    @Test func anotherBridgesRowsRestoreTheRecordPendingAsMaybeDeliveredAndAreJournaledAsTheirsSay() {
         let old = ResendRecordRows(instance: 7, tenant: "app", originMilliseconds: 1_000_000)
         let rows = [
             old.row(serial: 4, key: Self.key(0), answer: .accepted, recordedAt: .seconds(1)),
@@ -74,18 +74,26 @@ import Testing
                 instance: 7, serial: 9, tenant: "app", token: [1], payload: [2], expiry: 0, priority: 10, answer: 99,
                 recordedAt: 1_004_000),
         ]
-        // The new process started 100 s later.
+        // This bridge started 100 s later; it took the rows over under serials -1, -2, -3.
         let new = ResendRecordRows(instance: 8, tenant: "app", originMilliseconds: 1_100_000)
         var record = ResendRecord(retention: .seconds(600), journaling: true)
-        let taken = new.restore(rows, into: &record)
-        #expect(taken.map(\.instance) == [8, 8, 8])
-        #expect(taken.map(\.recordedAt) == [1_001_000, 1_002_000, 1_003_000], "recorded when they were, not at the restart")
-        #expect(taken.map(\.answer) == [0, 1, 65_544], "pending became maybe delivered; an unknown code is skipped")
-        #expect(record.count == 3)
-        #expect(record.take(Self.key(1), for: Self.source(0, connection: 2), now: .zero) == .maybeDelivered)
+        new.restore(rows, into: &record) { .stored(serial: UInt64(bitPattern: -$0.serial + 3)) }
+        #expect(record.count == 3, "an unknown answer code is skipped")
+        #expect(record.takeChanges().isEmpty, "their rows are in the store already")
+        #expect(record.take(Self.key(1), for: Self.source(0, connection: 2), now: .zero) == .maybeDelivered, "pending: maybe")
         #expect(record.take(Self.key(2), for: Self.source(1, connection: 2), now: .zero) == .refused(.invalidToken))
-        // Entries older than the retention at the restart are not taken over.
+        #expect(record.takeChanges() == [.removed(serial: UInt64(bitPattern: -2)), .removed(serial: UInt64(bitPattern: -3))])
+
+        // A live peer's rows: used, never journaled.
+        var peers = ResendRecord(retention: .seconds(600), journaling: true)
+        new.restore(rows, into: &peers) { _ in .peer }
+        #expect(peers.take(Self.key(0), for: Self.source(0, connection: 2), now: .zero) == .accepted)
+        #expect(peers.takeChanges().isEmpty)
+
+        // Recorded when they were, not at the restart: older than the retention, they go.
         var short = ResendRecord(retention: .seconds(98), journaling: true)
-        #expect(new.restore(rows, into: &short).map(\.recordedAt) == [1_003_000])
+        new.restore(rows, into: &short) { _ in .peer }
+        short.expire(now: .zero)
+        #expect(short.count == 1, "only the one recorded 97 s before the start is kept")
     }
 }

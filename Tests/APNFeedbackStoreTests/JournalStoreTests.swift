@@ -3,8 +3,8 @@ import APNFeedbackStore
 import Testing
 
 /// #41: the bridge's journal in the store, on both backends: a batch (rows, marks,
-/// answers, pruning) in one transaction; what other instances left read back with their
-/// marks; a takeover that drops it and writes the record and the journal to forward again.
+/// answers, pruning) in one transaction, read back with its marks by a bridge taking a dead
+/// one's state over.
 @Suite("Token store: the bridge's journal")
 struct JournalStoreTests {
     typealias Tests = TokenStoreTests
@@ -16,48 +16,46 @@ struct JournalStoreTests {
             recordedAt: 1_000 + seq)
     }
 
+    /// What the dead bridges on `folder`'s store left, per tenant, as a takeover by
+    /// `instance` (registered here) hands it to its plan; the plan keeps nothing.
+    static func leftover(_ folder: Tests.Folder, tenants: [String], instance: Int64 = 9) throws
+        -> [String: TokenStore.JournalLeftover]
+    {
+        let taker = try folder.store()
+        try taker.registerBridgeInstance(instance, startedAt: 0)
+        var seen: [String: TokenStore.JournalLeftover] = [:]
+        _ = try taker.takeOverDeadBridges(instance: instance, tenants: tenants, recordSince: 0) { tenant, _, leftover in
+            seen[tenant] = leftover
+            return TokenStore.BridgeTakeOver()
+        }
+        return seen
+    }
+
     @Test(arguments: StoreBackend.available)
-    func batchesAreReadBackByAnotherInstanceWithTheirMarks(_ backend: StoreBackend) throws {
+    func batchesAreReadBackByABridgeTakingOverWithTheirMarks(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        var store: TokenStore? = try folder.store()
+        try store?.registerBridgeInstance(1, startedAt: 0)
         var first = TokenStore.JournalBatch()
         first.inserts = (1...5).map { Self.row($0) } + [Self.row(6, tenant: "other")]
         first.marks = ["app": TokenStore.JournalMarks(sentThrough: 3)]
-        try store.applyJournal(first, instance: 1)
+        try store?.applyJournal(first, instance: 1)
         var second = TokenStore.JournalBatch()
         // A mark never moves back, and one not given stays.
         second.marks = ["app": TokenStore.JournalMarks(sentThrough: 2, answeredThrough: 2), "other": TokenStore.JournalMarks(sentThrough: 6)]
         second.answers = [(2, 65_544)]
         second.pruneBelow = 2  // drops row 1
-        try store.applyJournal(second, instance: 1)
+        try store?.applyJournal(second, instance: 1)
+        #expect(try Self.leftover(folder, tenants: ["app"]).isEmpty, "a live bridge's rows are not taken over")
 
-        let leftover = try folder.store().journalLeftover(tenant: "app", excluding: 9)
+        store = nil  // the bridge is gone: its lock with it
+        let left = try Self.leftover(folder, tenants: ["app", "other"])
+        let leftover = try #require(left["app"])
         #expect(leftover.rows == [Self.row(2, answer: 65_544), Self.row(3), Self.row(4), Self.row(5)])
         #expect(leftover.marks == [1: TokenStore.JournalMarks(sentThrough: 3, answeredThrough: 2)])
         #expect(leftover.rows.map(leftover.wasSent) == [true, true, false, false])
         #expect(leftover.rows.map(leftover.wasAnswered) == [true, false, false, false])
-        #expect(try store.journalLeftover(tenant: "app", excluding: 1).rows.isEmpty, "an instance's own rows are not left over")
-        #expect(try store.journalLeftover(tenant: "other", excluding: 9).marks == [1: TokenStore.JournalMarks(sentThrough: 6)])
-    }
-
-    @Test(arguments: StoreBackend.available)
-    func aTakeOverDropsWhatOthersLeftAndWritesItsOwn(_ backend: StoreBackend) throws {
-        let folder = try Tests.Folder(backend)
-        let store = try folder.store()
-        var batch = TokenStore.JournalBatch()
-        batch.inserts = [Self.row(1), Self.row(2), Self.row(1, instance: 2, tenant: "other")]
-        batch.marks = ["app": TokenStore.JournalMarks(sentThrough: 1)]
-        try store.applyJournal(batch, instance: 1)
-        let record = [
-            TokenStore.ResendRow(
-                instance: 5, serial: 0, tenant: "app", token: [1], payload: [2], expiry: 0, priority: 10, answer: 1,
-                recordedAt: 1_001)
-        ]
-        try store.takeOverBridgeState(tenant: "app", instance: 5, record: record, journal: [Self.row(1, instance: 5)])
-        #expect(try store.journalLeftover(tenant: "app", excluding: 9).rows == [Self.row(1, instance: 5)])
-        #expect(try store.journalLeftover(tenant: "app", excluding: 9).marks.isEmpty)
-        #expect(try store.resendRows(tenant: "app", recordedSince: 0) == record)
-        #expect(try store.journalLeftover(tenant: "other", excluding: 9).rows.count == 1, "another tenant's rows stay")
+        #expect(left["other"]?.marks == [1: TokenStore.JournalMarks(sentThrough: 6)])
     }
 
     @Test(arguments: StoreBackend.available)
@@ -66,8 +64,10 @@ struct JournalStoreTests {
         let store = try folder.store()
         var batch = TokenStore.JournalBatch()
         batch.inserts = [Self.row(1), Self.row(2, tenant: "")]
+        try store.registerBridgeInstance(1, startedAt: 0)
         #expect(throws: StoreError.self) { try store.applyJournal(batch, instance: 1) }
-        #expect(try store.journalLeftover(tenant: "app", excluding: 9).rows.isEmpty)
+        store.releaseBridgeInstance(1)
+        #expect(try Self.leftover(folder, tenants: ["app"]).isEmpty)
     }
 }
 
@@ -97,7 +97,7 @@ struct BridgeInstancesStoreTests {
         try second.registerBridgeInstance(2, startedAt: 1_000)
         try third.registerBridgeInstance(3, startedAt: 1_000)
         var batch = TokenStore.JournalBatch()
-        batch.inserts = [JournalStoreTests.row(1), JournalStoreTests.row(2)]
+        batch.inserts = [JournalStoreTests.row(1), JournalStoreTests.row(2), JournalStoreTests.row(3, tenant: "other")]
         try first?.applyJournal(batch, instance: 1)
         try first?.applyResendChanges([.insert(ResendRecordStoreTests.row(7, instance: 1, at: 5_000))])
 
@@ -109,13 +109,18 @@ struct BridgeInstancesStoreTests {
         // 1 stops (its lock released): 2 takes it over; 3, looking next, finds nothing.
         first?.releaseBridgeInstance(1)
         first = nil
-        let taken = try second.takeOverDeadBridges(instance: 2, tenants: ["app"], recordSince: 0, plan: Self.keepAll(2))
+        let taken = try second.takeOverDeadBridges(instance: 2, tenants: ["app", "other"], recordSince: 0, plan: Self.keepAll(2))
         #expect(taken.instances == [1])
-        #expect(taken.byTenant["app"]?.journal.map(\.seq) == [1, 2])
+        #expect(taken.byTenant["app"]?.journal.map(\.seq) == [1, 2], "each tenant its own rows")
+        #expect(taken.byTenant["other"]?.journal.map(\.seq) == [3])
         #expect(taken.byTenant["app"]?.record.map(\.serial) == [-8])
         let again = try third.takeOverDeadBridges(instance: 3, tenants: ["app"], recordSince: 0, plan: Self.keepAll(3))
         #expect(again.instances.isEmpty, "taken once")
-        #expect(try third.journalLeftover(tenant: "app", excluding: 3).rows.map(\.instance) == [2, 2], "now 2's")
-        #expect(try third.peerResendRows(tenant: "app", excluding: 3, since: 0).map(\.instance) == [2])
+        #expect(try third.peerResendRows(tenant: "app", excluding: 3, since: 0).map(\.instance) == [2], "now 2's")
+        // 2 dies in turn: what it took over is taken again, under the next taker.
+        second.releaseBridgeInstance(2)
+        let afterTwo = try third.takeOverDeadBridges(instance: 3, tenants: ["app", "other"], recordSince: 0, plan: Self.keepAll(3))
+        #expect(afterTwo.instances == [2])
+        #expect(afterTwo.byTenant["app"]?.journal.map(\.instance) == [3, 3] && afterTwo.byTenant["other"]?.journal.count == 1)
     }
 }

@@ -3,8 +3,8 @@ import APNFeedbackStore
 import Testing
 
 /// #41: the bridge's resend record in the store, on both backends: changes applied in
-/// order in one transaction, rows read back oldest first per tenant, and taken over by a
-/// starting bridge; the store does not interpret the answer code.
+/// order in one transaction, read back by another bridge oldest first per tenant (taking
+/// over is `BridgeInstancesStoreTests`'); the store does not interpret the answer code.
 @Suite("Token store: the bridge's resend record")
 struct ResendRecordStoreTests {
     typealias Tests = TokenStoreTests
@@ -31,24 +31,14 @@ struct ResendRecordStoreTests {
             .delete(instance: 1, serial: 3),
             .delete(instance: 9, serial: 9),
         ])
-        let rows = try store.resendRows(tenant: "app", recordedSince: 0)
+        let rows = try store.peerResendRows(tenant: "app", excluding: 0, since: 0)
         #expect(rows == [Self.row(1, at: 1_000), Self.row(2, at: 2_000, answer: 65_544)])
-        #expect(try store.resendRows(tenant: "app", recordedSince: 1_001) == [Self.row(2, at: 2_000, answer: 65_544)])
-        #expect(try store.resendRows(tenant: "other", recordedSince: 0) == [Self.row(1, tenant: "other", instance: 2, at: 500)])
-        // Another connection (another bridge, a restart) reads what was committed.
-        #expect(try folder.store().resendRows(tenant: "app", recordedSince: 0).count == 2)
-    }
-
-    @Test(arguments: StoreBackend.available)
-    func aStartingBridgeTakesTheRowsOverInOneTransaction(_ backend: StoreBackend) throws {
-        let folder = try Tests.Folder(backend)
-        let store = try folder.store()
-        try store.applyResendChanges([.insert(Self.row(1, at: 1_000)), .insert(Self.row(2, at: 2_000))])
-        try store.applyResendChanges([.insert(Self.row(1, tenant: "other", instance: 2, at: 1_000))])
-        let taken = [Self.row(0, instance: 5, at: 2_000)]
-        try store.replaceResendRows(tenant: "app", with: taken)
-        #expect(try store.resendRows(tenant: "app", recordedSince: 0) == taken)
-        #expect(try store.resendRows(tenant: "other", recordedSince: 0).count == 1, "another tenant's rows stay")
+        #expect(try store.peerResendRows(tenant: "app", excluding: 0, since: 1_001) == [Self.row(2, at: 2_000, answer: 65_544)])
+        #expect(try store.peerResendRows(tenant: "other", excluding: 0, since: 0) == [Self.row(1, tenant: "other", instance: 2, at: 500)])
+        // Another connection (another bridge, a restart) reads what was committed, and a
+        // bridge does not read its own rows as a peer's.
+        #expect(try store.peerResendRows(tenant: "app", excluding: 1, since: 0).isEmpty)
+        #expect(try folder.store().peerResendRows(tenant: "app", excluding: 0, since: 0).count == 2)
     }
 
     @Test(arguments: StoreBackend.available)
@@ -58,7 +48,7 @@ struct ResendRecordStoreTests {
         #expect(throws: StoreError.self) {
             try store.applyResendChanges([.insert(Self.row(1, at: 1_000)), .insert(Self.row(2, tenant: "", at: 1_000))])
         }
-        #expect(try store.resendRows(tenant: "app", recordedSince: 0).isEmpty)
-        #expect(throws: StoreError.self) { try store.resendRows(tenant: "", recordedSince: 0) }
+        #expect(try store.peerResendRows(tenant: "app", excluding: 0, since: 0).isEmpty)
+        #expect(throws: StoreError.self) { try store.peerResendRows(tenant: "", excluding: 0, since: 0) }
     }
 }

@@ -28,20 +28,6 @@ extension PostgresTokenBackend {
         try connection.prepare(
             "apn_journal_prune", "DELETE FROM bridge_journal WHERE instance = $1 AND seq < $2",
             types: [V.int8Type, V.int8Type])
-        try connection.prepare("apn_journal_rows", """
-            SELECT instance::int8, seq::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
-            FROM bridge_journal WHERE tenant = $1 AND instance <> $2 ORDER BY instance, seq
-            """, types: [V.textType, V.int8Type])
-        try connection.prepare("apn_journal_read_marks", """
-            SELECT instance::int8, sent_through::int8, answered_through::int8 FROM bridge_journal_marks
-            WHERE tenant = $1 AND instance <> $2
-            """, types: [V.textType, V.int8Type])
-        try connection.prepare(
-            "apn_journal_drop_rows", "DELETE FROM bridge_journal WHERE tenant = $1 AND instance <> $2",
-            types: [V.textType, V.int8Type])
-        try connection.prepare(
-            "apn_journal_drop_marks", "DELETE FROM bridge_journal_marks WHERE tenant = $1 AND instance <> $2",
-            types: [V.textType, V.int8Type])
     }
 
     func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
@@ -98,34 +84,11 @@ extension PostgresTokenBackend {
         }
     }
 
-    func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
-        var leftover = TokenStore.JournalLeftover()
-        let rows = try connection.run("apn_journal_rows", [.text(tenant), .int64(instance)])
-        leftover.rows = try journalRows(rows, tenant: tenant)
-        let marks = try connection.run("apn_journal_read_marks", [.text(tenant), .int64(instance)])
-        for row in 0..<marks.rows {
-            guard let owner = marks.int64(row, 0) else { continue }
-            leftover.marks[owner] = TokenStore.JournalMarks(sentThrough: marks.int64(row, 1), answeredThrough: marks.int64(row, 2))
-        }
-        return leftover
-    }
-
     /// An int8 parameter, NULL for nil (a NULL text value is NULL whatever its declared type).
     private static func nullable(_ value: Int64?) -> PostgresValue {
         value.map { .int64($0) } ?? .text(nil)
     }
 
-    func takeOverBridgeState(
-        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal: [TokenStore.JournalRow]
-    ) throws(StoreError) {
-        try connection.transaction { () throws(StoreError) in
-            try connection.run("apn_resend_delete_tenant", [.text(tenant)])
-            for row in record { try insertResendRow(row) }
-            try connection.run("apn_journal_drop_rows", [.text(tenant), .int64(instance)])
-            try connection.run("apn_journal_drop_marks", [.text(tenant), .int64(instance)])
-            try insertJournal(journal)
-        }
-    }
 }
 
 /// Bridges sharing a PostgreSQL store (TokenStore+BridgeInstances.swift): each holds a

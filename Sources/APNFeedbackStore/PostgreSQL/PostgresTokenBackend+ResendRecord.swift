@@ -15,11 +15,6 @@ extension PostgresTokenBackend {
             types: [int8, int8, int8])
         try connection.prepare(
             "apn_resend_delete", "DELETE FROM bridge_resend WHERE instance = $1 AND serial = $2", types: [int8, int8])
-        try connection.prepare("apn_resend_rows", """
-            SELECT instance::int8, serial::int8, token, payload, expiry::int8, priority::int8, answer::int8, recorded_at::int8
-            FROM bridge_resend WHERE tenant = $1 AND recorded_at >= $2 ORDER BY recorded_at, instance, serial
-            """, types: [text, int8])
-        try connection.prepare("apn_resend_delete_tenant", "DELETE FROM bridge_resend WHERE tenant = $1", types: [text])
     }
 
     func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
@@ -45,10 +40,6 @@ extension PostgresTokenBackend {
         ])
     }
 
-    func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
-        try decodeResendRows(try connection.run("apn_resend_rows", [.text(tenant), .int64(recordedSince)]), tenant: tenant)
-    }
-
     /// The record rows of a `SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at`.
     func decodeResendRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [TokenStore.ResendRow] {
         var rows: [TokenStore.ResendRow] = []
@@ -65,12 +56,5 @@ extension PostgresTokenBackend {
                     payload: result.bytes(row, 3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
         }
         return rows
-    }
-
-    func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
-        try connection.transaction { () throws(StoreError) in
-            try connection.run("apn_resend_delete_tenant", [.text(tenant)])
-            for row in rows { try insertResendRow(row) }
-        }
     }
 }

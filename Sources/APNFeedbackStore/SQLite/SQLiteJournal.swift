@@ -6,10 +6,6 @@ final class SQLiteJournal {
     private let markSent: SQLiteStatement  // both marks
     private let setAnswer: SQLiteStatement
     private let prune: SQLiteStatement
-    private let selectRows: SQLiteStatement
-    private let selectMarks: SQLiteStatement
-    private let dropRows: SQLiteStatement
-    private let dropMarks: SQLiteStatement
     private let selectRowsOf: SQLiteStatement
     private let selectMarksOf: SQLiteStatement
 
@@ -29,14 +25,6 @@ final class SQLiteJournal {
             """)
         setAnswer = try database.prepare("UPDATE bridge_journal SET answer = ?3 WHERE instance = ?1 AND seq = ?2")
         prune = try database.prepare("DELETE FROM bridge_journal WHERE instance = ?1 AND seq < ?2")
-        selectRows = try database.prepare("""
-            SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
-            WHERE tenant = ?1 AND instance <> ?2 ORDER BY instance, seq
-            """)
-        selectMarks = try database.prepare(
-            "SELECT instance, sent_through, answered_through FROM bridge_journal_marks WHERE tenant = ?1 AND instance <> ?2")
-        dropRows = try database.prepare("DELETE FROM bridge_journal WHERE tenant = ?1 AND instance <> ?2")
-        dropMarks = try database.prepare("DELETE FROM bridge_journal_marks WHERE tenant = ?1 AND instance <> ?2")
         selectRowsOf = try database.prepare("""
             SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
             WHERE tenant = ?1 AND instance = ?2 ORDER BY instance, seq
@@ -85,19 +73,9 @@ final class SQLiteJournal {
         try insertRow.run()
     }
 
-    /// What instances other than `instance` left for `tenant`.
-    func leftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
-        try read(rows: selectRows, marks: selectMarks, tenant: tenant, instance: instance)
-    }
-
     /// What `instance` left for `tenant`.
     func leftover(tenant: String, instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
-        try read(rows: selectRowsOf, marks: selectMarksOf, tenant: tenant, instance: instance)
-    }
-
-    private func read(rows: SQLiteStatement, marks: SQLiteStatement, tenant: String, instance: Int64) throws(StoreError)
-        -> TokenStore.JournalLeftover
-    {
+        let (rows, marks) = (selectRowsOf, selectMarksOf)
         var leftover = TokenStore.JournalLeftover()
         rows.reset()
         defer { rows.reset() }
@@ -122,15 +100,5 @@ final class SQLiteJournal {
             leftover.marks[owner] = TokenStore.JournalMarks(sentThrough: marks.int64(1), answeredThrough: marks.int64(2))
         }
         return leftover
-    }
-
-    /// Drops what instances other than `instance` left for `tenant` (inside a transaction).
-    func dropOthers(tenant: String, instance: Int64) throws(StoreError) {
-        for statement in [dropRows, dropMarks] {
-            statement.reset()
-            statement.bind(1, tenant)
-            statement.bind(2, instance)
-            try statement.run()
-        }
     }
 }

@@ -5,8 +5,6 @@ final class SQLiteResendRecord {
     private let insertRow: SQLiteStatement
     private let updateAnswer: SQLiteStatement
     private let deleteRow: SQLiteStatement
-    private let selectRows: SQLiteStatement
-    private let deleteTenant: SQLiteStatement
     private let selectOfInstance: SQLiteStatement
     private let selectPeers: SQLiteStatement
 
@@ -19,11 +17,6 @@ final class SQLiteResendRecord {
             """)
         updateAnswer = try database.prepare("UPDATE bridge_resend SET answer = ?3 WHERE instance = ?1 AND serial = ?2")
         deleteRow = try database.prepare("DELETE FROM bridge_resend WHERE instance = ?1 AND serial = ?2")
-        selectRows = try database.prepare("""
-            SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at FROM bridge_resend
-            WHERE tenant = ?1 AND recorded_at >= ?2 ORDER BY recorded_at, instance, serial
-            """)
-        deleteTenant = try database.prepare("DELETE FROM bridge_resend WHERE tenant = ?1")
         selectOfInstance = try database.prepare("""
             SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at FROM bridge_resend
             WHERE tenant = ?1 AND instance = ?2 AND recorded_at >= ?3 ORDER BY recorded_at, instance, serial
@@ -92,20 +85,14 @@ final class SQLiteResendRecord {
         try insertRow.run()
     }
 
-    func rows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
-        selectRows.reset()
-        selectRows.bind(2, recordedSince)
-        return try read(selectRows, tenant: tenant, recordedSince: nil)
-    }
-
-    /// Steps `statement` (tenant ?1, and the time at ?3 unless nil) through its rows.
-    private func read(_ statement: SQLiteStatement, tenant: String, recordedSince: Int64?) throws(StoreError)
+    /// Steps `statement` (tenant ?1, the time at ?3) through its rows.
+    private func read(_ statement: SQLiteStatement, tenant: String, recordedSince: Int64) throws(StoreError)
         -> [TokenStore.ResendRow]
     {
         // Reset however it ends: a statement left on a row holds a read snapshot.
         defer { statement.reset() }
         statement.bind(1, tenant)
-        if let recordedSince { statement.bind(3, recordedSince) }
+        statement.bind(3, recordedSince)
         var rows: [TokenStore.ResendRow] = []
         while try statement.step() {
             guard let instance = statement.int64(0), let serial = statement.int64(1),
@@ -119,17 +106,5 @@ final class SQLiteResendRecord {
                     payload: statement.bytes(3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
         }
         return rows
-    }
-
-    func replace(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
-        try database.transaction { () throws(StoreError) in try replaceRows(tenant: tenant, with: rows) }
-    }
-
-    /// ``replace(tenant:with:)`` inside a transaction the caller holds.
-    func replaceRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
-        deleteTenant.reset()
-        deleteTenant.bind(1, tenant)
-        try deleteTenant.run()
-        for row in rows { try insert(row) }
     }
 }

@@ -78,32 +78,10 @@ final class SQLiteTokenBackend: TokenStoreBackend {
         try resend.apply(changes)
     }
 
-    func resendRows(tenant: String, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
-        try resend.rows(tenant: tenant, recordedSince: recordedSince)
-    }
-
-    func replaceResendRows(tenant: String, with rows: [TokenStore.ResendRow]) throws(StoreError) {
-        try resend.replace(tenant: tenant, with: rows)
-    }
-
     // MARK: the bridge's journal
 
     func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
         try journal.apply(batch, instance: instance)
-    }
-
-    func journalLeftover(tenant: String, excluding instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
-        try journal.leftover(tenant: tenant, excluding: instance)
-    }
-
-    func takeOverBridgeState(
-        tenant: String, instance: Int64, record: [TokenStore.ResendRow], journal rows: [TokenStore.JournalRow]
-    ) throws(StoreError) {
-        try database.transaction { () throws(StoreError) in
-            try resend.replaceRows(tenant: tenant, with: record)
-            try journal.dropOthers(tenant: tenant, instance: instance)
-            for row in rows { try journal.insert(row) }
-        }
     }
 
     // MARK: registrations
