@@ -74,7 +74,7 @@ enum BridgeFlags {
             [
                 .valued(
                     "--store", "FILE|URL",
-                    "keep 410s for the feedback port and the resend record in this token store: a SQLite file or a "
+                    "keep 410s for the feedback port, the resend record and the journal in this token store: a SQLite file or a "
                         + "postgresql:// URL (default: in memory, lost when the bridge stops)"),
                 .valued(
                     "--window", "N", "unanswered notifications per connection before reading pauses", default: "10000"),
