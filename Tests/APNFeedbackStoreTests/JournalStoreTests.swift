@@ -123,4 +123,22 @@ struct BridgeInstancesStoreTests {
         #expect(afterTwo.instances == [2])
         #expect(afterTwo.byTenant["app"]?.journal.map(\.instance) == [3, 3] && afterTwo.byTenant["other"]?.journal.count == 1)
     }
+
+    /// Two stores on one server (two schemas, or two files) are two fleets: each may have its
+    /// bridge 1, and neither sees the other's alive or dead. CI found the locks keyed by the
+    /// instance alone, shared by every schema of a database.
+    @Test(arguments: StoreBackend.available)
+    func twoStoresEachHaveTheirOwnInstanceOne(_ backend: StoreBackend) throws {
+        let one = try Tests.Folder(backend)
+        let other = try Tests.Folder(backend)
+        let first = try one.store()
+        let second = try other.store()
+        try first.registerBridgeInstance(1, startedAt: 0)
+        try second.registerBridgeInstance(1, startedAt: 0)
+        #expect(throws: StoreError.self, "within one store, one instance 1") {
+            try one.store().registerBridgeInstance(1, startedAt: 0)
+        }
+        first.releaseBridgeInstance(1)
+        second.releaseBridgeInstance(1)
+    }
 }

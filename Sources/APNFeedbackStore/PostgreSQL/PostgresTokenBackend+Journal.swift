@@ -97,9 +97,12 @@ extension PostgresTokenBackend {
 extension PostgresTokenBackend {
     func prepareBridgeInstances() throws(StoreError) {
         typealias V = PostgresValue
-        try connection.prepare("apn_bridge_lock", "SELECT pg_try_advisory_lock($1)", types: [V.int8Type])
-        try connection.prepare("apn_bridge_try", "SELECT pg_try_advisory_xact_lock($1)", types: [V.int8Type])
-        try connection.prepare("apn_bridge_unlock", "SELECT pg_advisory_unlock($1)", types: [V.int8Type])
+        // Keyed by the store (database and schema) and the instance: two stores on one
+        // server, each with its bridge 1, are two locks.
+        let key = "hashtextextended('apn-bridge:' || current_database() || '.' || current_schema() || ':' || $1::text, 0)"
+        try connection.prepare("apn_bridge_lock", "SELECT pg_try_advisory_lock(\(key))", types: [V.int8Type])
+        try connection.prepare("apn_bridge_try", "SELECT pg_try_advisory_xact_lock(\(key))", types: [V.int8Type])
+        try connection.prepare("apn_bridge_unlock", "SELECT pg_advisory_unlock(\(key))", types: [V.int8Type])
         try connection.prepare("apn_bridge_register", """
             INSERT INTO bridge_instances (instance, started_at) VALUES ($1, $2)
             ON CONFLICT (instance) DO UPDATE SET started_at = excluded.started_at
