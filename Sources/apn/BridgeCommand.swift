@@ -13,6 +13,10 @@ enum BridgeCommand: Subcommand {
 
     static func run(_ flags: Flags) throws -> Int32 {
         var options = try BridgeFlags.parse(flags)
+        if options.flags.has("--check-config") {
+            LineWriter.stdout(BridgeConfigShow.line(options))
+            return 0
+        }
         options.configuration.log = { event in LineWriter.stderr(BridgeLog.line(event).text) }
 
         // Signals first, so one that arrives while starting is not fatal.

@@ -63,11 +63,16 @@ enum BridgeFlags {
             ]),
         tenantGroup,
         FlagGroup(
-            "Several tenants:",
+            "Configuration file:",
             [
                 .valued(
                     "--config", "FILE",
-                    "tenants from a JSON file (see README, \"Bridge\"); excludes the one-tenant flags"),
+                    "every flag (as \"flag_name\": value) and several \"tenants\" from a JSON file (README, "
+                        + "\"Operating the bridge\"); a flag typed overrides it; re-read at SIGHUP"),
+                .toggle(
+                    "--check-config",
+                    "print the effective configuration (secrets shown by their source, never their value) and exit 0, "
+                        + "or exit 2 naming what is wrong"),
             ]),
         FlagGroup(
             "State and limits:",
@@ -119,11 +124,20 @@ enum BridgeFlags {
         var grace: Duration
         /// `--admin`: where the admin listener binds, if anywhere.
         var admin: (host: String, port: UInt16)?
+        /// The flags with the configuration file's merged in, and the file: what
+        /// `--check-config` shows.
+        var flags: Flags
+        var file: ConfigFile?
     }
+
+    /// The keys of `--config`'s file that are not flags.
+    static let fileKeys: Set<String> = ["tenants"]
 
     /// Reads and checks the flags, and the files they name (certificates, keys, the
     /// configuration), so a mistake is told at start, not at the first notification.
-    static func parse(_ flags: Flags) throws -> Options {
+    static func parse(_ typed: Flags) throws -> Options {
+        let (flags, file) = try Flags.withConfigFile(
+            typed, groups: groups, commandKeys: fileKeys, excluded: ["--check-config"])
         guard flags.positional.isEmpty else {
             throw UsageError("bridge takes no arguments, got \"\(flags.positional[0])\"")
         }
@@ -148,7 +162,7 @@ enum BridgeFlags {
             maximumVersion = version
         }
 
-        let tenants = try tenants(flags)
+        let tenants = try tenants(flags, file: file)
         let (serverCredentials, clientAuthorities) = try server(flags)
         var configuration = Bridge.Configuration(
             serverCredentials: serverCredentials, clientCertificateAuthorities: clientAuthorities, tenants: tenants,
@@ -173,7 +187,7 @@ enum BridgeFlags {
             else { throw UsageError("--admin: \"\(text)\" is not HOST:PORT") }
             admin = (String(text[..<colon]), port)
         }
-        return Options(configuration: configuration, grace: .seconds(grace), admin: admin)
+        return Options(configuration: configuration, grace: .seconds(grace), admin: admin, flags: flags, file: file)
     }
 
     // MARK: the bridge's own certificate
@@ -232,19 +246,15 @@ enum BridgeFlags {
 
     // MARK: tenants
 
-    private static func tenants(_ flags: Flags) throws -> BridgeTenants {
-        if let path = flags.value("--config") {
+    private static func tenants(_ flags: Flags, file: ConfigFile?) throws -> BridgeTenants {
+        if let file, let list = file.document["tenants"] {
+            let path = file.path
             if let flag = tenantGroup.flags.map(\.name).sorted().first(where: { flags.value($0) != nil }) {
-                throw UsageError("--config excludes \(flag): the tenants come from the file")
-            }
-            let bytes: [UInt8]
-            do {
-                bytes = try FileBytes.read(path)
-            } catch {
-                throw UsageError("--config \(path): cannot read it (\(error))")
+                throw UsageError("--config \(path) gives \"tenants\": it excludes \(flag)")
             }
             let tenants: BridgeTenants
             do {
+                let bytes = APN.JSONValue.object(["tenants": list]).jsonBytes()
                 tenants = try BridgeTenants.parse(json: bytes)
             } catch {
                 throw UsageError("--config \(path): \(error)")
@@ -253,7 +263,8 @@ enum BridgeFlags {
             return tenants
         }
         guard let topic = flags.value("--topic"), !topic.isEmpty else {
-            throw UsageError("the bridge needs --topic (the bundle id, apns-topic) and credentials, or --config FILE")
+            throw UsageError(
+                "the bridge needs --topic (the bundle id, apns-topic) and credentials, or --config FILE with \"tenants\"")
         }
         var pushType: PushType?
         if let text = flags.value("--push-type") {

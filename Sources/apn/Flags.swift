@@ -88,6 +88,13 @@ struct Flags {
         }
     }
 
+    /// Takes the flags a configuration file gives (``ConfigFile``) where the command line
+    /// gave none: a flag typed overrides the file. A switch the file turns on stays on.
+    mutating func fill(values given: [String: [String]], switches turnedOn: Set<String>) {
+        for (name, fileValues) in given where values[name] == nil { values[name] = fileValues }
+        switches.formUnion(turnedOn)
+    }
+
     /// Whether the switch `name` was given.
     func has(_ name: String) -> Bool {
         check(name)
