@@ -5,6 +5,7 @@ public import APNTLS
 import Dispatch
 import Foundation
 import GatewayServer
+import Synchronization
 
 /// The bridge (issue #24): a binary gateway and feedback server, Apple's port 2195 and
 /// 2196 protocols, in front of Apple's HTTP/2 API. Each client certificate names a
@@ -25,11 +26,19 @@ import GatewayServer
 /// let summary = bridge.stop(grace: .seconds(5))
 /// ```
 public final class Bridge: Sendable {
-    /// The configuration it was made with.
-    public let configuration: Configuration
-    private let core: BridgeCore
+    /// The configuration in effect: the one it was made with, and what reloads
+    /// (``reload(_:)``) changed of it.
+    public var configuration: Configuration { current.withLock { $0 } }
+    let current: Lock<Configuration>
+    let core: BridgeCore
     private let server: ServerState
-    private let context: TLSServerContext
+    /// The server context new connections get; a reload replaces it.
+    let context: TLSServerContextSlot
+    /// Makes a tenant's state, at the start and for a tenant a reload adds.
+    /// Its credentials as read (``Provider/loadCredentials(_:onto:)``), so that the key
+    /// files checked are the ones used, however they change later.
+    let makeTenant: @Sendable (BridgeTenant, Provider.LoadedCredentials) -> TenantBridge
+    let log: @Sendable (BridgeEvent) -> Void
     private let lifecycle = GatewayLifecycle<(gateway: UInt16, feedback: UInt16)>()
     /// The journal's group commits, on the store's writer thread; nil without a store.
     private let journalPump: JournalPump?
@@ -39,13 +48,11 @@ public final class Bridge: Sendable {
     /// Prepares the bridge: the TLS context, each tenant's provider, the feedback outbox.
     /// Nothing listens and nothing connects upstream until ``start()``.
     ///
-    /// - Throws: `TLSError` for credentials the context refuses; `StoreError` for a store
-    ///   that cannot be opened.
+    /// - Throws: `TLSError` for credentials the context refuses; `ProviderError`
+    ///   (``ProviderError/Code/authentication``) for a tenant's key or certificate that does
+    ///   not load; `StoreError` for a store that cannot be opened.
     public init(configuration: Configuration) throws {
-        context = try TLSServerContext(
-            credentials: configuration.serverCredentials,
-            clientCertificateAuthorities: configuration.clientCertificateAuthorities, requiresClientCertificate: true,
-            maximumVersion: configuration.maximumTLSVersion, sessionTickets: configuration.sessionTickets)
+        context = TLSServerContextSlot(try Self.serverContext(configuration))
         let server = try ServerState()
         self.server = server
         let events = configuration.log
@@ -54,8 +61,9 @@ public final class Bridge: Sendable {
             bridgeLog.record(event)
             events?(event)
         }
-        var upstream = configuration.upstream
-        upstream.logHandler = configuration.logHandler
+        var upstreamOptions = configuration.upstream
+        upstreamOptions.logHandler = configuration.logHandler
+        let upstream = upstreamOptions
         let outbox = try FeedbackOutbox(path: configuration.storePath, log: log) { server.wakeWaiters() }
         let origin = ContinuousClock.now
         let originMilliseconds = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
@@ -64,9 +72,7 @@ public final class Bridge: Sendable {
         let sequence = JournalSequence()
         let credit = configuration.journalCredit
             ?? max(1, configuration.upstream.maxConnections * configuration.upstream.maxConcurrentStreams)
-        var tenants: [String: TenantBridge] = [:]
-        var sources: [any JournalSource] = []
-        for tenant in configuration.tenants.all {
+        let makeTenant: @Sendable (BridgeTenant, Provider.LoadedCredentials) -> TenantBridge = { tenant, credentials in
             let record = ResendRecord(
                 retention: configuration.resendRetention, capacity: configuration.resendCapacity,
                 journaling: outbox.keepsResendRecord)
@@ -77,16 +83,26 @@ public final class Bridge: Sendable {
                 rows = tenantRows
                 journal = (ForwardJournal(rows: tenantRows, credit: credit), sequence)
             }
-            let bridge = TenantBridge(
-                tenant: tenant, provider: Provider(options: tenant.providerOptions(upstream)),
+            let provider = Provider(options: tenant.providerOptions(upstream))
+            // Before anything is sent: read now, not at the first request (node-apn's way),
+            // when the file may have been replaced for the next reload already.
+            provider.useCredentials(credentials)
+            return TenantBridge(
+                tenant: tenant, provider: provider,
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
                 record: record, quietPeriod: configuration.collectionQuietPeriod, recordRows: rows, journal: journal,
                 log: log)
-            tenants[tenant.name] = bridge
-            if journal != nil { sources.append(bridge) }
         }
+        self.makeTenant = makeTenant
+        self.log = log
+        var tenants: [String: TenantBridge] = [:]
+        for tenant in configuration.tenants.all {
+            let options = tenant.providerOptions(upstream)
+            tenants[tenant.name] = makeTenant(tenant, try Provider.loadCredentials(options, onto: options))
+        }
+        let table = BridgeTenantTable(directory: configuration.tenants, tenants: tenants)
         let takeOver = BridgeTakeOverTask(
-            instance: instance, tenants: tenants, outbox: outbox, sequence: sequence,
+            instance: instance, table: table, outbox: outbox, sequence: sequence,
             retention: configuration.resendRetention, log: log)
         if outbox.keepsResendRecord {
             // Registered (its lock held) before anything is taken over: two bridges starting
@@ -97,12 +113,10 @@ public final class Bridge: Sendable {
             try takeOver.run()
         }
         self.takeOver = outbox.keepsResendRecord ? takeOver : nil
-        journalPump = sources.isEmpty ? nil : JournalPump(instance: instance, sources: sources, sequence: sequence)
+        journalPump = outbox.keepsResendRecord ? JournalPump(instance: instance, table: table, sequence: sequence) : nil
         let task = self.takeOver
-        core = BridgeCore(
-            directory: configuration.tenants, tenants: tenants, outbox: outbox, log: log,
-            beforeOpen: { try? task?.run() })
-        self.configuration = configuration
+        core = BridgeCore(table: table, outbox: outbox, log: log, beforeOpen: { try? task?.run() })
+        current = Lock(configuration)
     }
 
     /// Binds both listeners and starts accepting.
@@ -111,11 +125,12 @@ public final class Bridge: Sendable {
     /// - Throws: `TLSError` when a listener cannot bind or a thread cannot be started.
     public func start() throws(TLSError) {
         let backlog = ConnectionLimits.listenBacklog
+        let configuration = configuration
         let gateway = try TLSListener(
-            context: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog,
+            slot: context, host: configuration.host, port: configuration.gatewayPort, backlog: backlog,
             receiveBuffer: configuration.receiveBuffer)
         let feedback = try TLSListener(
-            context: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
+            slot: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
         lifecycle.started((gateway.port, feedback.port), name: "Bridge")
         core.outbox.start(journal: journalPump, every: BridgeTakeOverTask.interval) { [takeOver] in try? takeOver?.run() }
         let settings = ConnectionSettings(

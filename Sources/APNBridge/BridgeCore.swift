@@ -8,9 +8,10 @@ import Synchronization
 /// What the bridge's listeners share: the tenants' state, the directory that finds a
 /// client's tenant, the feedback outbox, and whether new connections are taken.
 final class BridgeCore: Sendable {
-    let directory: BridgeTenants
+    /// The directory and every tenant's state, replaced by a reload.
+    let table: BridgeTenantTable
     /// Every tenant's state, by tenant name.
-    let tenants: [String: TenantBridge]
+    var tenants: [String: TenantBridge] { table.all }
     let outbox: FeedbackOutbox
     let log: @Sendable (BridgeEvent) -> Void
     /// Run as a client connection opens, before its tenant's session: with a store, takes
@@ -23,20 +24,19 @@ final class BridgeCore: Sendable {
 
     /// The shared state of the tenants in `directory`.
     init(
-        directory: BridgeTenants, tenants: [String: TenantBridge], outbox: FeedbackOutbox,
+        table: BridgeTenantTable, outbox: FeedbackOutbox,
         log: @escaping @Sendable (BridgeEvent) -> Void, beforeOpen: @escaping @Sendable () -> Void = {}
     ) {
         self.log = log
         self.beforeOpen = beforeOpen
-        self.directory = directory
-        self.tenants = tenants
+        self.table = table
         self.outbox = outbox
     }
 
     /// The tenant `peer` belongs to, or nil (no certificate, or one no tenant names).
     func tenant(for peer: TLSCertificate?) -> TenantBridge? {
-        guard let peer, let tenant = directory.tenant(for: peer) else { return nil }
-        return tenants[tenant.name]
+        guard let peer else { return nil }
+        return table.tenant(for: peer)
     }
 
     /// Whether new client connections are taken (not once stopping).

@@ -12,18 +12,19 @@ final class BridgeTakeOverTask: Sendable {
     static let interval: Duration = .seconds(2)
 
     let instance: Int64
-    let tenants: [String: TenantBridge]
+    /// The tenants whose part of a dead bridge's state is taken (a reload adds some).
+    let table: BridgeTenantTable
     let outbox: FeedbackOutbox
     let sequence: JournalSequence
     let retention: Duration
     let log: @Sendable (BridgeEvent) -> Void
 
     init(
-        instance: Int64, tenants: [String: TenantBridge], outbox: FeedbackOutbox, sequence: JournalSequence,
+        instance: Int64, table: BridgeTenantTable, outbox: FeedbackOutbox, sequence: JournalSequence,
         retention: Duration, log: @escaping @Sendable (BridgeEvent) -> Void
     ) {
         self.instance = instance
-        self.tenants = tenants
+        self.table = table
         self.outbox = outbox
         self.sequence = sequence
         self.retention = retention
@@ -36,6 +37,7 @@ final class BridgeTakeOverTask: Sendable {
         let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
         let instance = instance
         let sequence = sequence
+        let tenants = table.all
         let (dead, byTenant) = try outbox.takeOverDeadBridges(
             instance: instance, tenants: Array(tenants.keys), recordSince: now - retention.wholeMilliseconds
         ) { tenant, recordRows, leftover in

@@ -39,7 +39,9 @@ final class JournalSequence: Sendable {
 /// there only; its sources and sequence are Sendable themselves.
 final class JournalPump: @unchecked Sendable {
     let instance: Int64
-    let sources: [any JournalSource]
+    /// Every tenant's journal: the table's tenants, read at each commit (a reload adds some).
+    private let table: BridgeTenantTable
+    private var sources: [any JournalSource] { Array(table.all.values) }
     let sequence: JournalSequence
     /// How long answered rows are kept: long enough for a client that lost its connection
     /// (a kill) to reconnect and resend, so that its resends are answered from them.
@@ -51,9 +53,9 @@ final class JournalPump: @unchecked Sendable {
     private var prunedBelow: Int64 = 0
     private var lastCheckpoint: ContinuousClock.Instant?
 
-    init(instance: Int64, sources: [any JournalSource], sequence: JournalSequence) {
+    init(instance: Int64, table: BridgeTenantTable, sequence: JournalSequence) {
         self.instance = instance
-        self.sources = sources
+        self.table = table
         self.sequence = sequence
     }
 

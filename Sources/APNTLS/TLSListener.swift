@@ -6,7 +6,7 @@ internal import Glibc
 /// Not thread-safe: one thread accepts.
 package final class TLSListener {
     private let socket: Socket
-    private let context: TLSServerContext
+    private let context: TLSServerContextSlot
     /// The port actually bound (useful after binding port 0).
     package let port: UInt16
     /// The address bound, e.g. "127.0.0.1".
@@ -18,8 +18,18 @@ package final class TLSListener {
     /// kernel holds for a client that the server has not read yet.
     ///
     /// - Throws: ``TLSError/Kind-swift.struct/listen`` with errno.
-    package init(
+    package convenience init(
         context: TLSServerContext, host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 128,
+        receiveBuffer: Int? = nil
+    ) throws(TLSError) {
+        try self.init(
+            slot: TLSServerContextSlot(context), host: host, port: port, backlog: backlog, receiveBuffer: receiveBuffer)
+    }
+
+    /// Binds and listens as ``init(context:host:port:backlog:receiveBuffer:)``; each
+    /// connection gets the context `slot` holds when it is accepted.
+    package init(
+        slot context: TLSServerContextSlot, host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 128,
         receiveBuffer: Int? = nil
     ) throws(TLSError) {
         let address = try AddressResolver.resolve(host: host, port: port, passive: true)[0]
@@ -53,7 +63,7 @@ package final class TLSListener {
                 try accepted.makeNonBlocking()
                 if noDelay { try accepted.setNoDelay(true) }
                 return try TLSConnection(
-                    context: context.handle, socket: accepted, isClient: false,
+                    context: context.current.handle, socket: accepted, isClient: false,
                     peerDescription: "client of \(host):\(port)")
             }
             let code = currentErrno

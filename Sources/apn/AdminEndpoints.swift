@@ -1,3 +1,4 @@
+import APNSupport
 import APNBridge
 import APNTLS
 import APNWire
@@ -10,12 +11,19 @@ import Synchronization
 final class BridgeAdmin: Sendable {
     private let bridge: Bridge
     private let stopping = Atomic<Bool>(false)
+    private let listed: Lock<[(name: String, notAfter: Double)]>
+
     /// Each certificate the bridge uses and when it expires, UNIX seconds.
-    let certificates: [(name: String, notAfter: Double)]
+    var certificates: [(name: String, notAfter: Double)] { listed.withLock { $0 } }
 
     init(bridge: Bridge, certificates: [(name: String, notAfter: Double)] = []) {
         self.bridge = bridge
-        self.certificates = certificates
+        self.listed = Lock(certificates)
+    }
+
+    /// The certificates after a reload.
+    func replaceCertificates(_ certificates: [(name: String, notAfter: Double)]) {
+        listed.withLock { $0 = certificates }
     }
 
     /// The certificates of `configuration`: the server's, each client CA, and each tenant's

@@ -1,7 +1,9 @@
 import APN
 import APNBridge
 import APNFeedbackStore
+import APNSupport
 import Foundation
+import Synchronization
 
 /// `apn bridge …`: runs a ``Bridge`` until SIGINT or SIGTERM.
 enum BridgeCommand: Subcommand {
@@ -10,6 +12,8 @@ enum BridgeCommand: Subcommand {
     static let about = BridgeFlags.about
     static let flagGroups = BridgeFlags.groups
     static let epilogue = BridgeFlags.epilogue
+
+    static let reloadsOnHangup = true
 
     static func run(_ flags: Flags) throws -> Int32 {
         var options = try BridgeFlags.parse(flags)
@@ -21,6 +25,7 @@ enum BridgeCommand: Subcommand {
 
         // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
+        let hangups = HangupSignals()
         let bridge = try Bridge(configuration: options.configuration)
         try bridge.start()
         let certificates = BridgeAdmin.certificates(of: options.configuration)
@@ -60,10 +65,22 @@ enum BridgeCommand: Subcommand {
                 ]).text)
         }
 
+        let running = options
+        let grace = Lock(options.grace)
+        hangups.handle {
+            let applied = BridgeReloader.reload(bridge, flags: flags, running: running)
+            if let (configuration, newGrace) = applied {
+                endpoints.replaceCertificates(BridgeAdmin.certificates(of: configuration))
+                grace.withLock { $0 = newGrace }
+            }
+        }
+
         stopSignals.wait()
-        LineWriter.stderr(BridgeLog.stopping(grace: options.grace).text)
+        hangups.end()
+        let stopGrace = grace.withLock { $0 }
+        LineWriter.stderr(BridgeLog.stopping(grace: stopGrace).text)
         endpoints.markStopping()
-        let summary = bridge.stop(grace: options.grace)
+        let summary = bridge.stop(grace: stopGrace)
         admin?.stop()
         LineWriter.stdout(BridgeLog.summary(summary))
         return 0

@@ -107,7 +107,7 @@ enum BridgeLog {
     }
 
     /// Now, as the other commands write times (`FeedbackCommand/isoDate(_:)`).
-    private static func timestamp() -> String {
+    static func timestamp() -> String {
         FeedbackCommand.isoDate(Date())
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Finds the command an `apn` command line names and runs it: the first argument that is
 /// not a flag (nor a flag's value) names a subcommand, wherever it stands, so options may
 /// come before or after it (`apn tokens --store S list`); the flags then go to that command.
@@ -51,6 +53,7 @@ enum CommandRouter {
                 return 0
             }
             if flags.wantsVersion { return printVersion() }
+            if !command.reloadsOnHangup { restoreHangup() }
             return try command.run(flags)
         } catch let error as UsageError {
             let hint = path.isEmpty ? "Run `apn --help` for usage." : "Run `apn \(path.joined(separator: " ")) --help` for usage."
@@ -70,6 +73,16 @@ enum CommandRouter {
             command = child
         }
         return command
+    }
+
+    /// SIGHUP unblocked in this thread, before the command starts any other: main.swift
+    /// blocks it for the commands that reload on it, and any other ends at it, as a
+    /// program whose terminal went away should.
+    private static func restoreHangup() {
+        var hangup = sigset_t()
+        sigemptyset(&hangup)
+        sigaddset(&hangup, SIGHUP)
+        pthread_sigmask(SIG_UNBLOCK, &hangup, nil)
     }
 
     /// `apn --version`, wherever it stands.

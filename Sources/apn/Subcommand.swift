@@ -20,6 +20,9 @@ protocol Subcommand {
     static var subcommands: [any Subcommand.Type] { get }
     /// Runs it with its parsed flags; the exit status.
     static func run(_ flags: Flags) throws -> Int32
+    /// Whether it reloads its configuration at SIGHUP (``HangupSignals``); any other is
+    /// ended by SIGHUP, the signal's default.
+    static var reloadsOnHangup: Bool { get }
 }
 
 extension Subcommand {
@@ -29,6 +32,7 @@ extension Subcommand {
     static var flagGroups: [FlagGroup] { [] }
     static var epilogue: String? { nil }
     static var subcommands: [any Subcommand.Type] { [] }
+    static var reloadsOnHangup: Bool { false }
 
     /// A command with subcommands runs only through one of them.
     static func run(_ flags: Flags) throws -> Int32 {

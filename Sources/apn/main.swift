@@ -12,5 +12,8 @@ var stopSignalMask = sigset_t()
 sigemptyset(&stopSignalMask)
 sigaddset(&stopSignalMask, SIGINT)
 sigaddset(&stopSignalMask, SIGTERM)
+// SIGHUP too, for the commands that reload on it (HangupSignals); CommandRouter gives the
+// others its default back before they run.
+sigaddset(&stopSignalMask, SIGHUP)
 pthread_sigmask(SIG_BLOCK, &stopSignalMask, nil)
 exit(CommandRouter.run(Array(CommandLine.arguments.dropFirst()), root: ApnCommand.self))

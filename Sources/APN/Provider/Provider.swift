@@ -230,6 +230,55 @@ public final class Provider: Sendable {
         inbox.post(.shutdown(reply: { recording.flush { _ in completion() } }))
     }
 
+    /// Credentials read and checked by ``loadCredentials(_:)``, for ``useCredentials(_:)``.
+    package struct LoadedCredentials: Sendable {
+        fileprivate let options: Options
+        fileprivate let context: TLSClientContext
+    }
+
+    /// Reads the credentials `options` name again — the `.p8` key, or the certificate and
+    /// key, and the trusted CAs — for ``useCredentials(_:)``; nothing changes yet, so a
+    /// caller reloading several providers can check them all first. Only the credentials
+    /// of `options` are taken (``Options/authentication``, `cert`, `key`, `pfx`,
+    /// `passphrase`, `ca`); the rest stays as created.
+    ///
+    /// - Throws: ``ProviderError/Code/authentication`` naming the file that did not load.
+    package func loadCredentials(_ options: Options) throws(ProviderError) -> LoadedCredentials {
+        try Self.loadCredentials(options, onto: self.options)
+    }
+
+    /// ``loadCredentials(_:)`` for a provider with options `base`, before it exists: a
+    /// check that `options`' credentials load.
+    package static func loadCredentials(_ options: Options, onto base: Options) throws(ProviderError) -> LoadedCredentials {
+        var updated = base
+        updated.authentication = options.authentication
+        updated.cert = options.cert
+        updated.key = options.key
+        updated.pfx = options.pfx
+        updated.passphrase = options.passphrase
+        updated.ca = options.ca
+        if case .token(let keyID, let teamID, let source) = options.authentication {
+            // Read now and kept as bytes: a failure is told here, not at the next request,
+            // and the key file replaced again later does not change what was loaded.
+            updated.authentication = .token(keyID: keyID, teamID: teamID, key: .data(try ProviderAuthorization.readKey(source).bytes))
+        }
+        do throws(APNError) {
+            let protocols = ClientConnector.Settings(updated).requiredProtocol.map { [$0] } ?? []
+            return LoadedCredentials(
+                options: updated,
+                context: try ClientContextLoader.load(updated.clientAccess, applicationProtocols: protocols))
+        } catch {
+            throw ProviderError(code: .authentication, message: error.message)
+        }
+    }
+
+    /// Uses `credentials` from now on (the bridge's SIGHUP): requests written later carry
+    /// a token signed with the new key, connections opened later present the new
+    /// certificate. Requests in flight and connections open carry on.
+    package func useCredentials(_ credentials: LoadedCredentials) {
+        inbox.post(.reloadCredentials(credentials.options, credentials.context))
+    }
+
     /// Shuts down without waiting for answers (the bridge's stop once its grace is over):
     /// every notification not yet answered completes at once with
     /// ``ProviderError/Code/shutDown`` — never sent if it was not written

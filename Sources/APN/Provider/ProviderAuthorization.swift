@@ -96,20 +96,23 @@ final class ProviderAuthorization {
     /// Reads the `.p8` key once; a failure is remembered and reported for every request.
     private func loadKey(_ source: CredentialSource) throws(ProviderError) -> ES256SigningKey {
         if let signingKey { return try signingKey.get() }
-        let result = Result { () throws(ProviderError) -> ES256SigningKey in
-            let bytes: [UInt8]
-            do throws(APNError) {
-                bytes = try ClientContextLoader.bytes(of: source)
-            } catch {
-                throw ProviderError(code: .authentication, message: "the provider token key: \(error.message)")
-            }
-            do throws(TLSError) {
-                return try ES256SigningKey(pemOrDER: bytes)
-            } catch {
-                throw ProviderError(code: .authentication, message: "\(ClientContextLoader.describe(source)): \(error)")
-            }
-        }
+        let result = Result { () throws(ProviderError) -> ES256SigningKey in try Self.readKey(source).key }
         signingKey = result
         return try result.get()
+    }
+
+    /// The `.p8` key `source` holds, and its bytes; a failure names the file.
+    static func readKey(_ source: CredentialSource) throws(ProviderError) -> (key: ES256SigningKey, bytes: [UInt8]) {
+        let bytes: [UInt8]
+        do throws(APNError) {
+            bytes = try ClientContextLoader.bytes(of: source)
+        } catch {
+            throw ProviderError(code: .authentication, message: "the provider token key: \(error.message)")
+        }
+        do throws(TLSError) {
+            return (try ES256SigningKey(pemOrDER: bytes), bytes)
+        } catch {
+            throw ProviderError(code: .authentication, message: "\(ClientContextLoader.describe(source)): \(error)")
+        }
     }
 }

@@ -22,6 +22,10 @@ enum ProviderCommand: Sendable {
     case barrier(reply: @Sendable () -> Void)
     /// The ``ManualClock`` moved: check timers.
     case clockAdvanced
+    /// New credentials, read and checked (``Provider/reloadCredentials(_:)``): the
+    /// authorization for requests from now on, the TLS context for connections opened
+    /// from now on.
+    case reloadCredentials(Provider.Options, TLSClientContext)
 }
 
 /// One request handed to the I/O thread, and what to call with its response.

@@ -111,6 +111,9 @@ struct ProviderLoop: ~Copyable {
             pool.barrier(reply: reply)
         case .clockAdvanced:
             break
+        case .reloadCredentials(let options, let context):
+            pool.replaceAuthorization(ProviderAuthorization(options))
+            connector.replaceContext(context)
         }
     }
 

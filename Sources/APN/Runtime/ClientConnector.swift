@@ -70,6 +70,12 @@ final class ClientConnector: Sendable {
         if !started { finished(.failure(.threadNotStarted)) }
     }
 
+    /// Connections opened from now on use `context` (credentials reloaded); those open
+    /// keep theirs.
+    func replaceContext(_ context: TLSClientContext) {
+        self.context.replace(with: context)
+    }
+
     /// Ends every attempt under way and any started later, at once: the loop has ended.
     func stop() {
         attempts.stop()

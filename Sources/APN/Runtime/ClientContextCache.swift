@@ -18,6 +18,13 @@ final class ClientContextCache: Sendable {
         self.log = log
     }
 
+    /// Replaces what ``load()`` returns from now on (credentials loaded and checked
+    /// elsewhere: ``Provider/useCredentials(_:)``); warns as a first load would.
+    func replace(with context: TLSClientContext) {
+        cached.withLock { $0 = .success(context) }
+        warnIfUnverified(context)
+    }
+
     func load() -> Result<TLSClientContext, APNError> {
         let (result, loaded) = cached.withLock { cached in
             if let cached { return (cached, false) }
@@ -26,10 +33,13 @@ final class ClientContextCache: Sendable {
             return (result, true)
         }
         // Outside the lock: the handler is the user's code.
-        if loaded, case .success(let context) = result, !context.verifiesPeer {
-            log(.warning, "TLS peer verification is off (rejectUnauthorized: false); the server's identity is not checked",
-                metadata: ["peer": "\(options.host):\(options.port)"])
-        }
+        if loaded, case .success(let context) = result { warnIfUnverified(context) }
         return result
+    }
+
+    private func warnIfUnverified(_ context: TLSClientContext) {
+        guard !context.verifiesPeer else { return }
+        log(.warning, "TLS peer verification is off (rejectUnauthorized: false); the server's identity is not checked",
+            metadata: ["peer": "\(options.host):\(options.port)"])
     }
 }

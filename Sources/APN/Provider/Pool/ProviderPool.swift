@@ -60,7 +60,7 @@ struct ProviderPool: ~Copyable {
 
     let configuration: Configuration
     var scheduler: ProviderScheduler
-    let authorization: ProviderAuthorization
+    private(set) var authorization: ProviderAuthorization
     var connections: [ProviderPoolConnection] = []
     var actions = RingBuffer<ProviderPoolAction>(minimumCapacity: 64)
     /// The `authorization` field of the current provider token, laid out for nghttp2 once.
@@ -85,6 +85,18 @@ struct ProviderPool: ~Copyable {
         self.configuration = configuration
         self.scheduler = ProviderScheduler(configuration: configuration.scheduler)
         self.authorization = authorization
+    }
+
+    /// Credentials reloaded: requests written from now on carry `authorization`'s token,
+    /// on new connections — Apple refuses a connection's token changed within 20 minutes
+    /// (`TooManyProviderTokenUpdates`), and a new certificate is presented only by a new
+    /// connection — so every open one drains: it takes no new stream and closes once its
+    /// last is answered. A stream answered "expired token" is sent again with the new one
+    /// (``ProviderPoolConnection/OpenStream/tokenIssuedAt`` differs).
+    mutating func replaceAuthorization(_ authorization: ProviderAuthorization) {
+        self.authorization = authorization
+        authorizationBlock = nil
+        for index in connections.indices { connections[index].draining = true }
     }
 
     /// The next thing for the driver to do.
