@@ -40,6 +40,8 @@ struct Ledger: GatewayLedger, ~Copyable {
     /// Gateway connections open now (handshake done, not ended).
     var openConnectionCount = 0
     var feedbackConnectionCount = 0
+    /// Feedback tuples handed to feedback connections (``MockGateway/servedFeedbackCount``).
+    var servedFeedbackCount = 0
     var feedbackQueue: [(time: UInt32, token: [UInt8])] = []
 
     init(faults: MockGateway.Faults, retention: RecordRetention) {
@@ -101,6 +103,7 @@ struct Ledger: GatewayLedger, ~Copyable {
         for tuple in feedbackQueue {
             bytes.writeFeedbackTuple(time: tuple.time, token: tuple.token)
         }
+        servedFeedbackCount += feedbackQueue.count
         feedbackQueue.removeAll()
         return FeedbackBatch(
             bytes: bytes.readableBytesArray, writeSize: faults.feedbackWriteSize, pause: faults.feedbackWritePause)

@@ -56,6 +56,13 @@ extension MockGateway {
         shared.read { $0.feedbackConnectionCount }
     }
 
+    /// Feedback tuples taken from the queue by feedback connections so far: each is served
+    /// once, so this is what clients were sent, or would have been had they read to the end
+    /// (a client that closes early loses the rest, as with Apple's service).
+    package var servedFeedbackCount: Int {
+        shared.read { $0.servedFeedbackCount }
+    }
+
     /// Waits until at least `count` notifications were accepted, or `timeout` passes, or
     /// the gateway stops. A condition wait: it returns as soon as the count is reached.
     ///

@@ -49,55 +49,23 @@ final class BridgeAdmin: Sendable {
         stopping.store(true, ordering: .sequentiallyConsistent)
     }
 
-    /// The answer to `request`.
+    /// The answer to `request`: ``AdminRoutes``, ready until the bridge stops.
     func respond(_ request: AdminRequest) -> AdminResponse {
-        switch request.path {
-        case "/healthz":
-            return .text(200, "ok\n")
-        case "/readyz":
-            guard !stopping.load(ordering: .sequentiallyConsistent) else {
-                return AdminResponse(status: 503, contentType: "application/json", body: #"{"reason":"stopping"}"# + "\n")
+        AdminRoutes(
+            notReady: { [self] in stopping.load(ordering: .sequentiallyConsistent) ? "stopping" : nil },
+            metrics: { [self] in
+                BridgeMetrics.render(
+                    bridge.summary, process: ProcessMetrics.current(),
+                    certificates: certificates.map { CertificateExpiry(name: $0.name, notAfter: $0.notAfter) })
             }
-            return .text(200, "ready\n")
-        case "/metrics":
-            return AdminResponse(
-                status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                body: BridgeMetrics.render(bridge.summary, process: ProcessMetrics.current(), certificates: certificates))
-        default:
-            return .text(404, "not found: /healthz, /readyz, /metrics\n")
-        }
-    }
-}
-
-/// What the kernel says of this process (Linux `/proc/self`): resident memory, open
-/// descriptors, threads.
-struct ProcessMetrics: Sendable {
-    var residentBytes: Double = 0
-    var openFileDescriptors: Double = 0
-    var threads: Double = 0
-
-    static func current() -> ProcessMetrics {
-        var metrics = ProcessMetrics()
-        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
-        {
-            metrics.residentBytes = pages * Double(sysconf(Int32(_SC_PAGESIZE)))
-        }
-        metrics.openFileDescriptors = Double(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count)
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
-            let count = line.split(separator: "\t").last.flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) })
-        {
-            metrics.threads = count
-        }
-        return metrics
+        ).respond(request)
     }
 }
 
 /// The bridge's counters as Prometheus metrics, a `tenant` label on each bridge family.
 enum BridgeMetrics {
     static func render(
-        _ summary: Bridge.Summary, process: ProcessMetrics, certificates: [(name: String, notAfter: Double)] = []
+        _ summary: Bridge.Summary, process: ProcessMetrics, certificates: [CertificateExpiry] = []
     ) -> String {
         var text = PrometheusText()
         let tenants = summary.byTenant.keys.sorted()
@@ -150,12 +118,8 @@ enum BridgeMetrics {
             Double(summary.unfinishedSessions))
         text.single("apn_feedback_tuples_stored_total", .counter, help: "Feedback tuples stored.", Double(summary.feedbackStored))
         text.single("apn_feedback_tuples_served_total", .counter, help: "Feedback tuples served.", Double(summary.feedbackServed))
-        text.family(
-            "apn_certificate_expiry_timestamp_seconds", .gauge, help: "When each certificate the bridge uses expires.",
-            certificates.map { ([("certificate", $0.name)], $0.notAfter) })
-        text.single("process_resident_memory_bytes", .gauge, help: "Resident memory size in bytes.", process.residentBytes)
-        text.single("process_open_fds", .gauge, help: "Number of open file descriptors.", process.openFileDescriptors)
-        text.single("process_threads", .gauge, help: "Number of OS threads in the process.", process.threads)
+        text.certificateExpiry(certificates)
+        text.process(process)
         return text.text
     }
 }

@@ -157,3 +157,18 @@ struct AdminError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension AdminServer {
+    /// Binds `--admin`'s address (``AdminFlag``) answering `routes` and starts the listener;
+    /// nil without the flag. The commands that take `--admin` after the bridge start theirs
+    /// here, so each binds, answers and names its address the same way.
+    static func start(at address: (host: String, port: UInt16)?, routes: AdminRoutes) throws -> AdminServer? {
+        guard let address else { return nil }
+        let server = try AdminServer(host: address.host, port: address.port) { routes.respond($0) }
+        server.start()
+        return server
+    }
+
+    /// `HOST:PORT` as bound (the port the system chose for 0), as start lines give it.
+    var address: String { "\(host):\(port)" }
+}

@@ -180,14 +180,8 @@ enum BridgeFlags {
         if let credit { configuration.journalCredit = credit }
         configuration.sessionTickets = flags.has("--session-tickets")
         configuration.maximumTLSVersion = maximumVersion
-        var admin: (host: String, port: UInt16)?
-        if let text = flags.value("--admin") {
-            guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]),
-                !text[..<colon].isEmpty
-            else { throw UsageError("--admin: \"\(text)\" is not HOST:PORT") }
-            admin = (String(text[..<colon]), port)
-        }
-        return Options(configuration: configuration, grace: .seconds(grace), admin: admin, flags: flags, file: file)
+        return Options(
+            configuration: configuration, grace: .seconds(grace), admin: try AdminFlag.parse(flags), flags: flags, file: file)
     }
 
     // MARK: the bridge's own certificate

@@ -31,9 +31,15 @@ final class FeedbackService {
     private let feedback: Feedback
     private var check: StoreCheck
     private let recovery: FeedbackRecovery
+    /// What `--admin`'s `/metrics` shows, counted as the visits go.
+    private let metrics: FeedbackServiceMetrics
 
-    init(settings: FeedbackServiceCommand.Settings, store: TokenStore, lock: PollLock, stop: StopRequest) {
+    init(
+        settings: FeedbackServiceCommand.Settings, store: TokenStore, lock: PollLock, stop: StopRequest,
+        metrics: FeedbackServiceMetrics
+    ) {
         self.settings = settings
+        self.metrics = metrics
         self.store = store
         self.lock = lock
         self.stop = stop
@@ -49,11 +55,13 @@ final class FeedbackService {
             let started = ContinuousClock.now
             let time = Date()
             if let lost = lock.lost() {
+                metrics.setLeaseHeld(false)
                 // Another service may be polling now: two would each take feedback the other never sees.
                 LineWriter.stderr("apn feedback-service: \(lost); stopping (another service may poll now)")
                 return 1
             }
             if let error = check.run(retrying: settings.interval != nil) {
+                metrics.skipped()
                 failures += 1
                 let retry = backoff(after: failures)
                 var fields = Self.counts(FeedbackApplication(), time: time, seconds: ContinuousClock.now - started)
@@ -67,6 +75,7 @@ final class FeedbackService {
             }
             var visit = VisitTally()
             let failure = visitOnce(&visit, at: time)
+            metrics.visited(failed: recovery.isActive || failure != nil)
             var fields = Self.counts(visit.applied, time: time, seconds: (ContinuousClock.now - started))
             if recovery.isActive {
                 recovery.finish()
@@ -119,6 +128,7 @@ final class FeedbackService {
             let end = try feedback.visit(batchSize: settings.batchSize, cancellation: stop.cancellation) {
                 entries in
                 // Runs on this thread; the socket is not read again until it returns.
+                metrics.read(entries.count)
                 if !recovery.isActive, let error = commit(entries, into: &visit) {
                     storeError = error
                     recovery.begin(after: error, at: time)
@@ -144,6 +154,7 @@ final class FeedbackService {
             visit.applied.kept += applied.kept
             visit.applied.unknown += applied.unknown
             visit.applied.duplicates += applied.duplicates
+            metrics.committed(applied)
             visit.batches += 1
             if settings.logsBatches {
                 LineWriter.stdout(.object([

@@ -29,6 +29,7 @@ enum FeedbackServiceCommand: Subcommand {
                     "room the store's disk must have before each visit (default 8 KiB per --batch-size tuple, from "
                         + "1 MiB to 64 MiB; 0: the write transaction only)"),
             ]),
+        AdminFlag.group,
         LogFlags.group,
     ]
     static let epilogue: String? = """
@@ -57,6 +58,10 @@ enum FeedbackServiceCommand: Subcommand {
         error, tries every 2 s and polls once the holder's session ended (at once when it was
         killed; within 25 s of its host vanishing). A holder that finds its lease lost before a
         visit exits 1.
+        With --admin, first prints {"event":"started","admin":"HOST:PORT"} once that listener is up
+        (before the lock or lease is taken, so a standby answers too); its /metrics counts visits,
+        failures and tuples (apn_feedback_*), says whether the lease is held
+        (apn_feedback_lease_held, 0 on a standby) and when the push certificate expires.
         Exits 1 when the store cannot be opened or is polled by another service, the credentials are
         unusable, the --once visit failed or was skipped, or a commit failed; 2 on bad options.
         """
@@ -70,6 +75,8 @@ enum FeedbackServiceCommand: Subcommand {
         var logsBatches: Bool
         /// The room ``StoreCheck`` proves before each visit.
         var minimumFreeBytes: Int
+        /// `--admin`: where the admin listener binds, if anywhere.
+        var admin: (host: String, port: UInt16)?
     }
 
     /// A test-only environment variable: after this many commits, every commit of the
@@ -92,11 +99,16 @@ enum FeedbackServiceCommand: Subcommand {
             signals.wait()
             stop.request()
         }
+        // Counted from the start, served before the lock is taken: a standby is seen as one.
+        let metrics = FeedbackServiceMetrics(leaseHeld: !TokenStore.isPostgreSQL(settings.store))
+        let admin = try FeedbackServiceAdmin.start(settings, metrics: metrics, stop: stop)
+        defer { admin?.stop() }
         // Before the store is opened: a second service must not touch it at all.
         let lock: PollLock
         do throws(PollLock.Held) {
             guard let taken = try PollLock.take(store: settings.store, stop: stop) else { return 0 }
             lock = taken
+            metrics.setLeaseHeld(true)
         } catch {
             LineWriter.stderr("apn feedback-service: \(error)")
             return 1
@@ -112,7 +124,7 @@ enum FeedbackServiceCommand: Subcommand {
         if let text = ProcessInfo.processInfo.environment[commitFailureVariable], let count = Int(text) {
             store.failCommits(after: count)
         }
-        return FeedbackService(settings: settings, store: store, lock: lock, stop: stop).run()
+        return FeedbackService(settings: settings, store: store, lock: lock, stop: stop, metrics: metrics).run()
     }
 
     static func parse(_ flags: Flags) throws(UsageError) -> Settings {
@@ -141,6 +153,6 @@ enum FeedbackServiceCommand: Subcommand {
         try credentials.requireCertificate()
         return Settings(
             store: store, feedback: options, interval: interval, batchSize: batchSize,
-            logsBatches: flags.has("--log-batches"), minimumFreeBytes: room)
+            logsBatches: flags.has("--log-batches"), minimumFreeBytes: room, admin: try AdminFlag.parse(flags))
     }
 }

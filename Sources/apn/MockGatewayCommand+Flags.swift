@@ -22,6 +22,7 @@ extension MockGatewayCommand {
         // Both gateways serve as many connections, as long idle.
         options.http2?.maxConnections = options.configuration.maxConnections
         options.http2?.idleTimeout = options.configuration.idleTimeout
+        options.admin = try AdminFlag.parse(flags)
         return options
     }
 

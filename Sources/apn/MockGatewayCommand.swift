@@ -76,9 +76,11 @@ enum MockGatewayCommand: Subcommand {
                 default: "600"),
         ]),
         HTTP2MockFlags.group,
+        AdminFlag.group,
     ]
     static let epilogue: String? = """
-        Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started, runs until
+        Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started (with
+        "admin":"HOST:PORT" too with --admin, whose /metrics has these counts as apn_mock_*), runs until
         SIGINT or SIGTERM, then stops reading, writes the rest of the record file, prints a JSON
         summary (its "accepted" is the record file's line count; "rejected" counts refusals by
         status, "markers" the confirmation markers answered apart from them) and exits 0. Bad
@@ -99,6 +101,8 @@ enum MockGatewayCommand: Subcommand {
         var feedback: [(time: UInt32, token: [UInt8])] = []
         /// The HTTP/2 gateway's configuration, with `--http2`.
         var http2: HTTP2MockGateway.Configuration?
+        /// `--admin`: where the admin listener binds, if anywhere.
+        var admin: (host: String, port: UInt16)?
     }
 
     /// Runs the gateways until SIGINT or SIGTERM, in the steps of `MockGatewayRun.swift`.
@@ -109,10 +113,13 @@ enum MockGatewayCommand: Subcommand {
         // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
         let gateways = try startGateways(options, recording: recordDescriptor != nil)
+        let admin = try startAdmin(options.admin, gateways: gateways)
         let writers = startWriters(for: gateways, recordDescriptor: recordDescriptor)
-        printStartLine(gateways, host: options.configuration.host, certificates: directory)
+        printStartLine(gateways, host: options.configuration.host, certificates: directory, admin: admin?.server.address)
         stopSignals.wait()
+        admin?.endpoints.markStopping()
         stopAndReport(gateways, writers)
+        admin?.server.stop()
         return 0
     }
 

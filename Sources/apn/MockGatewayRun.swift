@@ -74,8 +74,24 @@ extension MockGatewayCommand {
         return writers
     }
 
-    /// Prints the start line: where each listener is, and the certificate directory.
-    static func printStartLine(_ gateways: Gateways, host: String, certificates directory: String) {
+    /// Starts `--admin`'s listener once the gateways listen (nil without the flag); when it
+    /// cannot bind, stops the gateways before the error ends the run.
+    static func startAdmin(
+        _ address: (host: String, port: UInt16)?, gateways: Gateways
+    ) throws -> (endpoints: MockGatewayAdmin, server: AdminServer)? {
+        let endpoints = MockGatewayAdmin(gateways: gateways)
+        do {
+            return try AdminServer.start(at: address, routes: endpoints.routes).map { (endpoints, $0) }
+        } catch {
+            gateways.binary.stop()
+            _ = gateways.http2?.stop()
+            throw error
+        }
+    }
+
+    /// Prints the start line: where each listener is (the admin listener's with `--admin`),
+    /// and the certificate directory.
+    static func printStartLine(_ gateways: Gateways, host: String, certificates directory: String, admin: String?) {
         let host = host.contains(":") ? "[\(host)]" : host
         var started: [(String, JSONValue)] = [
             ("gateway", .string("\(host):\(gateways.binary.gatewayPort)")),
@@ -83,6 +99,7 @@ extension MockGatewayCommand {
         ]
         if let http2 = gateways.http2 { started.append(("http2", .string("\(host):\(http2.port)"))) }
         started.append(("certs", .string(directory)))
+        if let admin { started.append(("admin", .string(admin))) }
         LineWriter.stdout(.object(started))
     }
 

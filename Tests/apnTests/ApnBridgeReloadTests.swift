@@ -71,7 +71,7 @@ struct ApnBridgeReloadTests {
         let deadline = Date().addingTimeInterval(60)
         var seen = 0
         while seen < 1_000, Date() < deadline {
-            let metrics = try ApnBridgeAdminTests.get(adminPort, "GET /metrics HTTP/1.1\r\n\r\n").body
+            let metrics = try AdminClient.get(adminPort, "GET /metrics HTTP/1.1\r\n\r\n").body
             seen = (try received.firstMatch(in: metrics)).flatMap { Int($0.1) } ?? 0
         }
         #expect(seen >= 1_000, "the first sender's notifications are flowing")

@@ -31,6 +31,16 @@ struct ApnFeedbackServiceLeaseTests {
 
         deinit { PostgresAdmin.drop(schema: schema) }
 
+        /// `arguments` polling hourly: a holder's first visit comes at once, and no other.
+        var hourly: [String] { arguments + ["--interval", "3600"] }
+
+        /// A service that takes the lease and has made its first visit.
+        func startHolder() throws -> ApnProcess {
+            let holder = try ApnProcess(hourly)
+            #expect(try jsonObject(try holder.nextLine())["event"] as? String == "visit")
+            return holder
+        }
+
         func stopGateway() throws {
             gateway.send(SIGTERM)
             #expect(try gateway.waitForExit().status == 0)
@@ -40,9 +50,8 @@ struct ApnFeedbackServiceLeaseTests {
     @Test("a second service waits as a standby, never polling, and takes over when the first is killed")
     func standbyTakesOver() throws {
         let fixture = try Fixture()
-        let arguments = fixture.arguments + ["--interval", "3600"]
-        let first = try ApnProcess(arguments)
-        #expect(try jsonObject(try first.nextLine())["event"] as? String == "visit")
+        let arguments = fixture.hourly
+        let first = try fixture.startHolder()
 
         let second = try ApnProcess(arguments)
         #expect(second.waitForStandardError { $0.contains("holds the lease on") && $0.contains("waiting as a hot standby") })
@@ -77,6 +86,32 @@ struct ApnFeedbackServiceLeaseTests {
         let (status, error) = try holder.waitForExit(timeout: 120)
         #expect(status == 1)
         #expect(error.contains("stopping (another service may poll now)"), "\(error)")
+        try fixture.stopGateway()
+    }
+
+    @Test("--admin on a hot standby: ready, apn_feedback_lease_held 0 until it takes over, then 1")
+    func standbyAdmin() throws {
+        let fixture = try Fixture()
+        let first = try fixture.startHolder()
+        let second = try ApnProcess(fixture.hourly + ["--admin", "127.0.0.1:0"])
+        let port = try AdminClient.port(try jsonObject(try second.nextLine())["admin"] as? String)
+        #expect(second.waitForStandardError { $0.contains("waiting as a hot standby") })
+
+        #expect(try AdminClient.get(port, path: "/readyz") == (200, "ready\n"), "a standby is doing its job")
+        let waiting = try AdminClient.get(port, path: "/metrics").body
+        #expect(AdminClient.value(waiting, "apn_feedback_lease_held") == 0, "\(waiting)")
+        #expect(AdminClient.value(waiting, "apn_feedback_visits_total") == 0)
+        try AdminClient.checkExposition(waiting)
+
+        first.send(SIGTERM)
+        #expect(try first.waitForExit().status == 0)
+        // Generous: the standby tries every 2 s, on a loaded machine.
+        #expect(try jsonObject(try second.nextLine(timeout: 120))["event"] as? String == "visit", "the standby took over")
+        let polling = try AdminClient.get(port, path: "/metrics").body
+        #expect(AdminClient.value(polling, "apn_feedback_lease_held") == 1, "\(polling)")
+        #expect(AdminClient.value(polling, "apn_feedback_visits_total") == 1)
+        second.send(SIGTERM)
+        _ = try AdminClient.expectStops(second, adminPort: port)
         try fixture.stopGateway()
     }
 }

@@ -36,15 +36,26 @@ enum PlainSockets {
 
     /// A TCP connection to 127.0.0.1:`port`.
     static func connect(port: UInt16) throws -> Int32 {
+        try #require(connectIfListening(port: port), "connect: errno \(errno)")
+    }
+
+    /// A TCP connection to 127.0.0.1:`port`, or nil (`errno` set) when none can be made:
+    /// for a test that waits for a listener to be gone.
+    static func connectIfListening(port: UInt16) -> Int32? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
+        guard descriptor >= 0 else { return nil }
         var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        try #require(connected == 0, "connect: errno \(errno)")
+        guard connected == 0 else {
+            let code = errno
+            close(descriptor)
+            errno = code
+            return nil
+        }
         return descriptor
     }
 
