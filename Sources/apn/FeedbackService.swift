@@ -28,7 +28,8 @@ final class FeedbackService {
     private let stop: StopRequest
     /// Checked before each visit: a lost PostgreSQL lease ends the service.
     private let lock: PollLock
-    private let feedback: Feedback
+    /// The poller for the next visit: a reload (SIGHUP) puts one with new credentials there.
+    private let poller: FeedbackServiceReload
     private var check: StoreCheck
     private let recovery: FeedbackRecovery
     /// What `--admin`'s `/metrics` shows, counted as the visits go.
@@ -36,14 +37,14 @@ final class FeedbackService {
 
     init(
         settings: FeedbackServiceCommand.Settings, store: TokenStore, lock: PollLock, stop: StopRequest,
-        metrics: FeedbackServiceMetrics
+        metrics: FeedbackServiceMetrics, poller: FeedbackServiceReload
     ) {
         self.settings = settings
         self.metrics = metrics
         self.store = store
         self.lock = lock
         self.stop = stop
-        self.feedback = Feedback(options: settings.feedback)
+        self.poller = poller
         self.check = StoreCheck(store: store, freeBytes: settings.minimumFreeBytes)
         self.recovery = FeedbackRecovery(store: settings.store)
     }
@@ -125,6 +126,7 @@ final class FeedbackService {
     private func visitOnce(_ visit: inout VisitTally, at time: Date) -> Failure? {
         var storeError: StoreError?
         do throws(APNError) {
+            let feedback = poller.current
             let end = try feedback.visit(batchSize: settings.batchSize, cancellation: stop.cancellation) {
                 entries in
                 // Runs on this thread; the socket is not read again until it returns.

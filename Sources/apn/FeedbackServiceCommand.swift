@@ -30,6 +30,14 @@ enum FeedbackServiceCommand: Subcommand {
                         + "1 MiB to 64 MiB; 0: the write transaction only)"),
             ]),
         AdminFlag.group,
+        FlagGroup(
+            "Configuration file:",
+            [
+                .valued(
+                    "--config", "FILE",
+                    "every flag from a JSON file, as \"flag_name\": value (README, \"Operating the bridge\"); a "
+                        + "flag typed overrides it; at SIGHUP it and the credentials are read again"),
+            ]),
         LogFlags.group,
     ]
     static let epilogue: String? = """
@@ -51,6 +59,9 @@ enum FeedbackServiceCommand: Subcommand {
         that applies them (apn tokens import FILE --store STORE) and exits 1.
         With --log-batches, after each commit: {"event":"batch","read":N,"committed":TOTAL_THIS_VISIT}.
         SIGINT/SIGTERM stops reading, commits what was read, prints the visit's line and exits 0.
+        SIGHUP reads the command line and --config again and checks the credentials: the next visit
+        uses them ({"event":"reloaded","needs_restart":[…]}), or {"event":"reload_refused","reason":"…"}
+        and the old ones stay.
         One service polls a store at a time. SQLite: it holds an exclusive lock on STORE.lock
         (flock(2), released by the kernel however the process ends); a second one exits 1 saying
         which process holds it. PostgreSQL: it holds the store's lease (a session advisory lock on
@@ -84,8 +95,16 @@ enum FeedbackServiceCommand: Subcommand {
     /// tests of the recovery output on machines where they cannot fill a disk. Not for use.
     static let commitFailureVariable = "APN_TEST_STORE_FAILS_AFTER_COMMITS"
 
+    static let reloadsOnHangup = true
+
     static func run(_ flags: Flags) throws -> Int32 {
         let settings = try parse(flags)
+        // First, before anyone can think the service is up: setting SIG_IGN would discard a
+        // SIGHUP already pending.
+        let hangups = HangupSignals()
+        let poller = FeedbackServiceReload(settings)
+        hangups.handle { poller.reload(flags) }
+        defer { hangups.end() }
         // Signals are caught before the store is opened, so a stop during start-up is seen.
         let stop: StopRequest
         do throws(APNError) {
@@ -124,10 +143,13 @@ enum FeedbackServiceCommand: Subcommand {
         if let text = ProcessInfo.processInfo.environment[commitFailureVariable], let count = Int(text) {
             store.failCommits(after: count)
         }
-        return FeedbackService(settings: settings, store: store, lock: lock, stop: stop, metrics: metrics).run()
+        return FeedbackService(
+            settings: settings, store: store, lock: lock, stop: stop, metrics: metrics, poller: poller
+        ).run()
     }
 
-    static func parse(_ flags: Flags) throws(UsageError) -> Settings {
+    static func parse(_ typed: Flags) throws(UsageError) -> Settings {
+        let (flags, _) = try Flags.withConfigFile(typed, groups: flagGroups)
         guard flags.positional.isEmpty else {
             throw UsageError("feedback-service takes no arguments, got \"\(flags.positional[0])\"")
         }

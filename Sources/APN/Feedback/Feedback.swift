@@ -40,6 +40,15 @@ public final class Feedback: Sendable {
         if let interval = options.interval, interval > .zero { poller.start() }
     }
 
+    /// Reads the credentials `options` name now — certificate and key, or PKCS#12, and the
+    /// trusted CAs — and throws what a visit would fail with (`apn feedback-service`'s
+    /// SIGHUP checks new credentials before it uses them).
+    ///
+    /// - Throws: ``APNError`` with code ``APNError/Code/credentials``, naming the file.
+    package static func checkCredentials(_ options: Options) throws(APNError) {
+        _ = try ClientContextLoader.load(options.access, applicationProtocols: [])
+    }
+
     /// Stops polling, as ``cancel()``.
     deinit {
         poller.cancel()
