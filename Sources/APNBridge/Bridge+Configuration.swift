@@ -56,6 +56,11 @@ extension Bridge {
         /// How long a client may send nothing before it is closed; nil (the default): as
         /// long as it likes, as Apple's gateway kept idle connections.
         public var idleTimeout: Duration?
+        /// How long a frame begun may stay unfinished before its connection is ended as if
+        /// the client had left (the partial frame dropped, everything before it answered):
+        /// a client that sends half a frame must not hold a connection for ever. 30 s by
+        /// default; nil: never.
+        public var frameTimeout: Duration? = .seconds(30)
         /// Issue TLS session tickets. Off by default: TLS 1.3 sends them after the
         /// handshake, and clients written for Apple's TLS 1.2 gateway can trip on that
         /// (PyAPNs' error reader closes its connection on the ticket, measured: a refusal

@@ -98,6 +98,7 @@ extension Bridge {
         check("window", \.window)
         check("max_connections", \.maxConnections)
         check("idle_timeout", \.idleTimeout)
+        check("frame_timeout", \.frameTimeout)
         check("resend_retention", \.resendRetention)
         check("resend_capacity", \.resendCapacity)
         check("journal_credit", \.journalCredit)

@@ -133,9 +133,10 @@ public final class Bridge: Sendable {
             slot: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
         lifecycle.started((gateway.port, feedback.port), name: "Bridge")
         core.outbox.start(journal: journalPump, every: BridgeTakeOverTask.interval) { [takeOver] in try? takeOver?.run() }
-        let settings = ConnectionSettings(
+        var settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
+        settings.frameTimeout = configuration.frameTimeout
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections, idleTimeout: configuration.idleTimeout)
         let started = AcceptLoop.startGateway(
             gateway, name: "bridge-gw", server: server, limits: limits, settings: settings, policy: BridgeGateway(core: core))

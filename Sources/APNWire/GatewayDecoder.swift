@@ -54,6 +54,9 @@ public struct GatewayDecoder: Sendable {
     private var input = InputBuffer()
     /// Set once a rejection or an unknown command was returned.
     public private(set) var isFinished = false
+    /// Notifications decoded so far: a server tells a frame left unfinished (the count
+    /// has not moved while bytes wait) from a stream that keeps completing frames.
+    public private(set) var decodedCount = 0
 
     /// A decoder enforcing `limits`.
     public init(limits: Limits = Limits()) {
@@ -113,6 +116,7 @@ public struct GatewayDecoder: Sendable {
             return nil
         case .handled(let wireLength):
             input.consume(wireLength)
+            decodedCount += 1
             return .notification
         case .rejected(let rejection):
             isFinished = true

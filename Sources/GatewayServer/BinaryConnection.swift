@@ -46,6 +46,8 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
         var reads = true
         // How long the next read may wait for the client (``ReadDirective/readUntil(_:)``).
         var readDeadline: ContinuousClock.Instant?
+        // A frame begun: since when, and how many notifications were decoded then.
+        var unfinished: (since: ContinuousClock.Instant, decoded: Int)?
         while true {
             // Checked before every read, not only when the socket runs empty: a client that
             // keeps sending must not keep the connection going after a stop.
@@ -53,7 +55,14 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
             let directive: ReadDirective
             if reads {
                 let latency = max(.zero, handler.inputLatency())
-                switch refill(&input, latency: latency, waker: waker, until: readDeadline) {
+                var until = readDeadline
+                let frameDeadline = frameDeadline(input.decoder, &unfinished)
+                if let frameDeadline { until = min(until ?? frameDeadline, frameDeadline) }
+                let refilled = refill(&input, latency: latency, waker: waker, until: until)
+                if let frameDeadline, case .finished = refilled, ContinuousClock.now >= frameDeadline, !server.isStopping {
+                    server.count { $0.frameTimeouts += 1 }
+                }
+                switch refilled {
                 case .fed:
                     directive = handler.consume(&input.decoder, now: .now)
                 case .woken:
@@ -98,6 +107,20 @@ struct BinaryConnection<Policy: BinaryGatewayPolicy> {
                 return end
             }
         }
+    }
+
+    /// When the read must end for ``ConnectionSettings/frameTimeout``: the bytes the
+    /// handler left in the decoder, asking for more, are a frame begun; its clock runs from
+    /// when they were first seen, and restarts whenever a notification completes.
+    private func frameDeadline(
+        _ decoder: GatewayDecoder, _ unfinished: inout (since: ContinuousClock.Instant, decoded: Int)?
+    ) -> ContinuousClock.Instant? {
+        guard let timeout = settings.frameTimeout, decoder.bufferedByteCount > 0, !decoder.isFinished else {
+            unfinished = nil
+            return nil
+        }
+        if unfinished?.decoded != decoder.decodedCount { unfinished = (.now, decoder.decodedCount) }
+        return unfinished.map { $0.since + timeout }
     }
 
     /// What a ``refill(_:latency:waker:)`` brought.

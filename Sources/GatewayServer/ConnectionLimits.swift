@@ -33,6 +33,8 @@ package struct ServerCounters: Sendable, Hashable {
     package var threadStartFailures = 0
     /// Closed after ``ConnectionLimits/idleTimeout`` without a byte from the client.
     package var idleTimeouts = 0
+    /// Closed after ``ConnectionSettings/frameTimeout`` with a frame begun and unfinished.
+    package var frameTimeouts = 0
 
     /// No connection closed yet.
     package init() {}

@@ -12,12 +12,18 @@ package struct ConnectionSettings: Sendable {
     /// The most bytes a connection holds while they wait out a
     /// ``BinaryConnectionHandler/inputLatency()``: it stops reading at this.
     package var heldByteLimit: Int
+    /// How long a frame begun may stay unfinished — bytes of it read, no notification
+    /// completed since — before the connection is ended as if the client had left; nil:
+    /// as long as it likes. A client that sends half a frame must not hold a connection
+    /// (and a slot of `maxConnections`) for ever.
+    package var frameTimeout: Duration?
 
     /// Settings so; ``defaultHeldByteLimit`` held at most by default.
     package init(
         limits: GatewayDecoder.Limits, handshakeTimeout: Duration, lingerTimeout: Duration,
-        heldByteLimit: Int = defaultHeldByteLimit
+        heldByteLimit: Int = defaultHeldByteLimit, frameTimeout: Duration? = nil
     ) {
+        self.frameTimeout = frameTimeout
         self.limits = limits
         self.handshakeTimeout = handshakeTimeout
         self.lingerTimeout = lingerTimeout

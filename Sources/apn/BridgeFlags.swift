@@ -87,6 +87,10 @@ enum BridgeFlags {
                 .valued(
                     "--idle-timeout", "SECONDS", "close a client that sends nothing for SECONDS (default: never)"),
                 .valued(
+                    "--frame-timeout", "SECONDS",
+                    "end a client's connection when a frame it began stays unfinished for SECONDS (0: never)",
+                    default: "30"),
+                .valued(
                     "--resend-retention", "SECONDS",
                     "how long what was forwarded after a refusal is remembered, to answer the client's resends "
                         + "without forwarding them again", default: "600"),
@@ -149,6 +153,7 @@ enum BridgeFlags {
         let window = try flags.integer("--window", in: 1...1_000_000)
         let maxConnections = try flags.integer("--max-connections", in: 1...100_000)
         let idleTimeout = try flags.integer("--idle-timeout", in: 0...86_400)
+        let frameTimeout = try flags.integer("--frame-timeout", in: 0...86_400)
         let store = flags.value("--store")
         if store?.isEmpty == true { throw UsageError("--store must not be empty") }
         let grace = try flags.integer("--grace", in: 0...3_600) ?? 5
@@ -175,6 +180,7 @@ enum BridgeFlags {
         if let window { configuration.window = window }
         if let maxConnections { configuration.maxConnections = maxConnections }
         if let idleTimeout { configuration.idleTimeout = idleTimeout == 0 ? nil : .seconds(idleTimeout) }
+        if let frameTimeout { configuration.frameTimeout = frameTimeout == 0 ? nil : .seconds(frameTimeout) }
         if let retention { configuration.resendRetention = .seconds(retention) }
         if let capacity { configuration.resendCapacity = capacity }
         if let credit { configuration.journalCredit = credit }

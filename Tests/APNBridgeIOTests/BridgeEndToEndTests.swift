@@ -125,6 +125,30 @@ struct BridgeEndToEndTests {
         #expect(deliveries[device(20).hexString] == nil)
     }
 
+    /// #42 item 4: half a frame, then nothing: the connection ends at the frame timeout,
+    /// what came before it answered (here: delivered, so nothing is written back).
+    @Test func aFrameLeftUnfinishedEndsItsConnection() async throws {
+        let fixture = try BridgeFixture { $0.frameTimeout = .milliseconds(300) }
+        let client = try fixture.authority.issueClientCertificate(topic: BridgeFixture.topic)
+        let context = try TLSClientContext(trustedCertificates: [fixture.authority.certificate], credentials: client.credentials())
+        let connection = try TLSConnection.connect(
+            host: "127.0.0.1", port: fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
+        try connection.handshake(deadline: .now + .seconds(30))
+        var frames = WireBuffer()
+        for n in 0..<2 {
+            frames.writeFrameNotification(
+                identifier: UInt32(n), expiry: 0, priority: 10, token: device(n).token,
+                payload: Array(#"{"aps":{"alert":"half \#(n)"}}"#.utf8))
+        }
+        let whole = frames.readableBytesArray
+        let raw = TestClient(connection)
+        try raw.send(Array(whole[..<(whole.count - 10)]))
+        let transcript = try raw.readToEnd(timeout: .seconds(30))
+        #expect(transcript.bytes.isEmpty, "the first was delivered: nothing to tell")
+        #expect(transcript.end != .timedOut, "the bridge ended the connection")
+        #expect(await fixture.wait { $0.counts.delivered == 1 && $0.counts.received == 1 })
+    }
+
     @Test func anUnknownClientCertificateIsRefused() async throws {
         let fixture = try BridgeFixture()
         let stranger = try fixture.authority.issueClientCertificate(topic: "com.example.stranger")
