@@ -92,23 +92,28 @@ struct BridgeEndToEndTests {
         #expect(entries == [Feedback.Entry(unixTime: 1_700_000_123, device: device(3))])
     }
 
-    @Test func aRawClientReadsTheErrorResponseBytesAsApplesGatewayWroteThem() async throws {
-        var faults = HTTP2MockGateway.Faults()
-        faults.rejectToken(device(20).hexString, reason: .badDeviceToken)
-        faults.rejectToken(device(30).hexString, reason: .payloadTooLarge)
-        let fixture = try BridgeFixture(faults: faults)
+    /// A raw TLS client of the fixture's tenant, handshake done.
+    static func rawClient(_ fixture: BridgeFixture) throws -> TestClient {
         let client = try fixture.authority.issueClientCertificate(topic: BridgeFixture.topic)
         let context = try TLSClientContext(trustedCertificates: [fixture.authority.certificate], credentials: client.credentials())
         let connection = try TLSConnection.connect(
             host: "127.0.0.1", port: fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
         try connection.handshake(deadline: .now + .seconds(30))
+        return TestClient(connection)
+    }
+
+    @Test func aRawClientReadsTheErrorResponseBytesAsApplesGatewayWroteThem() async throws {
+        var faults = HTTP2MockGateway.Faults()
+        faults.rejectToken(device(20).hexString, reason: .badDeviceToken)
+        faults.rejectToken(device(30).hexString, reason: .payloadTooLarge)
+        let fixture = try BridgeFixture(faults: faults)
+        let raw = try Self.rawClient(fixture)
         var frames = WireBuffer()
         for n in 0..<50 {
             frames.writeFrameNotification(
                 identifier: UInt32(1_000 + n), expiry: 0, priority: 10, token: device(n).token,
                 payload: Array(#"{"aps":{"alert":"raw \#(n)"}}"#.utf8))
         }
-        let raw = TestClient(connection)
         try raw.send(frames.readableBytesArray)
         let transcript = try raw.readToEnd(timeout: .seconds(30))
         // Command 8, status 8, the earliest refused one's identifier; then the close. The
@@ -129,11 +134,7 @@ struct BridgeEndToEndTests {
     /// what came before it answered (here: delivered, so nothing is written back).
     @Test func aFrameLeftUnfinishedEndsItsConnection() async throws {
         let fixture = try BridgeFixture { $0.frameTimeout = .milliseconds(300) }
-        let client = try fixture.authority.issueClientCertificate(topic: BridgeFixture.topic)
-        let context = try TLSClientContext(trustedCertificates: [fixture.authority.certificate], credentials: client.credentials())
-        let connection = try TLSConnection.connect(
-            host: "127.0.0.1", port: fixture.bridge.gatewayPort, context: context, timeout: .seconds(10))
-        try connection.handshake(deadline: .now + .seconds(30))
+        let raw = try Self.rawClient(fixture)
         var frames = WireBuffer()
         for n in 0..<2 {
             frames.writeFrameNotification(
@@ -141,7 +142,6 @@ struct BridgeEndToEndTests {
                 payload: Array(#"{"aps":{"alert":"half \#(n)"}}"#.utf8))
         }
         let whole = frames.readableBytesArray
-        let raw = TestClient(connection)
         try raw.send(Array(whole[..<(whole.count - 10)]))
         let transcript = try raw.readToEnd(timeout: .seconds(30))
         #expect(transcript.bytes.isEmpty, "the first was delivered: nothing to tell")
