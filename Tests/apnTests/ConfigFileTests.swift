@@ -1,5 +1,6 @@
 @testable import apn
 import APN
+import APNBridge
 import Foundation
 import Testing
 
@@ -78,6 +79,25 @@ import Testing
         let error = try #require(throws: UsageError.self) { try Self.merged(json) }
         #expect(error.message.contains(expected), "\(error.message)")
         #expect(error.message.contains("--config "), "the file is named")
+    }
+
+    /// README's "Operating the bridge" example: every key a flag of `apn bridge` or its
+    /// tenants, every value of a kind the flag takes.
+    @Test func readmesExampleIsABridgeConfiguration() throws {
+        let readme = try ApnReadmeSendTests.readme()
+        let section = try #require(readme.range(of: "### Operating the bridge"))
+        let start = try #require(readme.range(of: "```json\n", range: section.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("apn-readme-\(UUID()).json").path
+        try String(readme[start.upperBound..<end.lowerBound]).write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try ConfigFile.read(
+            path, flags: BridgeFlags.groups.flatMap(\.flags), commandKeys: BridgeFlags.fileKeys,
+            environment: ["APN_BRIDGE_STORE": "postgresql://apn@db/apn"])
+        #expect(file.values["--frame-timeout"] == ["30"] && file.values["--admin"] == ["127.0.0.1:9102"])
+        #expect(file.sources["--store"] == .environment("APN_BRIDGE_STORE"))
+        let tenants = try BridgeTenants.parse(json: APN.JSONValue.object(file.document).jsonBytes())
+        #expect(tenants.all.map(\.name) == ["acme"])
     }
 
     @Test func aFlagsKeyDropsItsDashes() {
