@@ -33,8 +33,11 @@ extension Bridge {
     /// ``Reload/needsRestart`` and left as they are.
     ///
     /// - Throws: `TLSError` for server credentials the context refuses, `ProviderError`
-    ///   (``ProviderError/Code/authentication``) for a tenant's credentials that do not load.
+    ///   (``ProviderError/Code/authentication``) for a tenant's credentials that do not load,
+    ///   ``BridgeConfigurationError`` once ``stop(grace:)`` has begun.
     public func reload(_ new: Configuration) throws -> Reload {
+        // A tenant added now would never be withdrawn by the stop under way.
+        guard core.isAccepting else { throw BridgeConfigurationError("the bridge is stopping: nothing reloaded") }
         let old = configuration
         var reload = Reload()
         reload.needsRestart = Self.settingsNeedingRestart(old, new)

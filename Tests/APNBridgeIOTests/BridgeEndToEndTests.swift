@@ -149,6 +149,16 @@ struct BridgeEndToEndTests {
         #expect(await fixture.wait { $0.counts.delivered == 1 && $0.counts.received == 1 })
     }
 
+    /// #42: a reload after the stop began changes nothing (a tenant it added would never
+    /// be withdrawn); before it, the same configuration reloads every tenant.
+    @Test func aReloadIsRefusedOnceStopping() throws {
+        let fixture = try BridgeFixture()
+        let reload = try fixture.bridge.reload(fixture.bridge.configuration)
+        #expect(reload.reloaded == ["app"] && reload.added.isEmpty && reload.needsRestart.isEmpty, "\(reload)")
+        fixture.bridge.stop(grace: .zero)
+        #expect(throws: BridgeConfigurationError.self) { try fixture.bridge.reload(fixture.bridge.configuration) }
+    }
+
     @Test func anUnknownClientCertificateIsRefused() async throws {
         let fixture = try BridgeFixture()
         let stranger = try fixture.authority.issueClientCertificate(topic: "com.example.stranger")
