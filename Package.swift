@@ -70,7 +70,9 @@ let package = Package(
         // state (refusal order, the read window, the resend record) and its I/O driver,
         // `Bridge`, on the gateway server core.
         .target(name: "APNBridge", dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"]),
-        .testTarget(name: "APNBridgeTests", dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite"]),
+        .testTarget(
+            name: "APNBridgeTests",
+            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite", "TestSupport"]),
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",

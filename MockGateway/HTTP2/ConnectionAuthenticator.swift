@@ -1,5 +1,6 @@
 import APNWire
 import APNTLS
+import APNSupport
 import Foundation
 import GatewayServer
 

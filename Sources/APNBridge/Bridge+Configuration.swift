@@ -22,6 +22,16 @@ extension Bridge {
         public var upstream: Provider.Options
         /// Unsettled notifications per connection before reading pauses.
         public var window = BridgeSession.defaultWindow
+        /// Unsettled notifications across every connection of every tenant before reading
+        /// pauses (`--max-in-flight`): what bounds the process's memory, whatever the number
+        /// of connections. At the cap, connections are served room in turn, a share each
+        /// (``InFlightLedger``); a slow upstream slows every sender through TCP. nil: no bound
+        /// beyond ``window`` × ``maxConnections``. A reload applies a new value at once.
+        public var maxInFlight: Int? = Configuration.defaultMaxInFlight
+        /// The default ``maxInFlight``: with every other default (1,000 connections), the
+        /// bridge process stays under 2 GB — about 1.5 KB a notification held (README,
+        /// "Limits"), ~730 MB at the cap, the rest for connections, records and the store.
+        public static let defaultMaxInFlight = 500_000
         /// After an error response for a refusal the bridge reads on, forwarding and
         /// remembering what the client had written after the refused notification, until
         /// the client closes or writes nothing for this long (at most 30 s in all). A
@@ -114,6 +124,17 @@ extension Bridge {
         public var unfinishedSessions = 0
         /// Client connections open now, by tenant.
         public var liveConnections: [String: Int] = [:]
+        /// Notifications the sessions of every tenant hold unsettled now: what
+        /// ``Configuration/maxInFlight`` bounds.
+        public var held = 0
+        /// The most ``held`` has been.
+        public var heldPeak = 0
+        /// The bound in effect (``Configuration/maxInFlight``); nil: none.
+        public var maxInFlight: Int?
+        /// Connections waiting for their turn to read at the bound now.
+        public var waitingForRoom = 0
+        /// How many times a connection found the bound reached and waited.
+        public var roomWaits = 0
 
         /// Nothing yet.
         public init() {}

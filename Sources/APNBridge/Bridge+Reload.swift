@@ -70,12 +70,14 @@ extension Bridge {
         context.replace(with: serverContext)
         for (tenant, loaded) in credentials { tenant.provider.useCredentials(loaded) }
         core.table.replace(directory: new.tenants, adding: added)
+        core.budget.setLimit(new.maxInFlight)
         current.withLock { configuration in
             configuration.serverCredentials = new.serverCredentials
             configuration.clientCertificateAuthorities = new.clientCertificateAuthorities
             configuration.maximumTLSVersion = new.maximumTLSVersion
             configuration.sessionTickets = new.sessionTickets
             configuration.tenants = new.tenants
+            configuration.maxInFlight = new.maxInFlight
         }
         return reload
     }

@@ -70,6 +70,7 @@ public final class Bridge: Sendable {
         // Random per start: a row's key in the store is (instance, serial or seq).
         let instance = Int64.random(in: 1...Int64.max)
         let sequence = JournalSequence()
+        let budget = InFlightBudget(limit: configuration.maxInFlight)
         let credit = configuration.journalCredit
             ?? max(1, configuration.upstream.maxConnections * configuration.upstream.maxConcurrentStreams)
         let makeTenant: @Sendable (BridgeTenant, Provider.LoadedCredentials) -> TenantBridge = { tenant, credentials in
@@ -91,7 +92,7 @@ public final class Bridge: Sendable {
                 tenant: tenant, provider: provider,
                 outbox: outbox, server: server, origin: origin, window: configuration.window,
                 record: record, quietPeriod: configuration.collectionQuietPeriod, recordRows: rows, journal: journal,
-                log: log)
+                budget: budget, log: log)
         }
         self.makeTenant = makeTenant
         self.log = log
@@ -115,7 +116,7 @@ public final class Bridge: Sendable {
         self.takeOver = outbox.keepsResendRecord ? takeOver : nil
         journalPump = outbox.keepsResendRecord ? JournalPump(instance: instance, table: table, sequence: sequence) : nil
         let task = self.takeOver
-        core = BridgeCore(table: table, outbox: outbox, log: log, beforeOpen: { try? task?.run() })
+        core = BridgeCore(table: table, outbox: outbox, budget: budget, log: log, beforeOpen: { try? task?.run() })
         current = Lock(configuration)
     }
 
@@ -169,7 +170,38 @@ public final class Bridge: Sendable {
         summary.feedbackLost = core.outbox.lostCount
         summary.refusedConnections = core.refusedConnections
         summary.unfinishedSessions = core.tenants.values.reduce(0) { $0 + $1.sessionCount }
+        let ledger = core.budget.snapshot
+        summary.held = ledger.used
+        summary.heldPeak = ledger.peak
+        summary.maxInFlight = ledger.limit
+        summary.waitingForRoom = ledger.waiting
+        summary.roomWaits = ledger.pauses
         return summary
+    }
+
+    /// Why the bridge should not be sent clients now (a balancer's readiness check), in
+    /// words; empty when it should: its listeners are up and it is not stopping, no
+    /// tenant's upstream is failing (a refused provider token or certificate, an
+    /// unreachable host, Apple unavailable after retries — until it accepts a notification
+    /// again), and the store writes. Passive: what the traffic showed, since Apple has no
+    /// request that checks credentials without pushing.
+    public func notReadyReasons() -> [String] {
+        guard lifecycle.ports != nil else { return ["not listening"] }
+        guard core.isAccepting else { return ["stopping"] }
+        var reasons: [String] = []
+        for (name, tenant) in core.tenants.sorted(by: { $0.key < $1.key }) {
+            if let failure = tenant.upstreamFailure { reasons.append("tenant \(name): upstream failing (\(failure))") }
+        }
+        if let failure = core.outbox.storeFailure { reasons.append("store failing (\(failure))") }
+        return reasons
+    }
+
+    /// How many feedback tuples wait to be served, by tenant (a tenant whose count the
+    /// store could not give is left out). Asks the store: for a scrape, not a loop.
+    public func feedbackPending() -> [String: Int] {
+        var pending: [String: Int] = [:]
+        for name in core.tenants.keys { pending[name] = core.outbox.pendingCount(tenant: name) }
+        return pending
     }
 
     /// Waits until `predicate` holds for the ``summary`` or `deadline` passes (or the

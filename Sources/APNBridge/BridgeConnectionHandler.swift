@@ -4,11 +4,18 @@ import GatewayServer
 /// The bridge's decisions for one client connection, on its thread: copies what the
 /// decoder holds out of its buffer, hands it to the tenant's session in one batch (one
 /// lock, one `forward` per read), and follows what the session decided — read on, wait
-/// for answers (the waker rises when they change something), or end.
+/// for answers (the waker rises when they change something), or end. Before it decodes,
+/// it reserves room in the process's budget (`--max-in-flight`), and decodes no more
+/// than it got; with none, it waits for its turn (the waker rises then too).
 struct BridgeConnectionHandler: BinaryConnectionHandler {
     let tenant: TenantBridge
     let number: UInt64
     let waker: ConnectionWaker?
+    let budget: InFlightBudget
+    let ticket: InFlightLedger.Ticket
+    /// Whether the last read found no room in the budget: a collection's quiet period
+    /// starts again when it reads on, since the client was not read meanwhile.
+    private var waitedForRoom = false
     /// When the collection after an error response began, and when the client last
     /// wrote since: the read's deadline is the quiet period after that, at most
     /// ``longestCollection`` after the start.
@@ -17,10 +24,12 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     /// The longest a collection lasts, however the client trickles.
     static let longestCollection: Duration = .seconds(30)
 
-    init(tenant: TenantBridge, number: UInt64, waker: ConnectionWaker?) {
+    init(tenant: TenantBridge, number: UInt64, waker: ConnectionWaker?, budget: InFlightBudget, ticket: InFlightLedger.Ticket) {
         self.tenant = tenant
         self.number = number
         self.waker = waker
+        self.budget = budget
+        self.ticket = ticket
     }
 
     /// The most notifications handed over in one batch: a read of a fast client can hold
@@ -40,10 +49,19 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
             return .write(reply)
         case .open, .collecting: break
         }
+        let room = budget.reserve(ticket, want: Self.batchLimit)
+        guard room > 0 else {
+            waitedForRoom = true
+            return .pause(until: nil)
+        }
+        if waitedForRoom, collection != nil { collection?.lastArrival = now }
+        waitedForRoom = false
         var decoded: [TenantBridge.Decoded] = []
         var more = false
+        // Given back once the session holds what was decoded (counted then).
+        defer { budget.release(room) }
         decoding: while true {
-            if decoded.count == Self.batchLimit {
+            if decoded.count == room {
                 more = true
                 break
             }
@@ -100,5 +118,6 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     /// The socket is closed: the session stays with the tenant until `finished`.
     mutating func closed() {
         tenant.closed(number)
+        budget.leave(ticket)
     }
 }

@@ -13,6 +13,8 @@ final class BridgeCore: Sendable {
     /// Every tenant's state, by tenant name.
     var tenants: [String: TenantBridge] { table.all }
     let outbox: FeedbackOutbox
+    /// What every connection of every tenant may hold (`--max-in-flight`).
+    let budget: InFlightBudget
     let log: @Sendable (BridgeEvent) -> Void
     /// Run as a client connection opens, before its tenant's session: with a store, takes
     /// over bridges on it that died, so that a client moving here from one is answered
@@ -24,9 +26,10 @@ final class BridgeCore: Sendable {
 
     /// The shared state of the tenants in `directory`.
     init(
-        table: BridgeTenantTable, outbox: FeedbackOutbox,
+        table: BridgeTenantTable, outbox: FeedbackOutbox, budget: InFlightBudget,
         log: @escaping @Sendable (BridgeEvent) -> Void, beforeOpen: @escaping @Sendable () -> Void = {}
     ) {
+        self.budget = budget
         self.log = log
         self.beforeOpen = beforeOpen
         self.table = table
@@ -89,7 +92,9 @@ struct BridgeGateway: BinaryGatewayPolicy {
             core.countRefused(.noResources, tenant: tenant.tenant.name)
             return nil
         }
-        return BridgeConnectionHandler(tenant: tenant, number: tenant.open(waker: waker), waker: waker)
+        return BridgeConnectionHandler(
+            tenant: tenant, number: tenant.open(waker: waker), waker: waker, budget: core.budget,
+            ticket: core.budget.join(waker))
     }
 }
 

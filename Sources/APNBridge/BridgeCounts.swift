@@ -49,6 +49,12 @@ public struct BridgeCounts: Sendable, Hashable {
     public var refusalDistanceSum = 0
     /// The largest refusal distance.
     public var refusalDistanceMax = 0
+    /// The refusal distances counted in ``refusalDistances``, in buckets.
+    public var refusalDistance = BridgeHistogram(bounds: BridgeHistogram.refusalDistanceNotifications)
+    /// How long the upstream took to answer, from the hand-off to its provider to the
+    /// answer (the provider's queue included), in seconds: every answer but those the stop
+    /// withdrew.
+    public var upstreamRequestDuration = BridgeHistogram(bounds: BridgeHistogram.upstreamSeconds)
 
     /// Nothing counted.
     public init() {}
@@ -70,6 +76,8 @@ public struct BridgeCounts: Sendable, Hashable {
         refusalDistances += other.refusalDistances
         refusalDistanceSum += other.refusalDistanceSum
         refusalDistanceMax = max(refusalDistanceMax, other.refusalDistanceMax)
+        refusalDistance.add(other.refusalDistance)
+        upstreamRequestDuration.add(other.upstreamRequestDuration)
     }
 
     /// Counts one refusal distance.
@@ -77,6 +85,7 @@ public struct BridgeCounts: Sendable, Hashable {
         refusalDistances += 1
         refusalDistanceSum += notifications
         refusalDistanceMax = max(refusalDistanceMax, notifications)
+        refusalDistance.observe(Double(notifications))
     }
 
     /// Counts one answer from upstream, refused for `reason`.

@@ -197,6 +197,11 @@ package struct BridgeSession: Sendable {
     /// Notifications held: from the first not in the accepted prefix to the newest.
     package var unsettledCount: Int { slots.count }
 
+    /// Everything the session holds for an answer: its window, and what it handed to the
+    /// record still pending (after its connection ended, or collected after a refusal).
+    /// The process-wide budget counts this (``InFlightLedger``).
+    package var heldCount: Int { slots.count + rememberedPending.count }
+
     /// Whether `finished` was emitted.
     package var isFinished: Bool { phase == .finished }
 

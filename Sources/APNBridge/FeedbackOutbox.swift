@@ -22,6 +22,8 @@ package final class FeedbackOutbox: Sendable {
     private let queued = Lock(Queue())
     private let wake = NSCondition()
     private let stored = Lock<Int>(0)
+    /// The store's last failure while it fails (the writer's), nil while it writes.
+    private let failure = Lock<String?>(nil)
     private let changed: @Sendable () -> Void
     private let log: @Sendable (BridgeEvent) -> Void
 
@@ -72,6 +74,10 @@ package final class FeedbackOutbox: Sendable {
     /// How many tuples were stored so far: in memory at once, in the store once written
     /// (a client reading the feedback port is then served them).
     package var storedCount: Int { stored.withLock { $0 } }
+
+    /// Why the store failed its last write, while it fails; nil while it writes (or
+    /// without a store).
+    package var storeFailure: String? { failure.withLock { $0 } }
 
     /// How many tuples were given up because the store kept failing (a full disk, say).
     package var lostCount: Int { queued.withLock { $0.lost } }
@@ -350,6 +356,7 @@ package final class FeedbackOutbox: Sendable {
             if let failure {
                 if !failing { log(.feedbackStoreFailed(error: failure, waiting: waitingCount)) }
                 failing = true
+                self.failure.withLock { $0 = failure }
                 if stopping { break }
                 // A pause, not a poll: a queue(_:) or stop() meanwhile ends it early.
                 wake.lock()
@@ -364,7 +371,10 @@ package final class FeedbackOutbox: Sendable {
             wake.broadcast()
             wake.unlock()
             if failing && (!batch.isEmpty || !resend.isEmpty || journaled) { log(.feedbackStoreRecovered) }
-            if !batch.isEmpty || !resend.isEmpty || journaled { failing = false }
+            if !batch.isEmpty || !resend.isEmpty || journaled {
+                failing = false
+                self.failure.withLock { $0 = nil }
+            }
             if stopping && batch.isEmpty && resend.isEmpty { break }
         }
         queued.withLock { $0.writerDone = true }
@@ -375,6 +385,18 @@ package final class FeedbackOutbox: Sendable {
 
     /// Tuples queued and not yet written.
     private var waitingCount: Int { queued.withLock { $0.items.count } }
+
+    /// How many of `tenant`'s tuples wait to be served: in the store (or memory), and
+    /// queued for the store's writer. nil when the store cannot say (it is failing).
+    package func pendingCount(tenant: String) -> Int? {
+        let unwritten = queued.withLock { $0.items.count { $0.tenant == tenant } }
+        return backend.withLock { backend -> Int? in
+            switch backend {
+            case .store(let store): (try? store.pendingFeedbackCount(tenant: tenant)).map { $0 + unwritten }
+            case .memory(let tuples): (tuples[tenant]?.count ?? 0) + unwritten
+            }
+        }
+    }
 
     /// A batch the store refused goes back in front of the queue, to be written on the
     /// next try: a 410 is not lost to a passing failure. Beyond ``retryLimit`` waiting, or

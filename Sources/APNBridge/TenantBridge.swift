@@ -34,6 +34,8 @@ final class TenantBridge: Sendable, JournalSource {
     private let recordRows: ResendRecordRows?
     /// The journal's seqs, with a journal (``State/journal``).
     private let sequence: JournalSequence?
+    /// What every connection of the process may hold: the sessions' holdings go to it.
+    let budget: InFlightBudget
 
     /// The connection number of the notifications a starting bridge forwards for an
     /// earlier one (``adopt(_:)``): no session; their answers settle the record.
@@ -110,6 +112,9 @@ final class TenantBridge: Sendable, JournalSource {
         /// Tokens the upstream answered BadDeviceToken for, refused at once (rule 10).
         var badTokens = KnownBadTokens()
         var backoff = UpstreamBackoff()
+        /// Why the upstream last failed (Apple's reason or the provider's error), while it
+        /// has not answered a notification since: what ``upstreamFailure`` tells.
+        var lastFailure: String?
         var entries: [UInt64: Entry] = [:]
         var nextConnection: UInt64 = 0
         /// Connections collecting after an error response (rule 9 of ``BridgeSession``).
@@ -143,6 +148,8 @@ final class TenantBridge: Sendable, JournalSource {
         /// A connection closed, an end was decided or a session finished: the stop waits
         /// for these, so its waiters are woken even when it did not count itself.
         var changed = false
+        /// How many more (or fewer) notifications the sessions hold: for the budget.
+        var held = 0
     }
 
     /// The state of `tenant`, forwarding through `provider`, its 410s to `outbox`; times
@@ -152,9 +159,10 @@ final class TenantBridge: Sendable, JournalSource {
         tenant: BridgeTenant, provider: Provider, outbox: FeedbackOutbox, server: ServerState,
         origin: ContinuousClock.Instant, window: Int, record: ResendRecord,
         quietPeriod: Duration = Bridge.Configuration.defaultCollectionQuietPeriod, recordRows: ResendRecordRows? = nil,
-        journal: (ForwardJournal, JournalSequence)? = nil,
+        journal: (ForwardJournal, JournalSequence)? = nil, budget: InFlightBudget = InFlightBudget(limit: nil),
         log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }
     ) {
+        self.budget = budget
         self.recordRows = recordRows
         self.sequence = journal?.1
         self.log = log
@@ -183,6 +191,13 @@ final class TenantBridge: Sendable, JournalSource {
     /// connections their clients closed whose forwarded notifications are not all answered
     /// (such a client was told nothing more, so what the stop withdraws from it is lost).
     var unfinishedCount: Int { state.withLock { $0.entries.values.count { !$0.finished } } }
+
+    /// Why the upstream failed, while it fails: its last failure (a refused provider token,
+    /// an unreachable host, Apple unavailable after retries), until it accepts a
+    /// notification again; nil while it works (or nothing was sent yet).
+    var upstreamFailure: String? {
+        state.withLock { $0.backoff.failures > 0 ? $0.lastFailure : nil }
+    }
 
     /// Sessions kept: live connections and closed ones still awaiting answers.
     var sessionCount: Int { state.withLock { $0.entries.count } }
@@ -298,16 +313,18 @@ final class TenantBridge: Sendable, JournalSource {
     /// provider's error code when Apple said nothing.
     func answered(
         _ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil, token: [UInt8]? = nil,
-        seq: Int64? = nil
+        seq: Int64? = nil, took: Duration? = nil
     ) {
         let now = now
         var effects = Effects()
         state.withLock { state in
             if let seq { journalAnswered(&state, &effects, number, seq: seq, answer, handed: true) }
             state.counts.count(answer, reason: reason)
+            if let took { state.counts.upstreamRequestDuration.observe(took.timeInterval) }
             if reason == ProviderReason.badDeviceToken.rawValue, let token { state.badTokens.insert(token, now: now) }
             switch answer {
             case .bridgeFailure:
+                state.lastFailure = reason ?? "unknown"
                 let before = state.backoff.refusingUntil
                 state.backoff.failed(at: now)
                 if let until = state.backoff.refusingUntil, until != before {
@@ -317,6 +334,7 @@ final class TenantBridge: Sendable, JournalSource {
             case .accepted, .unregistered:
                 if state.backoff.failures > 0 { effects.events.append(.upstreamRecovered(tenant: tenant.name)) }
                 state.backoff.succeeded()
+                state.lastFailure = nil
             case .refused, .maybeDelivered: break
             }
             if number == Self.recoveredConnection {
@@ -531,6 +549,8 @@ final class TenantBridge: Sendable, JournalSource {
         // Taken out of the dictionary while it is worked on, so that its buffers are
         // uniquely referenced and not copied on the first change.
         guard var entry = state.entries.removeValue(forKey: number) else { return }
+        let heldBefore = entry.session.heldCount
+        defer { effects.held += entry.session.heldCount - heldBefore }
         input(&entry.session, &state.record, &state.counts)
         defer { if state.record.journaling { effects.recordChanges += state.record.takeChanges() } }
         var relays: [ResendRecord.Relay] = []
@@ -618,6 +638,7 @@ final class TenantBridge: Sendable, JournalSource {
         }
         if !effects.feedback.isEmpty { outbox.queue(effects.feedback) }
         if effects.journalWake { outbox.wakeJournal() }
+        budget.adjust(by: effects.held)
         for waker in effects.wakers { waker.signal() }
         for event in effects.events { log(event) }
         // Cheap when nobody waits (an atomic load): ``Bridge/wait(until:_:)`` and the stop
@@ -630,13 +651,16 @@ final class TenantBridge: Sendable, JournalSource {
     /// ``answered(_:_:_:reason:token:seq:)`` (with its journal seq, if it has one).
     private func forward(_ targets: [(connection: UInt64, ordinal: Int, notification: BridgedNotification, seq: Int64?)]) {
         guard !targets.isEmpty else { return }
+        let handed = ContinuousClock.now
         provider.forward(targets.map { $0.notification.forwarded(topic: tenant.topic, pushType: tenant.pushType) }) {
             [self] index, response in
             let target = targets[index]
+            // A withdrawn request never went upstream: no duration of the upstream's.
+            let took = response.error?.code == .shutDown ? nil : ContinuousClock.now - handed
             answered(
                 target.connection, target.ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
                 reason: response.reason?.rawValue ?? response.error?.code.description, token: target.notification.token,
-                seq: target.seq)
+                seq: target.seq, took: took)
         }
     }
 }

@@ -17,6 +17,14 @@ extension Duration {
     }
 }
 
+extension Duration {
+    /// The duration in seconds, as Foundation counts time (and Prometheus reports it).
+    package var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
 extension ContinuousClock.Instant {
     /// Milliseconds from now to this instant, rounded up, clamped to 0…Int32.max: the
     /// timeout `poll()` takes for a wait until it.

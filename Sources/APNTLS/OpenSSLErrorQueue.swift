@@ -5,6 +5,9 @@ internal import COpenSSL
 enum OpenSSLErrorQueue {
     /// Forgets whatever earlier calls left on this thread's queue.
     static func clear() {
+        // Every wrapper clears the queue before its first OpenSSL call: the one place that
+        // runs before any call initialises OpenSSL with its atexit cleanup.
+        OpenSSLLibrary.initialize()
         ERR_clear_error()
     }
 

@@ -156,11 +156,3 @@ package final class ServerState: Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as Foundation counts time.
-    package var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

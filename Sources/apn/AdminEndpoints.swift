@@ -7,7 +7,7 @@ import Synchronization
 
 /// The endpoints of `apn bridge --admin` (#42): `GET /healthz` (200 while the process
 /// serves), `GET /readyz` (200 while the bridge takes clients; 503 with a JSON reason once
-/// it stops) and `GET /metrics` (the Prometheus text format, 0.0.4: ``BridgeMetrics``).
+/// it stops, or while a tenant's upstream or the store fails: ``Bridge/notReadyReasons()``) and `GET /metrics` (the Prometheus text format, 0.0.4: ``BridgeMetrics``).
 final class BridgeAdmin: Sendable {
     private let bridge: Bridge
     private let stopping = Atomic<Bool>(false)
@@ -52,10 +52,14 @@ final class BridgeAdmin: Sendable {
     /// The answer to `request`: ``AdminRoutes``, ready until the bridge stops.
     func respond(_ request: AdminRequest) -> AdminResponse {
         AdminRoutes(
-            notReady: { [self] in stopping.load(ordering: .sequentiallyConsistent) ? "stopping" : nil },
+            notReady: { [self] in
+                if stopping.load(ordering: .sequentiallyConsistent) { return "stopping" }
+                let reasons = bridge.notReadyReasons()
+                return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+            },
             metrics: { [self] in
                 BridgeMetrics.render(
-                    bridge.summary, process: ProcessMetrics.current(),
+                    bridge.summary, feedbackPending: bridge.feedbackPending(), process: ProcessMetrics.current(),
                     certificates: certificates.map { CertificateExpiry(name: $0.name, notAfter: $0.notAfter) })
             }
         ).respond(request)
@@ -65,7 +69,8 @@ final class BridgeAdmin: Sendable {
 /// The bridge's counters as Prometheus metrics, a `tenant` label on each bridge family.
 enum BridgeMetrics {
     static func render(
-        _ summary: Bridge.Summary, process: ProcessMetrics, certificates: [CertificateExpiry] = []
+        _ summary: Bridge.Summary, feedbackPending: [String: Int] = [:], process: ProcessMetrics,
+        certificates: [CertificateExpiry] = []
     ) -> String {
         var text = PrometheusText()
         let tenants = summary.byTenant.keys.sorted()
@@ -114,9 +119,40 @@ enum BridgeMetrics {
             "apn_bridge_connections", .gauge, help: "Client connections open now.",
             tenants.map { ([("tenant", $0)], Double(summary.liveConnections[$0] ?? 0)) })
         text.single(
+            "apn_bridge_held_notifications", .gauge,
+            help: "Notifications every session holds unsettled: what --max-in-flight bounds.", Double(summary.held))
+        if let limit = summary.maxInFlight {
+            text.single("apn_bridge_max_in_flight", .gauge, help: "The --max-in-flight in effect.", Double(limit))
+        }
+        text.single(
+            "apn_bridge_connections_waiting_for_room", .gauge,
+            help: "Connections paused at --max-in-flight, waiting for their turn.", Double(summary.waitingForRoom))
+        text.single(
+            "apn_bridge_room_waits_total", .counter, help: "Times a connection found --max-in-flight reached and paused.",
+            Double(summary.roomWaits))
+        text.single(
             "apn_bridge_sessions", .gauge, help: "Client sessions kept: open connections and closed ones awaiting answers.",
             Double(summary.unfinishedSessions))
+        func perTenant(_ name: String, _ help: String, histogram: (BridgeCounts) -> BridgeHistogram) {
+            text.histogram(
+                name, help: help,
+                tenants.map {
+                    let histogram = histogram(summary.byTenant[$0]!)
+                    return ([("tenant", $0)], histogram.cumulative, histogram.sum)
+                })
+        }
+        perTenant(
+            "apn_bridge_upstream_request_duration_seconds",
+            "From the hand-off to the tenant's provider to the upstream's answer, in seconds."
+        ) { $0.upstreamRequestDuration }
+        perTenant(
+            "apn_bridge_refusal_distance_notifications",
+            "How many notifications a client had written past a refused one when it read the error response."
+        ) { $0.refusalDistance }
         text.single("apn_feedback_tuples_stored_total", .counter, help: "Feedback tuples stored.", Double(summary.feedbackStored))
+        text.family(
+            "apn_feedback_outbox_pending", .gauge, help: "Feedback tuples waiting to be served, by tenant.",
+            feedbackPending.keys.sorted().map { ([("tenant", $0)], Double(feedbackPending[$0]!)) })
         text.single("apn_feedback_tuples_served_total", .counter, help: "Feedback tuples served.", Double(summary.feedbackServed))
         text.certificateExpiry(certificates)
         text.process(process)

@@ -55,15 +55,11 @@ enum BridgeCommand: Subcommand {
                 store: configuration.storePath.map(TokenStore.redacted)
             ).text)
 
-        // A certificate that expires within 30 days is said at start (#42).
-        let soon = Date().timeIntervalSince1970 + 30 * 86_400
-        for (name, notAfter) in certificates where notAfter < soon {
-            LineWriter.stderr(
-                JSONValue.object([
-                    ("event", .string("certificate_expiring")), ("certificate", .string(name)),
-                    ("days", .integer(Int(((notAfter - Date().timeIntervalSince1970) / 86_400).rounded(.down)))),
-                ]).text)
+        // A certificate that expires within 30 days is said at start, then daily (#42).
+        let expiry = CertificateExpiryWatch {
+            endpoints.certificates.map { CertificateExpiry(name: $0.name, notAfter: $0.notAfter) }
         }
+        expiry.start()
 
         let running = options
         let grace = Lock(options.grace)
@@ -76,6 +72,7 @@ enum BridgeCommand: Subcommand {
         }
 
         stopSignals.wait()
+        expiry.stop()
         hangups.end()
         let stopGrace = grace.withLock { $0 }
         LineWriter.stderr(BridgeLog.stopping(grace: stopGrace).text)

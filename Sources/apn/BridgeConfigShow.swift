@@ -1,5 +1,4 @@
 import APNBridge
-import APNFeedbackStore
 import APNWire
 
 /// `apn bridge --check-config` (#42): the effective configuration as one JSON line in the
@@ -9,29 +8,11 @@ import APNWire
 /// store URL without its password: the line can be pasted into a ticket.
 enum BridgeConfigShow {
     static func line(_ options: BridgeFlags.Options) -> JSONValue {
-        var members: [(String, JSONValue)] = []
-        let skipped = Set(BridgeFlags.tenantGroup.flags.map(\.name) + ["--config", "--check-config"])
-        for flag in BridgeFlags.groups.flatMap(\.flags) where !skipped.contains(flag.name) {
-            if let value = value(flag, options) { members.append((ConfigFile.key(flag.name), value)) }
-        }
+        var members = ConfigShow.members(
+            BridgeFlags.groups, flags: options.flags, file: options.file,
+            skipping: Set(BridgeFlags.tenantGroup.flags.map(\.name)))
         members.append(("tenants", .array(options.configuration.tenants.all.map(tenant))))
         return .object(members)
-    }
-
-    private static func value(_ flag: Flag, _ options: BridgeFlags.Options) -> JSONValue? {
-        let flags = options.flags
-        guard flag.value != nil else { return .bool(flags.has(flag.name)) }
-        if flag.repeatable { return flags.all(flag.name).isEmpty ? nil : .array(flags.all(flag.name).map(JSONValue.string)) }
-        switch options.file?.sources[flag.name] {
-        case .environment(let name)?: return .object([("env", .string(name))])
-        case .file(let path)?: return .object([("file", .string(path))])
-        case nil: break
-        }
-        guard var text = flags.value(flag.name) ?? flag.defaultValue else { return nil }
-        if flag.name == "--store" { text = TokenStore.redacted(text) }
-        let numeric = flag.value == "N" || flag.value == "SECONDS"
-        if numeric, let number = Int(text) { return .integer(number) }
-        return .string(text)
     }
 
     private static func tenant(_ tenant: BridgeTenant) -> JSONValue {

@@ -83,6 +83,10 @@ enum BridgeFlags {
                         + "postgresql:// URL (default: in memory, lost when the bridge stops)"),
                 .valued(
                     "--window", "N", "unanswered notifications per connection before reading pauses", default: "10000"),
+                .valued(
+                    "--max-in-flight", "N",
+                    "unanswered notifications across all connections before reading pauses, room then shared in "
+                        + "turn (0: no bound; re-read at SIGHUP)", default: "500000"),
                 .valued("--max-connections", "N", "client connections per listener", default: "1000"),
                 .valued(
                     "--idle-timeout", "SECONDS", "close a client that sends nothing for SECONDS (default: never)"),
@@ -152,6 +156,7 @@ enum BridgeFlags {
         let feedbackPort = try flags.integer("--feedback-port", in: 0...UInt16.max) ?? 2196
         let window = try flags.integer("--window", in: 1...1_000_000)
         let maxConnections = try flags.integer("--max-connections", in: 1...100_000)
+        let maxInFlight = try flags.integer("--max-in-flight", in: 0...100_000_000)
         let idleTimeout = try flags.integer("--idle-timeout", in: 0...86_400)
         let frameTimeout = try flags.integer("--frame-timeout", in: 0...86_400)
         let store = flags.value("--store")
@@ -179,6 +184,7 @@ enum BridgeFlags {
         configuration.storePath = store
         if let window { configuration.window = window }
         if let maxConnections { configuration.maxConnections = maxConnections }
+        if let maxInFlight { configuration.maxInFlight = maxInFlight == 0 ? nil : maxInFlight }
         if let idleTimeout { configuration.idleTimeout = idleTimeout == 0 ? nil : .seconds(idleTimeout) }
         if let frameTimeout { configuration.frameTimeout = frameTimeout == 0 ? nil : .seconds(frameTimeout) }
         if let retention { configuration.resendRetention = .seconds(retention) }

@@ -8,12 +8,13 @@ import Synchronization
 final class FeedbackServiceAdmin: Sendable {
     let metrics: FeedbackServiceMetrics
     private let stop: StopRequest
-    /// The push certificate's expiry, when the service uses one that can be read.
-    private let certificates: [CertificateExpiry]
+    /// The push certificate's expiry, when the service uses one that can be read (read
+    /// at each scrape: a reload may have changed it).
+    private let certificates: @Sendable () -> [CertificateExpiry]
     /// Set when the service returns, for a stop that no signal asked for (`--once`, exit 1).
     private let finished = Atomic<Bool>(false)
 
-    init(metrics: FeedbackServiceMetrics, stop: StopRequest, certificates: [CertificateExpiry]) {
+    init(metrics: FeedbackServiceMetrics, stop: StopRequest, certificates: @escaping @Sendable () -> [CertificateExpiry]) {
         self.metrics = metrics
         self.stop = stop
         self.certificates = certificates
@@ -30,7 +31,7 @@ final class FeedbackServiceAdmin: Sendable {
             notReady: { [self] in
                 stop.isRequested || finished.load(ordering: .sequentiallyConsistent) ? "stopping" : nil
             },
-            metrics: { [self] in metrics.render(process: ProcessMetrics.current(), certificates: certificates) })
+            metrics: { [self] in metrics.render(process: ProcessMetrics.current(), certificates: certificates()) })
     }
 }
 
@@ -50,11 +51,11 @@ extension FeedbackServiceAdmin {
     /// Starts `--admin`'s listener and prints the start line, `{"event":"started","admin":…}`
     /// (an event like the service's other lines); nil without the flag.
     static func start(
-        _ settings: FeedbackServiceCommand.Settings, metrics: FeedbackServiceMetrics, stop: StopRequest
+        _ settings: FeedbackServiceCommand.Settings, metrics: FeedbackServiceMetrics, stop: StopRequest,
+        certificates: @escaping @Sendable () -> [CertificateExpiry]
     ) throws -> Listener? {
         guard settings.admin != nil else { return nil }
-        let endpoints = FeedbackServiceAdmin(
-            metrics: metrics, stop: stop, certificates: [CertificateExpiry.client(of: settings.feedback.access)].compactMap { $0 })
+        let endpoints = FeedbackServiceAdmin(metrics: metrics, stop: stop, certificates: certificates)
         guard let server = try AdminServer.start(at: settings.admin, routes: endpoints.routes) else { return nil }
         LineWriter.stdout(.object([("event", .string("started")), ("admin", .string(server.address))]))
         return Listener(endpoints: endpoints, server: server)

@@ -37,6 +37,10 @@ enum FeedbackServiceCommand: Subcommand {
                     "--config", "FILE",
                     "every flag from a JSON file, as \"flag_name\": value (README, \"Operating the bridge\"); a "
                         + "flag typed overrides it; at SIGHUP it and the credentials are read again"),
+                .toggle(
+                    "--check-config",
+                    "print the effective configuration (secrets shown by their source, never their value) and exit 0, "
+                        + "or exit 2 naming what is wrong"),
             ]),
         LogFlags.group,
     ]
@@ -98,6 +102,7 @@ enum FeedbackServiceCommand: Subcommand {
     static let reloadsOnHangup = true
 
     static func run(_ flags: Flags) throws -> Int32 {
+        if flags.has("--check-config") { return try checkConfig(flags) }
         let settings = try parse(flags)
         // First, before anyone can think the service is up: setting SIG_IGN would discard a
         // SIGHUP already pending.
@@ -120,8 +125,11 @@ enum FeedbackServiceCommand: Subcommand {
         }
         // Counted from the start, served before the lock is taken: a standby is seen as one.
         let metrics = FeedbackServiceMetrics(leaseHeld: !TokenStore.isPostgreSQL(settings.store))
-        let admin = try FeedbackServiceAdmin.start(settings, metrics: metrics, stop: stop)
+        let admin = try FeedbackServiceAdmin.start(settings, metrics: metrics, stop: stop) { poller.certificates }
         defer { admin?.stop() }
+        let expiry = CertificateExpiryWatch { poller.certificates }
+        expiry.start()
+        defer { expiry.stop() }
         // Before the store is opened: a second service must not touch it at all.
         let lock: PollLock
         do throws(PollLock.Held) {
@@ -148,8 +156,23 @@ enum FeedbackServiceCommand: Subcommand {
         ).run()
     }
 
+    /// `--check-config`: the settings read and the credentials loaded as a visit would,
+    /// then the effective configuration as one line (``ConfigShow``); a usage error (exit 2)
+    /// naming what is wrong otherwise.
+    static func checkConfig(_ typed: Flags) throws(UsageError) -> Int32 {
+        let settings = try parse(typed)
+        do {
+            try Feedback.checkCredentials(settings.feedback)
+        } catch {
+            throw UsageError(ErrorText.of(error))
+        }
+        let (flags, file) = try Flags.withConfigFile(typed, groups: flagGroups, excluded: ["--check-config"])
+        LineWriter.stdout(.object(ConfigShow.members(flagGroups, flags: flags, file: file)))
+        return 0
+    }
+
     static func parse(_ typed: Flags) throws(UsageError) -> Settings {
-        let (flags, _) = try Flags.withConfigFile(typed, groups: flagGroups)
+        let (flags, _) = try Flags.withConfigFile(typed, groups: flagGroups, excluded: ["--check-config"])
         guard flags.positional.isEmpty else {
             throw UsageError("feedback-service takes no arguments, got \"\(flags.positional[0])\"")
         }

@@ -9,15 +9,20 @@ import Synchronization
 final class FeedbackServiceReload: Sendable {
     /// What the service started with: a reload names what it cannot change.
     private let settings: FeedbackServiceCommand.Settings
-    private let poller: Lock<Feedback>
+    private let poller: Lock<(feedback: Feedback, access: ServiceAccess)>
 
     init(_ settings: FeedbackServiceCommand.Settings) {
         self.settings = settings
-        poller = Lock(Feedback(options: settings.feedback))
+        poller = Lock((Feedback(options: settings.feedback), settings.feedback.access))
     }
 
     /// The poller for the next visit.
-    var current: Feedback { poller.withLock { $0 } }
+    var current: Feedback { poller.withLock { $0.feedback } }
+
+    /// The push certificate in use and when it expires, if it can be read.
+    var certificates: [CertificateExpiry] {
+        [CertificateExpiry.client(of: poller.withLock { $0.access })].compactMap { $0 }
+    }
 
     /// At SIGHUP: the command line and its configuration file read again; new credentials
     /// are checked and used from the next visit (one under way finishes with the old). One
@@ -32,7 +37,7 @@ final class FeedbackServiceReload: Sendable {
         } catch {
             return LineWriter.stderr(Self.reloadLine("reload_refused", [("reason", .string(ErrorText.of(error)))]).text)
         }
-        poller.withLock { $0 = Feedback(options: new.feedback) }
+        poller.withLock { $0 = (Feedback(options: new.feedback), new.feedback.access) }
         var restart: [String] = []
         if new.store != settings.store { restart.append("store") }
         if new.interval != settings.interval { restart.append("interval") }

@@ -6,7 +6,7 @@ import Foundation
 struct PrometheusText {
     /// A metric's type line.
     enum Kind: String {
-        case counter, gauge
+        case counter, gauge, histogram
     }
 
     private(set) var text = ""
@@ -21,6 +21,29 @@ struct PrometheusText {
                 text += "{" + labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
             }
             text += " " + Self.format(value) + "\n"
+        }
+    }
+
+    /// Appends a histogram family: for each label set, its cumulative `_bucket{le=…}`
+    /// samples (the last `+Inf`), `_sum` and `_count`.
+    mutating func histogram(
+        _ name: String, help: String, _ series: [(labels: [(String, String)], buckets: [(bound: Double, count: Int)], sum: Double)]
+    ) {
+        text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) histogram\n"
+        for (labels, buckets, sum) in series {
+            func sample(_ suffix: String, _ extra: [(String, String)], _ value: Double) {
+                let all = labels + extra
+                text += name + suffix
+                if !all.isEmpty {
+                    text += "{" + all.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                }
+                text += " " + Self.format(value) + "\n"
+            }
+            for (bound, count) in buckets {
+                sample("_bucket", [("le", bound.isInfinite ? "+Inf" : Self.format(bound))], Double(count))
+            }
+            sample("_sum", [], sum)
+            sample("_count", [], Double(buckets.last?.count ?? 0))
         }
     }
 

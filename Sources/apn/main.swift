@@ -1,7 +1,11 @@
+import APNTLS
 import Foundation
 
 // `apn SUBCOMMAND …`: the command-line tools of swift-apn (ApnCommand lists them).
 
+// OpenSSL without its atexit cleanup, before anything initialises it: exit() below must
+// not free OpenSSL's state under the threads still ending (OpenSSLLibrary).
+OpenSSLLibrary.initialize()
 // A closed standard output (`apn … | head`) is an EPIPE for LineWriter, not a kill.
 signal(SIGPIPE, SIG_IGN)
 // SIGINT and SIGTERM blocked in this thread before any other starts, so every thread

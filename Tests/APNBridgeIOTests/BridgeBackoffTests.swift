@@ -19,6 +19,20 @@ struct BridgeBackoffTests {
         #expect(fixture.bridge.summary.refusedConnections == 0)
         #expect(fixture.upstream.recordCount == 0)
         #expect(fixture.bridge.summary.counts.delivered == 0)
+        #expect(
+            fixture.bridge.notReadyReasons() == ["tenant app: upstream failing (InvalidProviderToken)"],
+            "a balancer's readiness check sends clients elsewhere meanwhile")
         _ = await connection.shutdown()
+    }
+
+    /// Ready while listening and the upstream works; not once stopping.
+    @Test func readyUntilTheStop() async throws {
+        let fixture = try BridgeFixture()
+        let connection = Connection(options: fixture.connectionOptions())
+        connection.push(note(1), to: device(1))
+        #expect(await connection.shutdown().accepted == 1)
+        #expect(fixture.bridge.notReadyReasons().isEmpty)
+        fixture.bridge.stop(grace: .zero)
+        #expect(fixture.bridge.notReadyReasons() == ["stopping"])
     }
 }

@@ -74,11 +74,15 @@ enum AdminClient {
     }
 
     /// A strict reading of the text format: every family's HELP and TYPE before its samples,
-    /// families not interleaved, every sample `name{label="value",…} number`; then
-    /// `promtool check metrics` where installed.
+    /// families not interleaved, every sample `name{label="value",…} number`; a histogram's
+    /// samples `_bucket` (with `le`, cumulative, ending `+Inf`), `_sum` and `_count` (the
+    /// `+Inf` bucket's count); then `promtool check metrics` where installed.
     static func checkExposition(_ text: String) throws {
         var seen: Set<String> = []
         var current: String?
+        var histogram = false
+        // The running bucket count of the histogram series being read, by its other labels.
+        var lastBucket: [String: (bound: Double, count: Double)] = [:]
         let sample = #/^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.eE+]+|NaN|\+Inf|-Inf)$/#
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             if line.hasPrefix("# HELP ") {
@@ -87,18 +91,56 @@ enum AdminClient {
                 seen.insert(name)
                 current = name
             } else if line.hasPrefix("# TYPE ") {
-                #expect(line.split(separator: " ").dropFirst(2).first.map(String.init) == current, "TYPE after its HELP: \(line)")
+                let words = line.split(separator: " ").map(String.init)
+                #expect(words.dropFirst(2).first == current, "TYPE after its HELP: \(line)")
+                #expect(["counter", "gauge", "histogram"].contains(words.last ?? ""), "a known type: \(line)")
+                histogram = words.last == "histogram"
+                lastBucket = [:]
             } else {
                 let match = try #require(try sample.wholeMatch(in: String(line)), "not a sample: \(line)")
-                #expect(String(match.1) == current, "a sample outside its family: \(line)")
+                let name = String(match.1)
+                guard histogram, let family = current else {
+                    #expect(name == current, "a sample outside its family: \(line)")
+                    continue
+                }
+                try checkHistogramSample(String(line), name: name, family: family, lastBucket: &lastBucket)
             }
         }
         #expect(text.hasSuffix("\n"))
+        #expect(lastBucket.values.allSatisfy { $0.bound == -1 }, "every histogram series ends with its _count")
         let promtool = "/usr/bin/promtool"
         guard FileManager.default.isExecutableFile(atPath: promtool) else { return }
         let check = try ApnProcess(["check", "metrics"], input: Array(text.utf8), executable: promtool)
         let (status, standardError) = try check.waitForExit()
         let output = try check.remainingLines()
         #expect(status == 0, "promtool: \(standardError) \(output)")
+    }
+
+    /// One sample of histogram `family`: buckets cumulative by series up to `+Inf`, then
+    /// `_sum`, then `_count` equal to the `+Inf` bucket (marked done with bound -1).
+    private static func checkHistogramSample(
+        _ line: String, name: String, family: String, lastBucket: inout [String: (bound: Double, count: Double)]
+    ) throws {
+        let labelText = line.firstIndex(of: "{").map { String(line[$0...].prefix { $0 != "}" }) } ?? ""
+        let value = try #require(Double(line.split(separator: " ").last!.replacingOccurrences(of: "+Inf", with: "inf")))
+        let le = #/le="([^"]*)",?/#
+        var series = labelText.replacing(le, with: "")
+        while series.hasSuffix(",") { series.removeLast() }
+        switch name {
+        case family + "_bucket":
+            let bound = try #require(try le.firstMatch(in: labelText), "a bucket without le: \(line)").1
+            let upper = bound == "+Inf" ? Double.infinity : try #require(Double(bound))
+            if let last = lastBucket[series] {
+                #expect(last.bound != -1 && upper > last.bound && value >= last.count, "buckets ascend, cumulative: \(line)")
+            }
+            lastBucket[series] = (upper, value)
+        case family + "_sum":
+            #expect(lastBucket[series]?.bound == .infinity, "_sum after the +Inf bucket: \(line)")
+        case family + "_count":
+            #expect(lastBucket[series]?.bound == .infinity && lastBucket[series]?.count == value, "_count is the +Inf bucket: \(line)")
+            lastBucket[series] = (-1, value)
+        default:
+            Issue.record("a sample outside its histogram family \(family): \(line)")
+        }
     }
 }

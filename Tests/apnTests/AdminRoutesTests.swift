@@ -44,7 +44,7 @@ import Testing
         let metrics = FeedbackServiceMetrics(leaseHeld: false)
         for finish in [{ (stop: StopRequest, admin: FeedbackServiceAdmin) in stop.request() }, { $1.markStopping() }] {
             let stop = try StopRequest()
-            let admin = FeedbackServiceAdmin(metrics: metrics, stop: stop, certificates: [])
+            let admin = FeedbackServiceAdmin(metrics: metrics, stop: stop, certificates: { [] })
             #expect(admin.routes.respond(Self.request("/readyz")).status == 200, "a standby (no lease) is ready")
             finish(stop, admin)
             #expect(admin.routes.respond(Self.request("/readyz")).body == #"{"reason":"stopping"}"# + "\n")

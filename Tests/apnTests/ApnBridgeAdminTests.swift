@@ -27,6 +27,14 @@ struct ApnBridgeAdminTests {
         #expect(metrics.body.contains("\nprocess_threads "))
         #expect(metrics.body.contains(#"apn_bridge_in_flight{tenant="com.example.app"} 0"#), "everything answered")
         #expect(metrics.body.contains(#"apn_bridge_connections{tenant="com.example.app"} "#))
+        #expect(
+            metrics.body.contains(#"apn_bridge_upstream_request_duration_seconds_count{tenant="com.example.app"} 1"#),
+            "one answer timed")
+        #expect(metrics.body.contains(#"apn_bridge_upstream_request_duration_seconds_bucket{tenant="com.example.app",le="+Inf"} 1"#))
+        #expect(metrics.body.contains(#"apn_bridge_refusal_distance_notifications_count{tenant="com.example.app"} 0"#))
+        #expect(metrics.body.contains(#"apn_feedback_outbox_pending{tenant="com.example.app"} 0"#))
+        #expect(metrics.body.contains("\napn_bridge_max_in_flight 500000\n"), "the default bound")
+        #expect(metrics.body.contains("\napn_bridge_held_notifications 0\n"))
         #expect(metrics.body.contains(#"apn_certificate_expiry_timestamp_seconds{certificate="server"} "#))
         #expect(metrics.body.contains(#"apn_certificate_expiry_timestamp_seconds{certificate="client_ca_0"} "#))
         try AdminClient.checkExposition(metrics.body)
