@@ -9,7 +9,8 @@ import APNMockGateway
 extension MockGatewayCommand {
     /// What the flags ask for, checked; a flag given wrong throws the usage error the first
     /// step that reads it finds.
-    static func parse(_ flags: Flags) throws(UsageError) -> Options {
+    static func parse(_ typed: Flags) throws(UsageError) -> Options {
+        let (flags, _) = try Flags.withConfigFile(typed, groups: flagGroups)
         guard flags.positional.isEmpty else {
             throw UsageError("mock-gateway takes no arguments, got \"\(flags.positional[0])\"")
         }

@@ -77,6 +77,14 @@ enum MockGatewayCommand: Subcommand {
         ]),
         HTTP2MockFlags.group,
         AdminFlag.group,
+        FlagGroup(
+            "Configuration file:",
+            [
+                .valued(
+                    "--config", "FILE",
+                    "every flag from a JSON file, as \"flag_name\": value (an array for a repeatable flag, true for "
+                        + "a switch); a flag typed overrides it"),
+            ]),
     ]
     static let epilogue: String? = """
         Prints {"gateway":"HOST:PORT","feedback":"HOST:PORT","certs":"DIR"} once started (with

@@ -12,14 +12,18 @@ import TestSupport
 struct ApnMockGatewayAdminTests {
     typealias Certificates = ApnMockGatewayFlagTests.Certificates
 
-    @Test("accepted, refused by status, connections and feedback served in /metrics, as the summary counts them")
+    @Test("accepted, refused by status, connections and feedback served in /metrics, as the summary counts them; flags from --config")
     func counts() throws {
         let certificates = try Certificates()
         // Notification 2 of frames(1...3) goes to the token 02…02.
         let refused = String(repeating: "02", count: 32)
+        // Half of it from --config (a repeatable flag as an array, a switch as true).
+        let config = certificates.directory + "/mock.json"
+        try #"{"reject": ["\#(refused):7"], "http2": true, "admin": "127.0.0.1:0"}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let gateway = try ApnProcess([
-            "mock-gateway", "--certs", certificates.directory, "--reject", "\(refused):7",
-            "--feedback", "\(String(repeating: "ab", count: 32)):1700000000", "--http2", "--admin", "127.0.0.1:0",
+            "mock-gateway", "--certs", certificates.directory, "--config", config,
+            "--feedback", "\(String(repeating: "ab", count: 32)):1700000000",
         ])
         let started = try jsonObject(try gateway.nextLine())
         let port = try AdminClient.port(started["admin"] as? String)

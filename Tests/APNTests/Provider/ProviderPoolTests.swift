@@ -90,6 +90,37 @@ struct ProviderPoolTests {
         #expect(h.duplicates.isEmpty)
     }
 
+    /// A reload's new credentials (#42): Apple refuses a connection whose provider token
+    /// changes within 20 minutes (`TooManyProviderTokenUpdates`), so what is sent from then
+    /// on goes on a new connection with the new token, and the old one finishes what it
+    /// carries and closes — nothing sent twice.
+    @Test func newCredentialsGoOnANewConnectionAndTheOldOneDrains() {
+        var old = Provider.Options()
+        old.authentication = .existingToken("old-token")
+        let h = ProviderPoolHarness()
+        h.pool.replaceAuthorization(ProviderAuthorization(old))
+        h.send(1...2)
+        let first = h.connect()
+        #expect(h.received(on: first) == [1, 2])
+        #expect(h.lastHeaders[first]?.contains { $0.name == "authorization" && $0.value == "bearer old-token" } == true)
+        var new = Provider.Options()
+        new.authentication = .existingToken("new-token")
+        h.pool.replaceAuthorization(ProviderAuthorization(new))
+        h.send(3...4)
+        #expect(h.connects.count == 2, "a new connection for the new token")
+        let second = h.connect()
+        #expect(h.received(on: second) == [3, 4])
+        #expect(h.received(on: first) == [1, 2], "nothing more on the old connection")
+        #expect(h.lastHeaders[second]?.contains { $0.name == "authorization" && $0.value == "bearer new-token" } == true)
+        #expect(h.closes.isEmpty, "1 and 2 are still due on the draining connection")
+        h.answer(1, on: first)
+        h.answer(2, on: first)
+        #expect(h.closes == [first], "drained, then closed")
+        h.answer(3, on: second)
+        h.answer(4, on: second)
+        #expect((1...4).allSatisfy(h.delivered) && h.duplicates.isEmpty)
+    }
+
     @Test func a503ShutdownDrainsTheConnectionAndTheRetryGoesOnANewOneAfterTheServerErrorBackoff() {
         let h = ProviderPoolHarness()
         h.send(1...2)
