@@ -148,6 +148,8 @@ public final class Bridge: Sendable {
             _ = stop(grace: .zero)
             throw TLSError(.listen, "starting the bridge's accept threads: the system refused a thread")
         }
+        // Readiness knows whether each upstream takes a connection from the start.
+        for tenant in core.tenants.values { tenant.reachability.refreshIfStale() }
     }
 
     /// The gateway port bound; 0 before ``start()``.
@@ -180,20 +182,40 @@ public final class Bridge: Sendable {
     }
 
     /// Why the bridge should not be sent clients now (a balancer's readiness check), in
-    /// words; empty when it should: its listeners are up and it is not stopping, no
-    /// tenant's upstream is failing (a refused provider token or certificate, an
-    /// unreachable host, Apple unavailable after retries — until it accepts a notification
-    /// again), and the store writes. Passive: what the traffic showed, since Apple has no
-    /// request that checks credentials without pushing.
+    /// words; empty when it should: its listeners are up and it is not stopping; every
+    /// tenant's upstream takes a connection — TCP, TLS with the tenant's credentials (a
+    /// push certificate is presented), HTTP/2 — probed at the start and again when the
+    /// last probe is 30 s old (this call starts it and answers with the last result); no
+    /// tenant's upstream is failing its notifications (a refused provider token, Apple
+    /// unavailable after retries — until it accepts one again); and the store writes. A
+    /// provider token is judged by the traffic only: Apple has no request that checks one
+    /// without pushing.
     public func notReadyReasons() -> [String] {
         guard lifecycle.ports != nil else { return ["not listening"] }
         guard core.isAccepting else { return ["stopping"] }
         var reasons: [String] = []
         for (name, tenant) in core.tenants.sorted(by: { $0.key < $1.key }) {
-            if let failure = tenant.upstreamFailure { reasons.append("tenant \(name): upstream failing (\(failure))") }
+            tenant.reachability.refreshIfStale()
+            if let failure = tenant.upstreamFailure {
+                reasons.append("tenant \(name): upstream failing (\(failure))")
+            } else if let failure = tenant.reachability.failure {
+                reasons.append("tenant \(name): upstream unreachable (\(failure))")
+            }
         }
         if let failure = core.outbox.storeFailure { reasons.append("store failing (\(failure))") }
         return reasons
+    }
+
+    /// Probes every tenant's upstream now (see ``notReadyReasons()``) and waits for the
+    /// results, at most `timeout`; then ``notReadyReasons()``.
+    public func checkUpstreams(timeout: Duration) -> [String] {
+        let probes = DispatchGroup()
+        for tenant in core.tenants.values {
+            probes.enter()
+            tenant.reachability.probe { probes.leave() }
+        }
+        _ = probes.wait(timeout: .now() + .nanoseconds(timeout.wholeNanoseconds))
+        return notReadyReasons()
     }
 
     /// How many feedback tuples wait to be served, by tenant (a tenant whose count the

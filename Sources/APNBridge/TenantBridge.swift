@@ -36,6 +36,8 @@ final class TenantBridge: Sendable, JournalSource {
     private let sequence: JournalSequence?
     /// What every connection of the process may hold: the sessions' holdings go to it.
     let budget: InFlightBudget
+    /// Whether the upstream takes a connection (readiness).
+    let reachability: UpstreamReachability
 
     /// The connection number of the notifications a starting bridge forwards for an
     /// earlier one (``adopt(_:)``): no session; their answers settle the record.
@@ -163,6 +165,7 @@ final class TenantBridge: Sendable, JournalSource {
         log: @escaping @Sendable (BridgeEvent) -> Void = { _ in }
     ) {
         self.budget = budget
+        reachability = UpstreamReachability(provider: provider)
         self.recordRows = recordRows
         self.sequence = journal?.1
         self.log = log
@@ -332,6 +335,7 @@ final class TenantBridge: Sendable, JournalSource {
                         .upstreamFailed(tenant: tenant.name, reason: reason ?? "unknown", backoff: until - now))
                 }
             case .accepted, .unregistered:
+                reachability.answered()
                 if state.backoff.failures > 0 { effects.events.append(.upstreamRecovered(tenant: tenant.name)) }
                 state.backoff.succeeded()
                 state.lastFailure = nil

@@ -82,7 +82,7 @@ enum MockGatewayCommand: Subcommand {
             [
                 .valued(
                     "--config", "FILE",
-                    "every flag from a JSON file, as \"flag_name\": value (an array for a repeatable flag, true for "
+                    "every flag from a JSON file, as \"flag_name\": value (an array where a flag repeats, true for "
                         + "a switch); a flag typed overrides it"),
             ]),
     ]

@@ -35,4 +35,17 @@ struct BridgeBackoffTests {
         fixture.bridge.stop(grace: .zero)
         #expect(fixture.bridge.notReadyReasons() == ["stopping"])
     }
+
+    /// An upstream that takes no connection is seen before any notification fails on it.
+    @Test func anUpstreamThatTakesNoConnectionIsNotReady() async throws {
+        let fixture = try BridgeFixture()
+        let bridge = fixture.bridge
+        #expect(await onThread { bridge.checkUpstreams(timeout: .seconds(30)).isEmpty }, "reachable")
+        _ = fixture.upstream.stop()
+        let reasons = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: bridge.checkUpstreams(timeout: .seconds(30))) }
+        }
+        #expect(reasons.count == 1 && reasons[0].hasPrefix("tenant app: upstream unreachable (connecting to 127.0.0.1:"), "\(reasons)")
+        #expect(bridge.summary.counts.forwarded == 0, "nothing was sent to find out")
+    }
 }

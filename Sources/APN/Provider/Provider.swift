@@ -279,6 +279,15 @@ public final class Provider: Sendable {
         inbox.post(.reloadCredentials(credentials.options, credentials.context))
     }
 
+    /// Connects once to the upstream as a request would — TCP, TLS with the credentials in
+    /// use (the push certificate, for certificate authentication, is presented and must be
+    /// taken), ALPN `h2` — then closes, sending nothing: whether the upstream is reachable
+    /// (the bridge's readiness). `reply` gets nil or the failure, on the attempt's thread;
+    /// never called once the provider has finished.
+    package func probe(_ reply: @escaping @Sendable (ProviderError?) -> Void) {
+        inbox.post(.probe(reply: reply))
+    }
+
     /// Shuts down without waiting for answers (the bridge's stop once its grace is over):
     /// every notification not yet answered completes at once with
     /// ``ProviderError/Code/shutDown`` — never sent if it was not written

@@ -26,6 +26,9 @@ enum ProviderCommand: Sendable {
     /// authorization for requests from now on, the TLS context for connections opened
     /// from now on.
     case reloadCredentials(Provider.Options, TLSClientContext)
+    /// Connect once as the pool would (TCP, TLS with the credentials in use, ALPN `h2`),
+    /// then close: `reply` gets nil, or why it failed (``Provider/probe(_:)``).
+    case probe(reply: @Sendable (ProviderError?) -> Void)
 }
 
 /// One request handed to the I/O thread, and what to call with its response.

@@ -114,6 +114,17 @@ struct ProviderLoop: ~Copyable {
         case .reloadCredentials(let options, let context):
             pool.replaceAuthorization(ProviderAuthorization(options))
             connector.replaceContext(context)
+        case .probe(let reply):
+            // On the connect thread: the connection is closed there, never handed to the pool.
+            connector.start { [peer] result in
+                switch ProviderConnectResult(result, peer: peer) {
+                case .connected(let handoff):
+                    handoff.take().close()
+                    reply(nil)
+                case .failed(let error):
+                    reply(error)
+                }
+            }
         }
     }
 
