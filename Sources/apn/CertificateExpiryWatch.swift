@@ -71,13 +71,14 @@ final class CertificateExpiryWatch: Sendable {
         }
     }
 
-    /// Logs what is due at `now`: `{"level":"warning","event":"certificate_expiring","certificate":NAME,"days":N}`.
+    /// Logs what is due at `now`:
+    /// `{"time":…,"level":"warning","event":"certificate_expiring","certificate":NAME,"days":N}`.
     func check(now: Double) {
         let list = certificates()
         for (certificate, days) in warnings.withLock({ $0.due(list, now: now) }) {
             log(
                 JSONValue.object([
-                    ("level", .string("warning")), ("event", .string("certificate_expiring")),
+                    ("time", .string(FeedbackCommand.isoDate(Date(timeIntervalSince1970: now)))), ("level", .string("warning")), ("event", .string("certificate_expiring")),
                     ("certificate", .string(certificate.name)), ("days", .integer(days)),
                 ]).text)
         }

@@ -37,6 +37,8 @@ import Testing
         watch.check(now: 2_000)
         #expect(
             lines.withLock { $0 }
-                == [#"{"level":"warning","event":"certificate_expiring","certificate":"client_ca_0","days":2}"#])
+                == [
+                    #"{"time":"1970-01-01T00:16:40Z","level":"warning","event":"certificate_expiring","certificate":"client_ca_0","days":2}"#
+                ])
     }
 }
