@@ -20,7 +20,6 @@ let package = Package(
         .library(name: "APNBridge", targets: ["APNBridge"]),
         // The gateway, feedback and HTTP/2 mocks, for a dependent package's tests (#27).
         .library(name: "APNMockGateway", targets: ["APNMockGateway"]),
-        .executable(name: "apn-bench", targets: ["apn-bench"]),
         .executable(name: "apn", targets: ["apn"]),
     ],
     targets: [
@@ -51,12 +50,12 @@ let package = Package(
         // HTTP/2 framing without I/O: nghttp2 sessions for client and server, bytes in,
         // events and bytes out. No product: APN and APNMockGateway use it.
         .target(name: "APNHTTP2", dependencies: ["CNGHTTP2", "APNSupport"]),
-        .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "TestSupport"]),
+        .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "APNTestSupport", "APNTestTraits"]),
         // The durable token registry a feedback polling service applies feedback to.
         .target(name: "APNFeedbackStore", dependencies: ["APN", "APNSupport", "CSQLite", "CPostgreSQL"]),
         .testTarget(
             name: "APNFeedbackStoreTests",
-            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "APNMockGateway", "TestSupport"]),
+            dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "APNMockGateway", "APNTestSupport", "APNTestTraits"]),
         // The wire protocol: encoders and streaming decoders, no I/O; and the HTTP/2 API's
         // vocabulary (`ProviderReason`, `PushType`), so that the mocks and the bridge need no
         // client module for it.
@@ -65,53 +64,57 @@ let package = Package(
         // thread starting and naming, duration conversions, JSON string escaping, UTF-8
         // checks. No product: `package` access only.
         .target(name: "APNSupport"),
-        .testTarget(name: "APNSupportTests", dependencies: ["APNSupport", "TestSupport"]),
+        .testTarget(name: "APNSupportTests", dependencies: ["APNSupport", "APNTestSupport", "APNTestTraits"]),
         // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. Its pure decision
         // state (refusal order, the read window, the resend record) and its I/O driver,
         // `Bridge`, on the gateway server core.
-        .target(name: "APNBridge", dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"]),
+        .target(name: "APNBridge", dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer"]),
         .testTarget(
             name: "APNBridgeTests",
-            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite", "TestSupport"]),
+            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite", "APNTestSupport", "APNTestTraits"]),
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",
-            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "GatewayServer", "APNMockGateway", "TestSupport"]),
+            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNGatewayServer", "APNMockGateway", "APNTestSupport", "APNTestTraits"]),
         // The public library in node-apn 1.x's vocabulary.
         .target(name: "APN", dependencies: ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"]),
-        // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`.
+        // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`. Not a product:
+        // nothing depends on it, and it links no test framework.
         .executableTarget(
             name: "apn-bench",
-            dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "APNMockGateway", "TestSupport"],
+            dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNHTTP2", "APNWire", "APNTLS", "APNMockGateway", "APNTestSupport"],
             path: "Benchmarks",
             exclude: ["README.md"]
         ),
         // Helpers shared by the test targets: seeded randomness, chunked feeding, hex, raw TLS and HTTP/2 clients, a capturing log handler, the PostgreSQL test server's admin.
-        .target(name: "TestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "APNMockGateway"], path: "Tests/TestSupport"),
-        .testTarget(name: "APNWireTests", dependencies: ["APNWire", "TestSupport"]),
+        // Swift Testing's traits the test targets share: a thread per test case, child
+        // processes killed when their case ends.
+        .target(name: "APNTestTraits", dependencies: ["APNTestSupport"], path: "Tests/APNTestTraits"),
+        .target(name: "APNTestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "APNMockGateway"], path: "Tests/APNTestSupport"),
+        .testTarget(name: "APNWireTests", dependencies: ["APNWire", "APNTestSupport", "APNTestTraits"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(
-            name: "APNTests", dependencies: ["APNSupport", "APN", "APNHTTP2", "APNWire", "APNTLS", "APNMockGateway", "TestSupport"],
+            name: "APNTests", dependencies: ["APNSupport", "APN", "APNHTTP2", "APNWire", "APNTLS", "APNMockGateway", "APNTestSupport", "APNTestTraits"],
             exclude: ["Fixtures"]),
         .testTarget(name: "COpenSSLTests", dependencies: ["COpenSSL"]),
         .target(name: "APNTLS", dependencies: ["APNSupport", "COpenSSL"]),
-        .testTarget(name: "APNTLSTests", dependencies: ["APNSupport", "APNTLS", "TestSupport"]),
+        .testTarget(name: "APNTLSTests", dependencies: ["APNSupport", "APNTLS", "APNTestSupport", "APNTestTraits"]),
         // The binary gateway + feedback server core (issue #24): listeners, threads, TLS,
         // reading, error responses, close rules, caps and idle timeouts, written once. The
         // mock plugs in scripted decisions and a record, the bridge forwarding. No product.
-        .target(name: "GatewayServer", dependencies: ["APNSupport", "APNTLS", "APNWire"]),
-        .testTarget(name: "GatewayServerTests", dependencies: ["APNSupport", "GatewayServer", "APNTLS", "APNWire", "TestSupport"]),
+        .target(name: "APNGatewayServer", dependencies: ["APNSupport", "APNTLS", "APNWire"]),
+        .testTarget(name: "APNGatewayServerTests", dependencies: ["APNSupport", "APNGatewayServer", "APNTLS", "APNWire", "APNTestSupport", "APNTestTraits"]),
         // The faithful, scriptable mocks tests run against: the binary gateway and feedback
         // server (`MockGateway`, on the server core) and the HTTP/2 provider API
         // (`HTTP2MockGateway`). In the top-level `MockGateway/` folder the design card names
         // (Shared/, Binary/, HTTP2/), wired in with `path:`; no client module.
         .target(
-            name: "APNMockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"],
+            name: "APNMockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer"],
             path: "MockGateway",
             exclude: ["README.md"]),
         .testTarget(
             name: "APNMockGatewayTests",
-            dependencies: ["APNSupport", "APNMockGateway", "GatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "TestSupport"]),
+            dependencies: ["APNSupport", "APNMockGateway", "APNGatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "APNTestSupport", "APNTestTraits"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(
             name: "apn", dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"]),
@@ -130,8 +133,9 @@ let package = Package(
         // Depends on `apn` and the example so that `swift test` alone builds the executables its tests run.
         .testTarget(
             name: "apnTests",
-            dependencies: ["APNSupport", 
-                "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNHTTP2", "APNTLS", "APNWire", "CSQLite", "TestSupport",
+            dependencies: [
+                "APNSupport", "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNHTTP2", "APNTLS", "APNWire",
+                "CSQLite", "APNTestSupport", "APNTestTraits",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,7 +4,7 @@ import APNTLS
 import Foundation
 import APNMockGateway
 import Synchronization
-import TestSupport
+import APNTestSupport
 
 /// `apn-bench chaos`: the delivery guarantee measured under the faults of a remote gateway.
 /// A million notifications (`--operations`) go through ``Connection`` into an in-process

@@ -1,7 +1,7 @@
 import APN
 import APNFeedbackStore
 import Foundation
-import TestSupport
+import APNTestSupport
 
 /// `apn-bench feedback-store [--store postgresql://…]`: the token store on a file in a
 /// temporary folder and, with `--store`, in a fresh schema of that PostgreSQL database

@@ -3,7 +3,7 @@ import APNTLS
 import Foundation
 import APNMockGateway
 import Glibc
-import TestSupport
+import APNTestSupport
 
 /// A MockGateway in a process of its own (this executable, `send --only gateway-process`),
 /// so that a memory figure counts the connection alone, not the gateway's records of what

@@ -3,7 +3,7 @@ import APN
 import APNTLS
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
 
 /// `apn-bench send`: ``Connection`` end to end against an in-process ``MockGateway`` over
 /// mutual TLS on loopback, command 2, one socket. Each round has a fresh gateway and

@@ -1,4 +1,4 @@
-import GatewayServer
+import APNGatewayServer
 
 /// A kind of connection a mock gateway refused or dropped on its own (rather than as a
 /// fault asked), as `apn mock-gateway` logs and sums them. Each kind is counted on its own:

@@ -1,5 +1,5 @@
 public import APNWire
-import GatewayServer
+import APNGatewayServer
 
 extension MockGateway {
     /// The misbehaviour a ``MockGateway`` injects, on top of the validation Apple's gateway

@@ -1,5 +1,5 @@
 import APNWire
-import GatewayServer
+import APNGatewayServer
 
 extension Ledger {
     /// Judges, in order, the messages `decoder` can decode now — at most `limit`

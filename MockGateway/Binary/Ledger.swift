@@ -1,5 +1,5 @@
 import APNWire
-import GatewayServer
+import APNGatewayServer
 
 /// Everything the gateway's threads share, as a plain value: the faults, what was accepted
 /// and refused, the connection counts and the feedback queue. It is only ever touched inside

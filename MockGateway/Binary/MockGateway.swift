@@ -1,6 +1,6 @@
 import APNSupport
 public import APNTLS
-import GatewayServer
+import APNGatewayServer
 
 /// A faithful, scriptable stand-in for Apple's binary push gateway (port 2195 protocol)
 /// and feedback service (port 2196 protocol), over mutual TLS on loopback.
@@ -19,7 +19,7 @@ import GatewayServer
 /// ```
 ///
 /// ## Concurrency model
-/// The threads, sockets and waits are the server core's (the `GatewayServer` target); the
+/// The threads, sockets and waits are the server core's (the `APNGatewayServer` target); the
 /// mock plugs in its decisions and its record (`ScriptedConnection`) and its feedback queue.
 /// - One accept thread per listener (gateway, feedback). It owns its `TLSListener`.
 /// - One thread per accepted connection, at most ``Configuration/maxConnections`` per

@@ -1,4 +1,4 @@
-import GatewayServer
+import APNGatewayServer
 
 /// One connection's read stall (``MockGateway/Faults/stallReadsAfter``), from the moment it
 /// struck: until when the connection reads nothing, and how it ends then. Kept by the

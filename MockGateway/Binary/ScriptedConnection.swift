@@ -1,6 +1,6 @@
 import APNTLS
 import APNWire
-import GatewayServer
+import APNGatewayServer
 
 /// The mock's decisions for one gateway connection: every notification one read brought
 /// is judged against the faults and recorded under one lock (``Ledger/judgeDecoded(from:connection:ordinal:limit:)``),

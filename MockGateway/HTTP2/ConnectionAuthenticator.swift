@@ -2,7 +2,7 @@ import APNWire
 import APNTLS
 import APNSupport
 import Foundation
-import GatewayServer
+import APNGatewayServer
 
 /// Authenticates the requests of one connection, as Apple does: by the client certificate
 /// the connection presented, or else by the provider token each request carries.

@@ -2,7 +2,7 @@ import APNSupport
 import APNWire
 import APNHTTP2
 import APNTLS
-import GatewayServer
+import APNGatewayServer
 
 /// One HTTP/2 connection after its handshake, on the thread that owns it: an nghttp2 server
 /// session between the socket and the gateway's judgement.

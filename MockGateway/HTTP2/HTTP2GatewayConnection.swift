@@ -1,7 +1,7 @@
 import APNSupport
 import APNHTTP2
 import APNTLS
-import GatewayServer
+import APNGatewayServer
 
 /// One HTTP/2 gateway connection, run start to finish on its own thread: the TLS handshake
 /// (with a deadline), then the ``HTTP2ConnectionLoop`` until it ends, and the close that end

@@ -1,6 +1,6 @@
 import APNWire
 import Foundation
-import GatewayServer
+import APNGatewayServer
 
 /// Everything the HTTP/2 gateway's threads share, as a plain value guarded by
 /// ``GatewayState``'s mutex: the faults, the accepted notifications, the counters. A

@@ -1,4 +1,4 @@
-import GatewayServer
+import APNGatewayServer
 
 extension HTTP2MockGateway {
     /// Every accepted notification so far that is still kept in memory (all of them unless

@@ -1,7 +1,7 @@
 import APNSupport
 public import APNTLS
 import APNHTTP2
-import GatewayServer
+import APNGatewayServer
 
 /// A faithful, scriptable stand-in for Apple's HTTP/2 provider API (`api.push.apple.com`),
 /// over TLS on loopback — ALPN `h2`, or no ALPN at all (HTTP/2 with prior knowledge), as

@@ -1,5 +1,5 @@
 import APNTLS
-import GatewayServer
+import APNGatewayServer
 
 /// A mock gateway's run, the same for the binary and the HTTP/2 gateway: where it is in its
 /// life and the ports it bound (`GatewayLifecycle`), the start of its accept threads once its

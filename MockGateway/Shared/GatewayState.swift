@@ -1,6 +1,6 @@
 import APNSupport
 import APNTLS
-import GatewayServer
+import APNGatewayServer
 import Synchronization
 
 /// The state a mock gateway's threads share, and the waiting built on it: one class for the

@@ -4,7 +4,7 @@ import APNSupport
 public import APNTLS
 import Dispatch
 import Foundation
-import GatewayServer
+import APNGatewayServer
 import Synchronization
 
 /// The bridge (issue #24): a binary gateway and feedback server, Apple's port 2195 and

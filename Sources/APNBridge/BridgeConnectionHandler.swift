@@ -1,5 +1,5 @@
 import APNWire
-import GatewayServer
+import APNGatewayServer
 
 /// The bridge's decisions for one client connection, on its thread: copies what the
 /// decoder holds out of its buffer, hands it to the tenant's session in one batch (one

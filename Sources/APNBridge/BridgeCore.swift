@@ -2,7 +2,7 @@ import APNSupport
 import APN
 import APNTLS
 import APNWire
-import GatewayServer
+import APNGatewayServer
 import Synchronization
 
 /// What the bridge's listeners share: the tenants' state, the directory that finds a

@@ -5,7 +5,7 @@ import APNTLS
 import APNWire
 import Foundation
 import Synchronization
-import GatewayServer
+import APNGatewayServer
 
 /// All of one tenant's bridge state, under one lock: its resend record, its upstream
 /// backoff, and the sessions of its connections by number (never reused), each with what

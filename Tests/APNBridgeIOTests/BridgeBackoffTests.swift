@@ -3,7 +3,8 @@ import APNBridge
 import APNWire
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The bridge's own credentials refused upstream: status 10, and new connections are held,

@@ -5,7 +5,8 @@ import APNWire
 import Foundation
 import APNMockGateway
 import Synchronization
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// A real binary `Connection` → ``Bridge`` → `HTTP2MockGateway`, on loopback.

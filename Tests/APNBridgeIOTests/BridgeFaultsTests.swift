@@ -3,7 +3,8 @@ import APNBridge
 import APNWire
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The exactly-once guarantee with an upstream that misbehaves as a remote one does:

@@ -3,7 +3,7 @@ import APNBridge
 import APNTLS
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
 
 /// An HTTP/2 mock gateway standing in for Apple, and a started ``Bridge`` in front of it
 /// with one tenant (`com.example.app`, token authentication), its own CA and a client

@@ -4,7 +4,7 @@ import APNMockGateway
 import APNWire
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// #41 item 4: two bridges on one store (PostgreSQL where a test server runs, else one
 /// SQLite file). A client refused by one reconnects to the other — as a balancer may send

@@ -2,7 +2,8 @@ import APN
 import APNBridge
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// `--max-in-flight` (#42): what every connection holds together stays under the bound,

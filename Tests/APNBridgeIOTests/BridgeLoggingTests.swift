@@ -1,6 +1,7 @@
 import APN
 import APNBridge
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The bridge's `logHandler` (#27 item 8): its own events and its tenants' providers log

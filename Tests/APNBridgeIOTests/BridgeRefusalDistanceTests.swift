@@ -6,7 +6,7 @@ import APNWire
 import Dispatch
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// #40: a legacy client at its defaults — node-apn 1.x writes as fast as its socket takes,
 /// keeps the last 1,000 notifications it wrote, and after an error response resends those

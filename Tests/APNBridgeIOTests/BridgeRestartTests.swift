@@ -4,7 +4,7 @@ import APNMockGateway
 import APNWire
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// #41: the bridge keeps its word across a stop and a restart on the same `--store`. The
 /// client resends, after its error response, what followed the notification it names, as

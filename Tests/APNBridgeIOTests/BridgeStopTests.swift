@@ -4,7 +4,8 @@ import APNWire
 import Foundation
 import Synchronization
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// ``Bridge/stop(grace:)``: what was forwarded is answered within the grace, then the

@@ -1,5 +1,5 @@
 import APNBridge
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// The process-wide bound's ledger (#42): never more held and promised than the limit,

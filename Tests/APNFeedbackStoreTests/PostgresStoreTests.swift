@@ -2,7 +2,7 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// What only the PostgreSQL backend does: its schema version refused when newer, passwords
 /// kept out of messages, and many writers at once ending in the rule's state.

@@ -6,7 +6,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A provider's 410s into the token store (issue #26, row 10): `HTTP2MockGateway` answers
 /// `Unregistered` with a timestamp, ``UnregisteredTokenRecording`` commits each by the

@@ -1,7 +1,7 @@
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// The backends the shared behaviour tests run on: SQLite always, PostgreSQL when
 /// `APN_TEST_POSTGRES_URL` names a server (scripts/postgres-test-cluster starts one; the

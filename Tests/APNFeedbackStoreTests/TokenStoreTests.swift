@@ -3,7 +3,7 @@ import APNFeedbackStore
 import CSQLite
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// The token registry: Apple's rule for each feedback tuple, idempotence, registrations and
 /// unregistrations in any order, and typed errors for files it cannot use.

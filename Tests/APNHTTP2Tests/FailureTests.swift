@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// Local misuse throws a local error; a hostile or broken peer throws a remote one, or

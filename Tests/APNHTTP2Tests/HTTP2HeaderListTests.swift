@@ -1,5 +1,5 @@
 @testable import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// A request's received fields held as bytes: what goes in comes out, field for field and

@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// Header blocks: fields checked and laid out once, a request's `:path` or an answer's ids

@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// One client and one server session joined in memory, exchanging requests and responses.

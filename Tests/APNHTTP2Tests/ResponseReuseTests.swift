@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// A client keeps a response's header array when it repeats the previous response's fields

@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 
 /// A client and a server session joined in memory (swift-nio-ssl's `interactInMemory`):
 /// each one's output is fed to the other, split as `chunking` says, until neither has

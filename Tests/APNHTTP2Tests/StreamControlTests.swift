@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// SETTINGS, GOAWAY, RST_STREAM and PING between a client and a server joined in memory.

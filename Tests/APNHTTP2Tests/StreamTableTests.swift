@@ -1,5 +1,5 @@
 @testable import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// The stream table against `Dictionary`, through random inserts, lookups and removals.

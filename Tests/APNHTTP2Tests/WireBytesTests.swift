@@ -1,5 +1,5 @@
 import APNHTTP2
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// The bytes a session puts on the wire, pinned literally.

@@ -1,7 +1,8 @@
 import APNSupport
 import APNTLS
 @testable import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// A system that refuses a gateway its accept thread (`GatewayRun`): `start()` fails with a

@@ -1,7 +1,8 @@
 import APNTLS
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Commands 0, 1 and 2 as conforming clients send them, and Apple's validation.

@@ -1,7 +1,8 @@
 import APNTLS
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The faults that shape the error response of a remote gateway — the lag, the delay

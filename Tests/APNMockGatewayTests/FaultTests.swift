@@ -1,7 +1,8 @@
 import APNTLS
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Each fault, seen from a real TLS client: the bytes it reads back, how the connection

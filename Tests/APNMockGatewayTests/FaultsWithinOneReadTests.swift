@@ -1,6 +1,7 @@
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The gateway judges all the notifications one read brings under one lock; these pin that

@@ -1,6 +1,7 @@
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The feedback listener serves what was queued, closes, and forgets it.

@@ -3,9 +3,10 @@ import APNTLS
 import APNWire
 import Dispatch
 import Foundation
-import GatewayServer
+import APNGatewayServer
 @testable import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Clients that misbehave — send without end, never send, open too many connections — and

@@ -1,7 +1,8 @@
 import APNTLS
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// ``MockGateway/Faults/latency``: a gateway across a network, seen from a real TLS client.

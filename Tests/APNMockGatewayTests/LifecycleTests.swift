@@ -1,6 +1,7 @@
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Starting, configuration and prompt stopping.

@@ -1,6 +1,7 @@
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// A confirmation marker (an empty token and an empty payload, which swift-apn writes after

@@ -1,7 +1,8 @@
 import APNTLS
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// ``MockGateway/Faults/closeEvery`` and ``MockGateway/Faults/resetEvery``: a gateway that

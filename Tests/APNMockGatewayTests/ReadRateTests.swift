@@ -1,6 +1,7 @@
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// ``MockGateway/Faults/readRate``: a slow gateway, seen from a real TLS client.

@@ -3,7 +3,8 @@ import APNTLS
 import APNWire
 import Foundation
 @testable import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The record file's line formatting (`apn mock-gateway --record`) piece by piece, against

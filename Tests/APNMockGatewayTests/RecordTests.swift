@@ -4,7 +4,8 @@ import APNWire
 import Dispatch
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The refusal log's rate limit, driven by explicit instants: no clock, no waiting.

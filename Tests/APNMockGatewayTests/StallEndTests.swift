@@ -1,7 +1,8 @@
 import APNTLS
-import GatewayServer
+import APNGatewayServer
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// How a read stall ends (`Faults.StallEnd`, issue #25): a client writes 50,000

@@ -1,7 +1,8 @@
 import APNWire
-import GatewayServer
+import APNGatewayServer
 @testable import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// A stalled connection's decisions, driven by explicit instants (no sockets, no waiting):

@@ -1,5 +1,6 @@
 import APNSupport
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Dispatch
 import Testing
 

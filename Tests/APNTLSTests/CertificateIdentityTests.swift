@@ -1,6 +1,7 @@
 import APNTLS
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// How a server names the client certificate it was shown: the DER bytes, their SHA-256

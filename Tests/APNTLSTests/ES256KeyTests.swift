@@ -1,6 +1,7 @@
 import APNTLS
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// ES256 keys: RFC 7515's vector, signing and verifying, the raw r‖s form only, .p8

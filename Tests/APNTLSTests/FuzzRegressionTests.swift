@@ -1,5 +1,6 @@
 import APNTLS
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Inputs the fuzz targets (Fuzz/) found crashing, each kept literally.

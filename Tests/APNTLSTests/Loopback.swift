@@ -1,6 +1,6 @@
 import APNTLS
 import Glibc
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// A CA with a server certificate for loopback and a push client certificate, generated

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 import APNTLS

@@ -2,7 +2,8 @@ import APNSupport
 import APNTLS
 import Glibc
 import SwiftOverlayShims
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// A peer that sends part of a TLS record and then nothing (or one byte a second) must cost

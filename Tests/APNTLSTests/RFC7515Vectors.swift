@@ -1,4 +1,4 @@
-import TestSupport
+import APNTestSupport
 
 /// RFC 7515 Appendix A.3, "Example JWS Using ECDSA P-256 SHA-256".
 ///

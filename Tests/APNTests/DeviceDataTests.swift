@@ -1,7 +1,8 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Device from Data", .threadPerTest)
 struct DeviceDataTests {

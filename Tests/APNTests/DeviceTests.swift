@@ -1,7 +1,8 @@
 import APN
 import APNWire
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Device", .threadPerTest)
 struct DeviceTests {

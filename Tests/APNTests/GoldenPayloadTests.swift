@@ -1,7 +1,8 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// node-apn 1.7.8's own payloads (Fixtures/golden), replayed through `Notification`:
 /// `swift test --filter Golden`. `APN_GOLDEN_PAYLOADS=FILE swift test --filter Golden`

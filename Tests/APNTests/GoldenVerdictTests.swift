@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The golden test's own machinery, on cases generated with node-apn 1.7.8 under Node for
 /// the situations the bundled file has few or none of.

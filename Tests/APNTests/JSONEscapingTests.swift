@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("JSON string escaping matches JSON.stringify", .threadPerTest)
 struct JSONEscapingTests {

@@ -1,5 +1,6 @@
 import APN
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 @Suite("JSONObject keeps JavaScript's key order", .threadPerTest)

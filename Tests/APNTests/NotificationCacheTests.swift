@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Compiled payload cache and clone", .threadPerTest)
 struct NotificationCacheTests {

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Payload encoding: utf8 and ucs2 (UTF-16LE)", .threadPerTest)
 struct NotificationEncodingTests {

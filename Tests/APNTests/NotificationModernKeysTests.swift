@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Notification payload JSON, keys added after node-apn", .threadPerTest)
 struct NotificationModernKeysTests {

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Notification payload JSON, node-apn's keys", .threadPerTest)
 struct NotificationPayloadTests {

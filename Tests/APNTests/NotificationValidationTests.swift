@@ -1,7 +1,8 @@
 import APN
 import APNWire
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("validate(for:) and payload limits", .threadPerTest)
 struct NotificationValidationTests {

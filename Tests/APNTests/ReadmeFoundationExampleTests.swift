@@ -1,4 +1,5 @@
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import APN
 import Foundation
 import Testing

@@ -3,7 +3,8 @@ import APNTLS
 import Foundation
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// README's quick start, verbatim, run against the HTTP/2 mock and the binary mock on
 /// loopback with certificates and a provider key made now; and a check that README still

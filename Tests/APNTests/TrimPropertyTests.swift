@@ -1,5 +1,6 @@
 import APN
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 @Suite("trim(toLength:) randomized", .threadPerTest)

@@ -1,5 +1,5 @@
 import APNWire
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// Frames with items 1 to 5 once each and in order take the decoder's quick path; these pin

@@ -1,5 +1,5 @@
 import APNWire
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// A confirmation marker is an empty token *and* an empty payload; every other empty token

@@ -1,5 +1,5 @@
 import APNWire
-import TestSupport
+import APNTestSupport
 import Testing
 
 @Suite struct FeedbackDecoderTests {

@@ -1,5 +1,5 @@
 import APNWire
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// `GatewayDecoder.next(_:)`, which hands notifications over as views into its buffer:

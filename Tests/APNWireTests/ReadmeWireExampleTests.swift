@@ -1,5 +1,5 @@
 import APNWire
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// The README's wire snippet, verbatim (APNTests.ReadmeSnippetTests checks it stays so).

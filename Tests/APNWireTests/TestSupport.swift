@@ -1,5 +1,5 @@
 import APNWire
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// Feeds `bytes` in chunks and collects every message the decoder produces.

@@ -1,7 +1,7 @@
 @testable import apn
 import APNBridge
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// #42: the admin listener's request parser, fed whole, byte by byte and in random chunks,
 /// and the exposition format's escaping, against literal vectors.

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42, a first slice: `apn bridge --admin HOST:PORT` serves `/healthz`, `/readyz` and
 /// `/metrics` (the Prometheus text format, checked by a strict reading of it and, where

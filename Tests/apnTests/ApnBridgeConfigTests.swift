@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 item 2: `apn bridge --config FILE` carries every flag and the tenants; a typed flag
 /// overrides it; `--check-config` prints the effective configuration with secrets shown by

@@ -1,7 +1,8 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Debian's `haproxy`.
 private let haproxyPath = "/usr/sbin/haproxy"

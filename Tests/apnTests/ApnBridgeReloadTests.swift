@@ -3,7 +3,8 @@ import APNWire
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 item 3: SIGHUP reloads `apn bridge`'s configuration and re-reads every certificate
 /// and key. Connections already open carry on undisturbed; new ones get the new server

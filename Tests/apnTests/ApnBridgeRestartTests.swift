@@ -2,7 +2,8 @@ import APN
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #41 with processes: `apn bridge --store` stopped by SIGTERM while the upstream
 /// (`apn mock-gateway --http2`) answers slower than the grace, and a new `apn bridge` on the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn bridge` as a process between `apn send` / `apn feedback` (binary, as a legacy
 /// sender) and `apn mock-gateway --http2` (Apple's HTTP/2 API), all with the certificates

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Issue #27 item 2: `--version`, `help SUBCOMMAND`, options before the subcommand, flags
 /// declared once (the parser, `--help` and `apn completion` agree), completion scripts.

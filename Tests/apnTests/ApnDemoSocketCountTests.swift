@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 extension ApnDemoTests {
     @Test("apn demo's connected events each count their own socket (it printed connected(openSockets: 0))")

@@ -2,7 +2,8 @@ import APNTLS
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A peer that sends part of a TLS record and then a byte every 200 ms must cost an `apn`
 /// process almost no CPU: its waits used to count the partial record as readable and spin

@@ -1,7 +1,8 @@
 import APNTLS
 import APNWire
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 @Suite("apn executable", .threadPerTest, .ownsChildProcesses)

@@ -3,7 +3,8 @@ import APNFeedbackStore
 import APNTLS
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 for `apn feedback-service --admin HOST:PORT`: the start line names the listener,
 /// `/healthz` and `/readyz` answer while it polls, `/metrics` (checked by ``AdminClient``'s

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 item 2 for `apn feedback-service`: `--check-config` reads the settings and loads the
 /// credentials as a visit would, then prints the effective configuration — a secret by its

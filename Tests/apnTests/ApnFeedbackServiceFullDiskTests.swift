@@ -2,7 +2,8 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #25 item 4 on a real full disk: the store on a small tmpfs, filled with a file of zeros.
 /// Needs mount(2); skipped where this process may not mount (``Tmpfs/canMount``).

@@ -2,7 +2,8 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #14 item 2, "nothing lost": `apn feedback-service` SIGKILLed in the middle of a visit that
 /// serves 100,000 tuples in small, paced TLS records.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn feedback-service` on a PostgreSQL store: one service polls at a time, through the
 /// store's lease; the others wait as hot standbys and one takes over when the holder dies.

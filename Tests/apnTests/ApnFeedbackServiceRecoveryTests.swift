@@ -3,7 +3,8 @@ import APNFeedbackStore
 import CSQLite
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #25 item 4, "the feedback service never consumes what it cannot commit": Apple's service
 /// serves each tuple once, and a full disk used to lose every tuple of the visit. Here the

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 items 2 and 3 for `apn feedback-service`: its flags from `--config FILE`, and SIGHUP
 /// reads them and the credentials again — used from the next visit, or refused with one

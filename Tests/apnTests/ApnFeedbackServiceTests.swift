@@ -2,7 +2,8 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn feedback-service` against `apn mock-gateway`: what the store answers afterwards, and
 /// a failed visit followed by more.

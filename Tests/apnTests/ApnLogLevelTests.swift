@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `--log-level` (#27 item 8): the library's log on standard error, at the level asked,
 /// for both protocols; an unknown level is a usage error.

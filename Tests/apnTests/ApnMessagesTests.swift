@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Issue #27 items 4, 5 and 10: messages a person can act on, empty and dangerous input
 /// refused, `apn feedback --once` with nothing to read, the 256-byte limit in the CLI's terms.

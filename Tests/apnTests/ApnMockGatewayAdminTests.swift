@@ -2,7 +2,8 @@ import APNTLS
 import APNWire
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 for `apn mock-gateway --admin HOST:PORT`: the start line names the listener, `/healthz`
 /// and `/readyz` answer while it serves, `/metrics` (checked by ``AdminClient``'s strict

@@ -2,7 +2,8 @@ import APN
 import APNTLS
 import APNWire
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// `apn mock-gateway`'s fault and TLS flags, exercised as a process by clients built from

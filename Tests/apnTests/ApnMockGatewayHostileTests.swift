@@ -3,7 +3,8 @@ import APNTLS
 import APNWire
 import Dispatch
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// `apn mock-gateway` against hostile input and peers (issue #16): what it refuses at start,

@@ -1,7 +1,7 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 extension ApnMockGatewayFlagTests.Certificates {
     /// Options for a `Connection` to the gateway at `port`, with the client certificate.

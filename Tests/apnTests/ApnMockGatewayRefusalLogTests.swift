@@ -1,6 +1,7 @@
 import APNTLS
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// `apn mock-gateway --http2` under connections it refuses (issue #25): its summary counts

@@ -4,7 +4,7 @@ import Dispatch
 import Testing
 import Foundation
 import Synchronization
-import TestSupport
+import APNTestSupport
 
 /// The built `apn` executable, run as a child process with its standard output read line by
 /// line on a background thread, so tests wait for lines and for the exit with deadlines

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// README's bridge quick start, run as written but on ephemeral ports and in a temporary
 /// directory: the block's `apn mock-gateway`, `apn bridge`, `apn send` and `apn feedback`

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("README's apn send example", .threadPerTest, .ownsChildProcesses)
 struct ApnReadmeSendTests {

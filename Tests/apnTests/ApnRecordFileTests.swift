@@ -2,7 +2,8 @@ import APNHTTP2
 import APNTLS
 import APNWire
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The record file of `apn mock-gateway --record`, byte for byte: the lines other tools parse

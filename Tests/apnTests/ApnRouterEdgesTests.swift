@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The router's and parser's edges found in review of #27: `--version` after a subcommand,
 /// `--` before one, a single-valued flag given twice, a name both valued and a switch.

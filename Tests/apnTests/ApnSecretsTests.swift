@@ -1,7 +1,8 @@
 import APNTLS
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Issue #27 item 3: the passphrase and the provider token from the environment or a file,
 /// not only the command line (where `ps` shows them), and never echoed.

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn send` fails fast against a gateway it cannot reach, one standard-error line per
 /// failed attempt. Nothing here bounds wall time: the lines are counted instead, and the

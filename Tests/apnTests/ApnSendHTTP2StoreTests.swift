@@ -2,7 +2,8 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn send --http2 --store FILE` (issue #26, row 10): the 410s `apn mock-gateway --http2`
 /// answers go into the token store by the feedback service's rule, and `apn tokens list`

@@ -1,7 +1,8 @@
 import APNTLS
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn send --http2` against `apn mock-gateway --http2`, both as processes, with the
 /// provider-token key `apn certs` writes.

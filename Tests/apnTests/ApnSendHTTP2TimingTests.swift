@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn send --http2` against a slow `apn mock-gateway --http2`: the request timeout counts
 /// from each write, not from the start of the send (#26 row 3), and background pushes go with

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn send`'s progress line, which it draws only on a terminal: run under `script(1)`, which
 /// gives it a pseudo-terminal, both protocols (#26 item 4: the same look for `--http2`).

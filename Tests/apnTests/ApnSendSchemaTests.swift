@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Issue #26 item 4: `apn send` looks the same for both protocols. One accepted and one
 /// rejected notification each way, with `--all`: the same outcome values, the same common

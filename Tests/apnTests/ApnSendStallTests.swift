@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn send` against an `apn mock-gateway` that stops reading after 1,000 notifications
 /// (issue #25). Its TCP goes on acknowledging what fits in its kernel's buffers, which it

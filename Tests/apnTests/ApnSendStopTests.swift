@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// SIGINT during `apn send` to a slow `apn mock-gateway`: a summary, a line for every
 /// notification not accepted — `not_sent` for those never handed over — and exit 130.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("apn send", .threadPerTest, .ownsChildProcesses)
 struct ApnSendTests {

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import APNTestSupport
 
 /// Where an `apn` test keeps its token store: the folder's SQLite file, or a schema of its
 /// own on the PostgreSQL test server (`APN_TEST_POSTGRES_URL`), dropped when released.

@@ -2,7 +2,8 @@ import APN
 import APNFeedbackStore
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #29's "many writers at once", across processes: `apn tokens import` processes registering
 /// and applying feedback to one store at the same time end in exactly the state Apple's rule

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Issue #27 item 9: a token store other programs can use — tokens checked on registration,
 /// `delete`, `count`, `prune`, `export`, and one `feedback-service` polling a store at a time.

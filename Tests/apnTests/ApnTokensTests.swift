@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `apn tokens`: the store `apn feedback-service` writes, from the command line.
 @Suite("apn tokens", .threadPerTest, .ownsChildProcesses)

@@ -16,11 +16,11 @@ import Testing
         "APNSupport": [],
         "APNTLS": ["APNSupport", "COpenSSL"],
         "APNHTTP2": ["CNGHTTP2", "APNSupport"],
-        "GatewayServer": ["APNSupport", "APNTLS", "APNWire"],
+        "APNGatewayServer": ["APNSupport", "APNTLS", "APNWire"],
         "APN": ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"],
         "APNFeedbackStore": ["APN", "APNSupport", "CSQLite", "CPostgreSQL"],
-        "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "GatewayServer"],
-        "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "GatewayServer"],
+        "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer"],
+        "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer"],
         "apn": ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
     ]
 

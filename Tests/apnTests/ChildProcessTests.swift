@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The suite's own child-process spawner (#39: Foundation's `Process.run()` crashed the suite
 /// on a loaded machine): streams, exit and signal, environment, directory, what the child

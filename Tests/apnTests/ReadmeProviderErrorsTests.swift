@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// README's Provider error-handling block, built as the top-level `main.swift` of
 /// `Examples/ProviderErrors` (the `provider-errors-example` product), run against

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
 
 /// A temporary directory with `apn certs` in `certs/` and an `apn mock-gateway` process
 /// using them on an ephemeral loopback port, for the `apn send` tests.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// #42 item 5: the systemd units in `contrib/systemd/`. `systemd-analyze verify` reads each
 /// as systemd would and has nothing to say of it; each reloads on SIGHUP, restarts on

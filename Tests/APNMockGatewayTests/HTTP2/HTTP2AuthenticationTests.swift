@@ -2,7 +2,8 @@ import APN
 import APNHTTP2
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Certificate and provider-token authentication, and the TLS and ALPN refusals before them.

@@ -1,7 +1,8 @@
 import APNHTTP2
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The HTTP/2 gateway's share of the connection limits and record retention (issue #16):

@@ -2,7 +2,8 @@ import APN
 import APNHTTP2
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Issue #26 row 5: the gateway is one push environment, and a certificate marked for the

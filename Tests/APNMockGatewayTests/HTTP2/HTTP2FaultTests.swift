@@ -3,7 +3,8 @@ import APNHTTP2
 import APNTLS
 import Foundation
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The scripted faults, each over loopback against a real client session.

@@ -4,7 +4,7 @@ import APNTLS
 import Foundation
 import APNMockGateway
 import Synchronization
-import TestSupport
+import APNTestSupport
 
 /// A started HTTP/2 gateway with fresh certificates and a provider key, a wall clock the
 /// test moves, and clients for either kind of authentication. Stops the gateway when released.

@@ -1,7 +1,8 @@
 import APNHTTP2
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Clients that break the protocol or its limits: the gateway neither crashes nor hangs nor

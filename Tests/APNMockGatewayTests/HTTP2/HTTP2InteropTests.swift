@@ -1,7 +1,8 @@
 import APNHTTP2
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The HTTP/2 gateway as Apple's behaves toward clients other than ours (issue #26, rows 1,

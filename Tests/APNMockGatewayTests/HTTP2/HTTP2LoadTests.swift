@@ -1,6 +1,7 @@
 import APNHTTP2
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Many streams at once, several connections, and stopping with clients connected.

@@ -1,7 +1,8 @@
 import APNHTTP2
 import APNTLS
 import APNMockGateway
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The HTTP/2 gateway counts each kind of connection it refuses or drops on its own in its

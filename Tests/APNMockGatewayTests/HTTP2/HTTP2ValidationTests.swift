@@ -2,7 +2,8 @@ import APN
 import APNHTTP2
 import APNMockGateway
 import APNWire
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// Every validation row of Apple's provider API, answered with its status and reason.

@@ -1,5 +1,6 @@
 import Foundation
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// README's "Using MockGateway from your tests": its Swift block is the example file

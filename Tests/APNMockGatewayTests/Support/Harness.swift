@@ -1,7 +1,7 @@
 import APNTLS
 import APNWire
 import APNMockGateway
-import TestSupport
+import APNTestSupport
 
 /// A started gateway with fresh certificates, and a client context whose certificate its
 /// CA issued. Stops the gateway when released.

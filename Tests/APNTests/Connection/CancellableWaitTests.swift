@@ -1,6 +1,7 @@
 @testable import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The hand-over between a report made on the I/O thread and a Task cancelled meanwhile:
 /// whichever way it goes, the report is either returned or refused where it was made

@@ -1,7 +1,8 @@
 import APN
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `await connection.send(note, to: device)` against a gateway with latency: each is
 /// accepted by the answer to the confirmation marker written after it, not by the grace

@@ -2,7 +2,8 @@ import APN
 import Foundation
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Cancelling the Task that awaits `send`, `flush` or `shutdown` returns at once with the
 /// documented value; nothing is recalled, and no outcome is lost from the reports. The

@@ -2,7 +2,8 @@ import APN
 import APNWire
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Connection: delivery end to end", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionDeliveryTests {

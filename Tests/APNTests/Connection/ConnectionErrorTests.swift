@@ -2,7 +2,8 @@ import APN
 import APNWire
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// node-apn's errorCallback situations (PROTOCOL.md §4), end to end over TLS.
 @Suite("Connection: errorCallback, rejections and resends", .timeLimit(.minutes(10)), .threadPerTest)

@@ -3,7 +3,8 @@ import APNTLS
 import APNWire
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Connecting, reconnecting, giving up, idling: the connection's life over real sockets.
 @Suite("Connection: connecting, backoff, termination and idle close", .timeLimit(.minutes(10)), .threadPerTest)

@@ -6,7 +6,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Connection: pools and threads", .timeLimit(.minutes(10)), .threadPerTest)
 struct ConnectionPoolTests {

@@ -3,7 +3,8 @@ import APNTLS
 import APNWire
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The delivery guarantee against a gateway that behaves like a remote one — it answers
 /// after latency, reads slowly, closes silently, resets, trickles its answer — with

@@ -1,7 +1,8 @@
 import APN
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A gateway that stops reading after 1,000 notifications (issue #25). Its TCP goes on
 /// acknowledging what fits in its kernel's buffer, which it never reads: before the fix

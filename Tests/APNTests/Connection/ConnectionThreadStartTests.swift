@@ -2,7 +2,8 @@ import APN
 import APNSupport
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Every thread a client needs starts through its `ThreadStarter`, and one the system will
 /// not start is an outcome, never a stall (#28 item 2).

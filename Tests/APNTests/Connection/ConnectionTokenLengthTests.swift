@@ -1,7 +1,8 @@
 import APN
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Issue #26 row 6: a ``Device`` now takes Apple's variable-length tokens (1 to 100 bytes),
 /// but the binary interface carries 32-byte tokens only: a ``Connection`` refuses the

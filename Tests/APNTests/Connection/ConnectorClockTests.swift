@@ -2,7 +2,8 @@ import APN
 import Foundation
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A connection attempt's thread gives up on the connection's clock, with the session, not
 /// after the connect timeout in real time: the timeout below is an hour on a

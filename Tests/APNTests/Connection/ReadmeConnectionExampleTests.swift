@@ -1,7 +1,8 @@
 import APN
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The README's Connection snippets, verbatim, run against a MockGateway.
 @Suite("README: Connection usage", .timeLimit(.minutes(10)), .threadPerTest)

@@ -2,7 +2,8 @@ import APN
 import Foundation
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// node-apn's `feedback` option beside the events and the `entries` sequence, and the
 /// zeros that mean "off".

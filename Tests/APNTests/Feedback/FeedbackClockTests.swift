@@ -1,7 +1,8 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The feedback reader's timeouts run on the options' clock, and a cancel ends its wait at
 /// once. Each timeout below is an hour on a ``ManualClock``: only the clock's advance can

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The poller's schedule without sockets or threads: every row of its table, with the time
 /// given explicitly.

@@ -4,7 +4,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// When a poller visits the service, as node-apn's README says: at creation with an
 /// interval, only at `start()` without one, `start()` again after `cancel()`, and never

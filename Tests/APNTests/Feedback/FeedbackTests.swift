@@ -7,7 +7,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Feedback against MockGateway's feedback listener (and a raw TLS server for bytes the
 /// mock would never send), over real TLS.

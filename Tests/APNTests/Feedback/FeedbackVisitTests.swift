@@ -6,7 +6,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `Feedback.visit`: one visit on the caller's thread, batches handed over synchronously,
 /// for a consumer that stores each batch before more is read.

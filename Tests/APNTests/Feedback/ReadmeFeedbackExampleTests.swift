@@ -2,7 +2,8 @@ import APN
 import Dispatch
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The README's Feedback snippets, verbatim, against a MockGateway.
 @Suite("README: Feedback usage", .timeLimit(.minutes(10)), .threadPerTest)

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("JSONParser reads JSON text into ordered values", .threadPerTest)
 struct JSONParserTests {

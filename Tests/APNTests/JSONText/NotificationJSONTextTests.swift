@@ -1,7 +1,8 @@
 import APN
 import APNWire
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Notification(payloadJSON:) sends the text as given", .threadPerTest)
 struct NotificationJSONTextTests {

@@ -1,7 +1,8 @@
 import APN
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The logging hook (#27 item 8): one `APNLogHandler` on every client's options, levels as
 /// swift-log's, a default that writes only what swift-apn wrote before, and no secret in

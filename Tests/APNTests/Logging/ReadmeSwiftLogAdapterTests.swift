@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// README's swift-log adapter, compiled here against a stand-in for the part of swift-log's
 /// API it calls (`Logger`, `Logger.Level`, `Logger.Message`, `Logger.MetadataValue`, and

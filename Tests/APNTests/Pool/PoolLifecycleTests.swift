@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Connection pool: flush, shutdown, termination and release", .threadPerTest)
 struct PoolLifecycleTests {

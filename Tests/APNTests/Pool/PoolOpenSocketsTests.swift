@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `connected(openSockets:)` and `disconnected(openSockets:)` count the sockets as their
 /// events said, in order (`apn demo` once printed `connected(openSockets: 0)`).

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Connection pool: routing, sockets and attempts", .threadPerTest)
 struct PoolRoutingTests {

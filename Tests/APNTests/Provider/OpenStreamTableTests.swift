@@ -1,5 +1,5 @@
 @testable import APN
-import TestSupport
+import APNTestSupport
 import Testing
 
 /// The open streams of a connection, by id: odd ids rising by two, removed in any order.

@@ -2,7 +2,8 @@
 import APNHTTP2
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("HTTP/2 provider API: Apple's answers", .threadPerTest)
 struct ProviderAnswerTests {

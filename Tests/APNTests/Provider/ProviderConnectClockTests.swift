@@ -1,7 +1,8 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The provider's connect timeout runs on its clock: an hour on a ``ManualClock`` below, so
 /// only the clock's advance can end the attempt within the suite's time limit.

@@ -5,7 +5,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `Provider.forward` (package): what the binary-protocol bridge sends through — each
 /// notification's payload bytes exactly as given, its headers as given, one answer each.

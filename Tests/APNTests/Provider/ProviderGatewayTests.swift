@@ -5,7 +5,8 @@ import Foundation
 import APNMockGateway
 import Synchronization
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// `Provider` against the HTTP/2 mock gateway: both kinds of authentication, every answer
 /// typed, and the faults of a real server (refusals, throttling, GOAWAY, resets, slow

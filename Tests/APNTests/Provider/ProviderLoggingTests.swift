@@ -1,7 +1,8 @@
 import APN
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A Provider's log (#27 item 8): its connection and provider tokens, never the token
 /// itself or the key.

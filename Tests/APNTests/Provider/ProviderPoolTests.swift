@@ -1,7 +1,8 @@
 @testable import APN
 import APNHTTP2
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The provider pool's transition table, row by row, against a real HTTP/2 server session
 /// in memory (``ProviderPoolHarness``). requestTimeout 10 s, pingTimeout 5 s, pingInterval

@@ -1,7 +1,8 @@
 @testable import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("HTTP/2 provider API: the scheduler's table", .threadPerTest)
 struct ProviderSchedulerTests {

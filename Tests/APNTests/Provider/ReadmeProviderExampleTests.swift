@@ -3,7 +3,8 @@ import APNTLS
 import Foundation
 import APNMockGateway
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The README's Provider snippets, verbatim, run against the HTTP/2 mock gateway.
 @Suite("README: Provider usage", .timeLimit(.minutes(10)), .threadPerTest)

@@ -1,7 +1,8 @@
 import APN
 import APNWire
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// An awaited send (`Connection.send`) encoded with nothing queued behind it is followed
 /// by a confirmation marker, whose answer settles it in a round trip (#27 item 7).

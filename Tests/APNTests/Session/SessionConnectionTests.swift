@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Gateway session: closes, failures and timers", .threadPerTest)
 struct SessionConnectionTests {

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Gateway session: error responses and the resend cache", .threadPerTest)
 struct SessionErrorResponseTests {

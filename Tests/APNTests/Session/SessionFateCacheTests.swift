@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The resend cache kept by fate (the default, `cacheLength` nil): nothing evicted, memory
 /// bounded with backpressure and a confirmation marker; rolling confirmation; and what the

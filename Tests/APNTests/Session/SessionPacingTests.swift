@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// Pacing after rejections (``AnswerPacing``): once an error response has shown how long the
 /// gateway takes to answer and how many notifications a connection carries before a

@@ -1,7 +1,8 @@
 import APN
 import APNWire
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Gateway session: connecting and writing", .threadPerTest)
 struct SessionSendingTests {

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A connection that the gateway ends right after the handshake (a refused or
 /// wrong-environment certificate under TLS 1.3) must back off like a failed attempt, not

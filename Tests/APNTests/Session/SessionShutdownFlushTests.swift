@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 @Suite("Gateway session: shutdown and confirmed flush", .threadPerTest)
 struct SessionShutdownFlushTests {

@@ -1,6 +1,6 @@
 import APN
 import APNWire
-import TestSupport
+import APNTestSupport
 
 /// A seeded, randomized run of a `GatewaySession` against an in-memory gateway built on
 /// APNWire's gateway-side decoder. The gateway rejects a fixed set of "bad" notifications

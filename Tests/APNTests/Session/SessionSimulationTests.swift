@@ -1,7 +1,8 @@
 import APN
 import Foundation
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// The seeded randomized simulation (see SessionSimulation). CI runs 2,000 seeds; a longer
 /// run: `APN_SIMULATION_SEEDS=100000 swift test --filter SessionSimulationTests`, and one

@@ -1,6 +1,7 @@
 import APN
 import Testing
-import TestSupport
+import APNTestSupport
+import APNTestTraits
 
 /// A gateway that stops reading (issue #25): its TCP acknowledges what fits in its kernel's
 /// buffer, then nothing. What it acknowledged may never be read, so while acknowledgements

@@ -1,15 +1,18 @@
 import APNSupport
 import Glibc
 import Synchronization
-package import Testing
 
 /// The child processes one test case started, killed (SIGKILL) and reaped when it ends,
 /// passed, failed or thrown: a test that stopped early at a failed `#require` used to leave
 /// its `apn mock-gateway` running, parented to init, after the suite. ``ChildProcess`` adds
 /// itself to ``current`` (or to ``unowned``, killed at exit, outside a test case); the
-/// ``OwnsChildProcesses`` trait binds a fresh owner around each test case. A crash of the
+/// `OwnsChildProcesses` trait (`APNTestTraits`) binds a fresh owner around each test case. A crash of the
 /// whole test process is covered by the parent-death signal (``SpawnThread``).
 package final class ChildProcesses: Sendable {
+    /// An owner with no child yet.
+    package init() {}
+
+    /// The owner of the test case running on this task (bound by `OwnsChildProcesses`).
     @TaskLocal package static var current: ChildProcesses?
 
     /// Children started with no test case around them (none should be), killed at exit.
@@ -35,29 +38,4 @@ package final class ChildProcesses: Sendable {
         }
         for child in all { child.kill() }
     }
-}
-
-/// Binds a ``ChildProcesses`` owner around each test case and kills what is left of it
-/// when the case ends. Apply to every suite that starts processes: `@Suite(.ownsChildProcesses)`.
-package struct OwnsChildProcesses: TestTrait, SuiteTrait, TestScoping {
-    package var isRecursive: Bool { true }
-
-    package func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        guard testCase != nil else { return try await function() }
-        let owner = ChildProcesses()
-        do {
-            try await ChildProcesses.$current.withValue(owner) { try await function() }
-        } catch {
-            owner.killAll()
-            throw error
-        }
-        owner.killAll()
-    }
-}
-
-extension Trait where Self == OwnsChildProcesses {
-    /// Each test case's child processes are killed when it ends (see ``ChildProcesses``).
-    package static var ownsChildProcesses: OwnsChildProcesses { OwnsChildProcesses() }
 }

@@ -1,8 +1,9 @@
 import APNSupport
 import APNTLS
 import APNWire
-import GatewayServer
-import TestSupport
+import APNGatewayServer
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The server core with handlers of its own, no mock: it decodes, hands every read to the

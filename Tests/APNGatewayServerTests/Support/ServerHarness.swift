@@ -1,9 +1,9 @@
 import APNSupport
 import APNTLS
 import APNWire
-import GatewayServer
+import APNGatewayServer
 import Synchronization
-import TestSupport
+import APNTestSupport
 
 /// The server core started on loopback with fresh certificates and the policy and source
 /// a test gives — no mock involved — and a client context its CA issued a certificate for.
@@ -15,7 +15,7 @@ final class ServerHarness {
     private let clientContext: TLSClientContext
 
     init(policy: some BinaryGatewayPolicy, source: some FeedbackSource) throws {
-        let certificates = try GatewayCertificates(authority: nil, credentials: nil, commonName: "GatewayServerTests CA")
+        let certificates = try GatewayCertificates(authority: nil, credentials: nil, commonName: "APNGatewayServerTests CA")
         let context = try TLSServerContext(
             credentials: certificates.credentials, clientCertificateAuthorities: [certificates.authority.certificate])
         let client = try certificates.authority.issueClientCertificate(topic: "com.example.app")

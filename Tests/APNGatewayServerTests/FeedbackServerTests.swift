@@ -1,5 +1,6 @@
-import GatewayServer
-import TestSupport
+import APNGatewayServer
+import APNTestSupport
+import APNTestTraits
 import Testing
 
 /// The feedback side of the core: it serves what the source gives and settles each visit.

@@ -1,7 +1,7 @@
 import APNSupport
 import APNTLS
 import APNWire
-import GatewayServer
+import APNGatewayServer
 import Synchronization
 
 /// Takes every notification, noting its identifier, and refuses `refusing` (status 8) with

@@ -1,5 +1,6 @@
-import TestSupport
-import GatewayServer
+import APNTestSupport
+import APNTestTraits
+import APNGatewayServer
 import Testing
 
 /// The bytes held while they wait out the latency, driven by explicit instants.
