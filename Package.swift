@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "APNWire", targets: ["APNWire"]),
         .library(name: "APNFeedbackStore", targets: ["APNFeedbackStore"]),
         .library(name: "APNBridge", targets: ["APNBridge"]),
+        // The TLS and credential types the products hand out (APNTLS is no product).
+        .library(name: "APNCredentials", targets: ["APNCredentials"]),
         // The gateway, feedback and HTTP/2 mocks, for a dependent package's tests (#27).
         .library(name: "APNMockGateway", targets: ["APNMockGateway"]),
         .executable(name: "apn", targets: ["apn"]),
@@ -68,7 +70,11 @@ let package = Package(
         // The bridge (issue #24): binary clients in, Apple's HTTP/2 API out. Its pure decision
         // state (refusal order, the read window, the resend record) and its I/O driver,
         // `Bridge`, on the gateway server core.
-        .target(name: "APNBridge", dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer"]),
+        .target(
+            name: "APNBridge",
+            dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"]),
+        // Re-exports of APNTLS's credential types, the one way every product hands them out.
+        .target(name: "APNCredentials", dependencies: ["APNTLS"]),
         .testTarget(
             name: "APNBridgeTests",
             dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite", "APNTestSupport", "APNTestTraits"]),
@@ -109,7 +115,7 @@ let package = Package(
         // (`HTTP2MockGateway`). In the top-level `MockGateway/` folder the design card names
         // (Shared/, Binary/, HTTP2/), wired in with `path:`; no client module.
         .target(
-            name: "APNMockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer"],
+            name: "APNMockGateway", dependencies: ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer", "APNCredentials"],
             path: "MockGateway",
             exclude: ["README.md"]),
         .testTarget(

@@ -19,8 +19,9 @@ import Testing
         "APNGatewayServer": ["APNSupport", "APNTLS", "APNWire"],
         "APN": ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"],
         "APNFeedbackStore": ["APN", "APNSupport", "CSQLite", "CPostgreSQL"],
-        "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer"],
-        "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer"],
+        "APNCredentials": ["APNTLS"],
+        "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer", "APNCredentials"],
+        "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"],
         "apn": ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
     ]
 

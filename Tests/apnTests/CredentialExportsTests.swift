@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 /// #43 item 4: every product hands out the TLS types it uses the same way. `APNTLS` is no
-/// product, so a product whose public API names one of its types (a configuration that
-/// takes `TLSCredentials`, a mock that hands out its `CertificateAuthority`) re-exports it —
-/// and every `APNTLS` type that type's own public API names — in its `Exports.swift`, with
-/// scoped `@_exported public import`s; and re-exports nothing it does not use.
+/// product, so the `APNCredentials` product re-exports its credential types, and a product
+/// whose public API names one of them (a configuration that takes `TLSCredentials`, a mock
+/// that hands out its `CertificateAuthority`) re-exports `APNCredentials` in its
+/// `Exports.swift` — which must then hold that type and every `APNTLS` type its own API names.
 @Suite("Credential types re-exported") struct CredentialExportsTests {
     static let repository = ArchitectureImportsTests.repository
 
@@ -49,30 +49,37 @@ import Testing
         return found
     }
 
+    /// What `APNCredentials` re-exports.
+    static func credentialTypes() throws -> Set<String> {
+        let text = try String(
+            contentsOf: repository.appendingPathComponent("Sources/APNCredentials/Exports.swift"), encoding: .utf8)
+        let export = #/^@_exported public import (?:struct|class|enum|protocol) APNTLS\.(\w+)/#
+        return Set(text.split(separator: "\n").compactMap { $0.firstMatch(of: export).map { String($0.1) } })
+    }
+
     @Test(arguments: products.keys.sorted())
     func aProductReExportsTheTLSTypesItsAPINames(_ product: String) throws {
         let (types, files) = try Self.tlsTypes()
         let folder = Self.repository.appendingPathComponent(Self.products[product]!)
         var used: Set<String> = []
-        var exported: Set<String> = []
-        let export = #/^@_exported public import (?:struct|class|enum|protocol) APNTLS\.(\w+)/#
+        var reExportsCredentials = false
         for url in ArchitectureImportsTests.swiftFiles(in: folder) {
             let text = try String(contentsOf: url, encoding: .utf8)
             if url.lastPathComponent == "Exports.swift" {
-                for line in text.split(separator: "\n") {
-                    if let match = line.firstMatch(of: export) { exported.insert(String(match.1)) }
-                }
+                reExportsCredentials = text.contains("@_exported public import APNCredentials")
             } else {
                 used.formUnion(Self.named(types, onPublicLinesOf: text))
             }
         }
-        // What a re-exported type's own API names comes with it.
+        // What a type's own API names comes with it.
         var pending = Array(used)
         while let type = pending.popLast() {
             for text in files[type] ?? [] {
                 for other in Self.named(types, onPublicLinesOf: text) where used.insert(other).inserted { pending.append(other) }
             }
         }
-        #expect(exported == used, "\(product): re-exports \(exported.sorted()), its API names \(used.sorted())")
+        #expect(reExportsCredentials == !used.isEmpty, "\(product) names \(used.sorted()): re-exports APNCredentials exactly then")
+        let missing = used.subtracting(try Self.credentialTypes())
+        #expect(missing.isEmpty, "\(product) names \(missing.sorted()), which APNCredentials does not re-export")
     }
 }
