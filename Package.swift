@@ -12,7 +12,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "swift-apn",
-    platforms: [.macOS(.v15)],
+    // Linux only (Debian 12 and its C libraries): the sources import Glibc, so no Apple
+    // platform is declared.
     products: [
         .library(name: "APN", targets: ["APN"]),
         .library(name: "APNWire", targets: ["APNWire"]),

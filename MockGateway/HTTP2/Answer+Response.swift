@@ -1,7 +1,6 @@
 import APNSupport
 import APNWire
 import APNHTTP2
-import APNTLS
 import Foundation
 
 extension Answer {

@@ -1,7 +1,6 @@
 import APNSupport
 import APNWire
 import APNHTTP2
-import APNTLS
 
 extension HTTP2ConnectionLoop {
     /// Handles the events of one read: validates each complete request (in arrival order),

@@ -1,25 +1,19 @@
 import APNGatewayServer
 
 extension HTTP2MockGateway {
-    /// Every accepted notification so far that is still kept in memory (all of them unless
-    /// the ``RecordRetention`` discarded some), in the order accepted (a snapshot).
-    public var records: [Record] {
-        records(from: 0)
-    }
+    /// A snapshot of the requests answered 200 so far, in answer order, with their headers
+    /// and bodies: every one unless the ``RecordRetention`` let some go.
+    public var records: [Record] { records(from: 0) }
 
-    /// How many notifications were accepted so far, without building the records.
-    public var recordCount: Int {
-        shared.recordCount
-    }
+    /// How many requests were answered 200 so far (``records`` `.count` without building them).
+    public var recordCount: Int { shared.recordCount }
 
-    /// The notifications accepted after the first `start`, in the order accepted (a
-    /// snapshot): ``records`` `[start...]`, building only those; empty when `start` is not
-    /// below ``recordCount``. A reader that follows the records passes the count it has seen.
+    /// The requests answered 200 after the first `start` (``records`` `[start...]`, only
+    /// those built; none when `start` is at or past ``recordCount``): a reader following the
+    /// records passes the count it has seen.
     ///
     /// - Precondition: `start >= 0`.
-    public func records(from start: Int) -> [Record] {
-        shared.records(from: start)
-    }
+    public func records(from start: Int) -> [Record] { shared.records(from: start) }
 
     /// At most `limit` of ``records(from:)``: a reader that copies records in batches.
     ///
@@ -80,20 +74,14 @@ extension HTTP2MockGateway {
         shared.wait(until: .now + timeout) { condition($0.currentSummary(counters: shared.server.counters)) }
     }
 
-    /// The faults in force now (counting faults show what is left of their counts).
-    public var faults: Faults {
-        shared.read { $0.faults }
-    }
+    /// What the next requests meet: the faults in force, counting ones showing what is left.
+    public var faults: Faults { shared.read { $0.faults } }
 
-    /// Replaces the faults; requests judged from now on meet them, and each connection
-    /// picks up its connection faults at its next read.
-    public func setFaults(_ faults: Faults) {
-        shared.updateFaults { $0 = faults }
-    }
+    /// Replaces the faults: requests judged from now on meet them, and each connection picks
+    /// up its connection faults at its next read.
+    public func setFaults(_ faults: Faults) { shared.updateFaults { $0 = faults } }
 
-    /// Changes the faults in place, atomically with respect to the connections judging
-    /// requests (e.g. `gateway.updateFaults { $0.failNextRequests(3) }`).
-    public func updateFaults(_ change: (inout Faults) -> Void) {
-        shared.updateFaults(change)
-    }
+    /// Changes the faults in place, atomically for the connections judging requests (e.g.
+    /// `gateway.updateFaults { $0.failNextRequests(3) }`).
+    public func updateFaults(_ change: (inout Faults) -> Void) { shared.updateFaults(change) }
 }

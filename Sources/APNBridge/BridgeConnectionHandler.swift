@@ -39,6 +39,30 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     /// Follows the session's decision; while it reads, hands over what is decodable.
     mutating func consume(_ decoder: inout GatewayDecoder, now: ContinuousClock.Instant) -> ReadDirective {
         let gate = tenant.gate(number)
+        if let directive = notReading(gate, now: now) { return directive }
+        let room = budget.reserve(ticket, want: Self.batchLimit)
+        guard room > 0 else {
+            waitedForRoom = true
+            return .pause(until: nil)
+        }
+        if waitedForRoom, collection != nil { collection?.lastArrival = now }
+        waitedForRoom = false
+        // Given back once the session holds what was decoded (counted then).
+        defer { budget.release(room) }
+        let (decoded, more) = Self.decode(&decoder, atMost: room)
+        if !decoded.isEmpty, collection != nil { collection?.lastArrival = now }
+        let next = decoded.isEmpty ? gate : tenant.receive(number, decoded)
+        if let directive = notReading(next, now: now) { return directive }
+        // More may be decodable already: asked again at once.
+        if more { return .pause(until: now) }
+        guard case .collecting = next else { return .read }
+        let (began, lastArrival) = collection ?? (now, now)
+        return .readUntil(min(lastArrival + tenant.quietPeriod, began + Self.longestCollection))
+    }
+
+    /// What the connection does for `gate` when it is not to read on (an end, a wait, an
+    /// error response to write); nil when it reads (open, or collecting).
+    private mutating func notReading(_ gate: TenantBridge.Gate, now: ContinuousClock.Instant) -> ReadDirective? {
         switch gate {
         case .end(let end): return ending(end)
         case .waiting: return .pause(until: nil)
@@ -47,56 +71,31 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
             collection = (now, now)
             tenant.awaitRecordWritten()
             return .write(reply)
-        case .open, .collecting: break
+        case .open, .collecting: return nil
         }
-        let room = budget.reserve(ticket, want: Self.batchLimit)
-        guard room > 0 else {
-            waitedForRoom = true
-            return .pause(until: nil)
-        }
-        if waitedForRoom, collection != nil { collection?.lastArrival = now }
-        waitedForRoom = false
+    }
+
+    /// At most `limit` of what `decoder` holds, copied out of its buffer, up to and with the
+    /// first frame it refuses; and whether more may be decodable.
+    private static func decode(_ decoder: inout GatewayDecoder, atMost limit: Int) -> ([TenantBridge.Decoded], Bool) {
         var decoded: [TenantBridge.Decoded] = []
-        var more = false
-        // Given back once the session holds what was decoded (counted then).
-        defer { budget.release(room) }
-        decoding: while true {
-            if decoded.count == room {
-                more = true
-                break
-            }
+        while decoded.count < limit {
             var copied: BridgedNotification?
             // The view is valid only inside the closure: copy it out.
             switch decoder.next({ copied = BridgedNotification($0.copy()) }) {
             case nil:
-                break decoding
+                return (decoded, false)
             case .notification:
                 if let copied { decoded.append(.notification(copied)) }
             case .rejected(let rejection):
                 decoded.append(.rejected(rejection))
-                break decoding
+                return (decoded, false)
             case .unknownCommand:
                 decoded.append(.unknownCommand)
-                break decoding
+                return (decoded, false)
             }
         }
-        if !decoded.isEmpty, collection != nil { collection?.lastArrival = now }
-        let next = decoded.isEmpty ? gate : tenant.receive(number, decoded)
-        switch next {
-        case .end(let end): return ending(end)
-        case .waiting: return .pause(until: nil)
-        case .held(let until): return .pause(until: until)
-        case .reply(let reply):
-            collection = (now, now)
-            tenant.awaitRecordWritten()
-            return .write(reply)
-        // More may be decodable already: asked again at once.
-        case .open: return more ? .pause(until: now) : .read
-        case .collecting:
-            if more { return .pause(until: now) }
-            let (began, lastArrival) = collection ?? (now, now)
-            return .readUntil(min(lastArrival + tenant.quietPeriod, began + Self.longestCollection))
-        }
+        return (decoded, true)
     }
 
     /// Ends the connection so; a client about to be told where to resend from (an error

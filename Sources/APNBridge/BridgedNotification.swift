@@ -24,12 +24,8 @@ package struct BridgedNotification: Hashable, Sendable {
     package init(
         command: Command, identifier: UInt32, token: [UInt8], payload: [UInt8], expiry: UInt32?, priority: UInt8?
     ) {
-        self.command = command
-        self.identifier = identifier
-        self.token = token
-        self.payload = payload
-        self.expiry = expiry
-        self.priority = priority
+        (self.command, self.identifier, self.token) = (command, identifier, token)
+        (self.payload, self.expiry, self.priority) = (payload, expiry, priority)
     }
 
     /// The notification `GatewayDecoder` decoded (a missing identifier becomes 0).

@@ -1,7 +1,6 @@
 import APNSupport
 package import APN
 package import APNFeedbackStore
-import APNTLS
 import Foundation
 import Synchronization
 

@@ -1,7 +1,6 @@
 import APNSupport
 import APN
 import APNFeedbackStore
-import APNTLS
 import APNWire
 import Foundation
 import Synchronization

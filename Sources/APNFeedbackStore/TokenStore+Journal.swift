@@ -9,18 +9,13 @@
 /// one transaction.
 extension TokenStore {
     /// One notification a bridge read.
-    package struct JournalRow: Hashable, Sendable {
+    package struct JournalRow: Hashable, Sendable, HoldsStoredNotification {
         /// The bridge process that read it (random per start) …
         package var instance: Int64
         /// … and its place in what that process read: together the row's key.
         package var seq: Int64
-        /// Whose client sent it.
-        package var tenant: String
-        /// What is forwarded: token, payload bytes, expiry, priority.
-        package var token: [UInt8]
-        package var payload: [UInt8]
-        package var expiry: UInt32
-        package var priority: UInt8
+        /// Whose client sent it, and what is forwarded (read as the row's own fields).
+        package var notification: StoredNotification
         /// Its answer, coded by the bridge; nil while none came.
         package var answer: Int64?
         /// When it was read, UNIX milliseconds.
@@ -33,11 +28,7 @@ extension TokenStore {
         ) {
             self.instance = instance
             self.seq = seq
-            self.tenant = tenant
-            self.token = token
-            self.payload = payload
-            self.expiry = expiry
-            self.priority = priority
+            notification = StoredNotification(tenant: tenant, token: token, payload: payload, expiry: expiry, priority: priority)
             self.answer = answer
             self.recordedAt = recordedAt
         }

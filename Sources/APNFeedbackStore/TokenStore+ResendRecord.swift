@@ -11,18 +11,14 @@
 /// columns and their order and does not interpret the answer code.
 extension TokenStore {
     /// One entry of a bridge's resend record.
-    package struct ResendRow: Hashable, Sendable {
+    package struct ResendRow: Hashable, Sendable, HoldsStoredNotification {
         /// The process that recorded it (random per start) …
         package var instance: Int64
         /// … and the entry's serial there: together the row's key.
         package var serial: Int64
-        /// The tenant whose connections may take it.
-        package var tenant: String
-        /// The content a resend is recognised by: token, payload bytes, expiry, priority.
-        package var token: [UInt8]
-        package var payload: [UInt8]
-        package var expiry: UInt32
-        package var priority: UInt8
+        /// The tenant whose connections may take it, and the content a resend is recognised
+        /// by (read as the row's own fields).
+        package var notification: StoredNotification
         /// The recorded answer, coded by the bridge.
         package var answer: Int64
         /// When it was recorded, UNIX milliseconds.
@@ -35,11 +31,7 @@ extension TokenStore {
         ) {
             self.instance = instance
             self.serial = serial
-            self.tenant = tenant
-            self.token = token
-            self.payload = payload
-            self.expiry = expiry
-            self.priority = priority
+            notification = StoredNotification(tenant: tenant, token: token, payload: payload, expiry: expiry, priority: priority)
             self.answer = answer
             self.recordedAt = recordedAt
         }

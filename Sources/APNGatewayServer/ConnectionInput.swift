@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import APNWire
 
 /// What one binary connection has read and not yet given to its handler — the decoder's

@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Synchronization
 
 /// Where a gateway is in its life — idle, running, stopped — and the ports its listeners

@@ -1,6 +1,5 @@
 import APNSupport
 import APNBridge
-import APNTLS
 import APNWire
 import Foundation
 

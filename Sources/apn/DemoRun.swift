@@ -1,6 +1,5 @@
 import APNSupport
 import APN
-import APNTLS
 import APNWire
 import Foundation
 import APNMockGateway

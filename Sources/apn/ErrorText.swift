@@ -1,6 +1,5 @@
 import APN
 import APNFeedbackStore
-import APNTLS
 
 /// The words of an error as `apn` says them: the library's message, without the Swift name
 /// of its code (`initialisationFailed: …`), which the JSON lines carry in `error` instead.

@@ -1,6 +1,5 @@
 import APNSupport
 import APN
-import APNTLS
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,7 +1,6 @@
 import APNSupport
 import APN
 import APNFeedbackStore
-import APNTLS
 import Foundation
 
 /// The loop of `apn feedback-service`: a visit to the feedback service, each batch applied

@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Synchronization
 
 /// A one-way gate tasks wait at until it opens: "every notification was handed over",

@@ -1,5 +1,4 @@
 import APN
-import APNTLS
 import APNWire
 import Dispatch
 import Foundation

@@ -8,24 +8,13 @@ import Foundation
 /// the token store (``ProviderSendStore``).
 struct ProviderSendRun: Sendable {
     let options: Provider.Options
-    let notification: APN.Notification
-    let devices: [Device]
-    let badLines: [TokenList.BadLine]
-    let all: Bool
-    let interrupt: SendInterrupt
+    let job: SendJob
     /// `--store FILE` and `--min-free BYTES`, when given.
     let store: (path: String, minimumFreeBytes: Int)?
 
-    init(
-        options: Provider.Options, notification: APN.Notification, tokens: TokenList, all: Bool, interrupt: SendInterrupt,
-        store: (path: String, minimumFreeBytes: Int)? = nil
-    ) {
-        self.interrupt = interrupt
+    init(options: Provider.Options, job: SendJob, store: (path: String, minimumFreeBytes: Int)? = nil) {
         self.options = options
-        self.notification = notification
-        self.devices = tokens.devices
-        self.badLines = tokens.bad
-        self.all = all
+        self.job = job
         self.store = store
     }
 
@@ -46,7 +35,7 @@ struct ProviderSendRun: Sendable {
             }
             options.unregisteredTokens = tokenStore?.recording
         }
-        for bad in badLines { LineWriter.stdout(bad.report) }
+        for bad in job.badLines { LineWriter.stdout(bad.report) }
         let started = ContinuousClock.now
         let provider = Provider(options: options)
         let host = options.host
@@ -56,11 +45,11 @@ struct ProviderSendRun: Sendable {
                 LineWriter.stderr(ConnectFlags.attemptLine(host: host, port: port, reason: error.message, nextAttemptIn: next))
             }
         }
-        let progress = ProgressLine(total: devices.count)
+        let progress = ProgressLine(total: job.devices.count)
         let feed = ProviderFeed(
-            provider: provider, notification: notification, devices: devices,
-            chunkSize: max(1, options.maxConcurrentStreams) * max(1, options.maxConnections), interrupt: interrupt)
-        let feeding = Task { [all] () -> Tally in
+            provider: provider, notification: job.notification, devices: job.devices,
+            chunkSize: max(1, options.maxConcurrentStreams) * max(1, options.maxConnections), interrupt: job.interrupt)
+        let feeding = Task { [all = job.all] () -> Tally in
             var tally = Tally()
             tally.handedOver = await feed.run { responses in
                 let accepted = tally.take(responses, printingAll: all)
@@ -73,27 +62,27 @@ struct ProviderSendRun: Sendable {
             return tally
         }
         // Stopped: what is in flight gets the drain window to be answered, then is withdrawn.
-        let stopper = interrupt.cancel(feeding, afterStopAnd: SendInterrupt.drainWindow)
+        let stopper = job.interrupt.cancel(feeding, afterStopAnd: SendInterrupt.drainWindow)
         var tally = await feeding.value
         stopper.cancel()
         // Interrupted, nothing waits to be answered worth a close (it would wait for it); the
         // 410s answered are committed all the same.
-        if !interrupt.isRequested { await provider.shutdown() }
+        if !job.interrupt.isRequested { await provider.shutdown() }
         var storeKeys: [(String, JSONValue)] = []
         if let tokenStore { storeKeys = tokenStore.finish(await tokenStore.recording.flush()) }
         progress.finish()
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
-        for device in devices[tally.handedOver...] {
+        for device in job.devices[tally.handedOver...] {
             tally.counts.count(.notSent)
             LineWriter.stdout(SendOutput.notSentLine(device))
         }
         if let failure = tally.ending { LineWriter.stderr("apn send: stopped sending: \(ErrorText.message(failure))") }
         LineWriter.stdout(
             SendOutput.summary(
-                protocol: "http2", total: devices.count, tally.counts, invalidTokens: badLines.count,
-                interrupted: interrupt.isRequested, seconds: seconds, extra: [("retried", .integer(tally.retried))] + storeKeys))
-        if interrupt.isRequested { return 130 }
-        return tally.counts.accepted == devices.count && badLines.isEmpty ? 0 : 1
+                protocol: "http2", total: job.devices.count, tally.counts, invalidTokens: job.badLines.count,
+                interrupted: job.interrupt.isRequested, seconds: seconds, extra: [("retried", .integer(tally.retried))] + storeKeys))
+        if job.interrupt.isRequested { return 130 }
+        return tally.counts.accepted == job.devices.count && job.badLines.isEmpty ? 0 : 1
     }
 
     /// What the responses so far came to; only counts are kept, each line is printed as its

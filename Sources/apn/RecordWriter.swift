@@ -2,7 +2,6 @@ import APNSupport
 import Dispatch
 import Foundation
 import APNMockGateway
-import APNTLS
 import Synchronization
 
 /// Appends accepted notifications to the record file as JSON lines, from a thread that waits

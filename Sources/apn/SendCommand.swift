@@ -116,8 +116,8 @@ enum SendCommand: Subcommand {
         try credentials.requireCertificate()
         try PayloadFlags.requirePayload(flags)
         let sending = SendRun(
-            options: options, notification: note, tokens: list, all: flags.has("--all"),
-            confirm: !flags.has("--no-confirm"), interrupt: interrupt)
+            options: options, job: SendJob(notification: note, tokens: list, all: flags.has("--all"), interrupt: interrupt),
+            confirm: !flags.has("--no-confirm"))
         return runBlocking { await sending.run() }
     }
 
@@ -140,7 +140,7 @@ enum SendCommand: Subcommand {
         try ProviderFlags.requireCredentials(options, flags)
         try PayloadFlags.requirePayload(flags)
         let sending = ProviderSendRun(
-            options: options, notification: note, tokens: list, all: flags.has("--all"), interrupt: interrupt,
+            options: options, job: SendJob(notification: note, tokens: list, all: flags.has("--all"), interrupt: interrupt),
             store: store)
         return runBlocking { await sending.run() }
     }

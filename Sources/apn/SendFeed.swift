@@ -1,6 +1,5 @@
 import APNSupport
 import APN
-import APNTLS
 import Synchronization
 
 /// Hands `apn send`'s notifications to the connection a chunk at a time: the next chunk

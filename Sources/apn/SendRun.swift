@@ -1,5 +1,4 @@
 import APN
-import APNTLS
 import Foundation
 import Synchronization
 
@@ -7,38 +6,28 @@ import Synchronization
 /// SIGTERM stops it early (``SendInterrupt``).
 struct SendRun: Sendable {
     let options: Connection.Options
-    let notification: APN.Notification
-    let devices: [Device]
-    let badLines: [TokenList.BadLine]
-    let all: Bool
+    let job: SendJob
+    /// Unless `--no-confirm`: end with a confirmed flush.
     let confirm: Bool
-    let interrupt: SendInterrupt
 
-    init(
-        options: Connection.Options, notification: APN.Notification, tokens: TokenList, all: Bool, confirm: Bool,
-        interrupt: SendInterrupt
-    ) {
-        self.interrupt = interrupt
+    init(options: Connection.Options, job: SendJob, confirm: Bool) {
         self.options = options
-        self.notification = notification
-        self.devices = tokens.devices
-        self.badLines = tokens.bad
-        self.all = all
+        self.job = job
         self.confirm = confirm
     }
 
     /// The exit status: 0 when every notification was accepted, 1 otherwise, 130 when
     /// interrupted.
     func run() async -> Int32 {
-        for bad in badLines { LineWriter.stdout(bad.report) }
+        for bad in job.badLines { LineWriter.stdout(bad.report) }
         let started = ContinuousClock.now
         let connection = Connection(options: options)
-        let progress = ProgressLine(total: devices.count)
-        let book = OutcomeBook(count: devices.count, keepsAll: all)
+        let progress = ProgressLine(total: job.devices.count)
+        let book = OutcomeBook(count: job.devices.count, keepsAll: job.all)
         // The progress line's counts only when it is drawn (a terminal): a second lock per
         // notification otherwise, for nothing.
         let drawsProgress = progress.isActive
-        let feed = SendFeed(connection: connection, notification: notification, devices: devices) { index, outcome in
+        let feed = SendFeed(connection: connection, notification: job.notification, devices: job.devices) { index, outcome in
             book.record(index, outcome)
             guard drawsProgress else { return }
             progress.update {
@@ -69,7 +58,7 @@ struct SendRun: Sendable {
             // A report cut short by the stop is not the whole story: the book is.
             return Task.isCancelled ? nil : report
         }
-        let stopper = interrupt.cancel(sending)
+        let stopper = job.interrupt.cancel(sending)
         let finished = await sending.value
         stopper.cancel()
         guard let report = finished else {
@@ -77,10 +66,10 @@ struct SendRun: Sendable {
         }
         progress.finish()
         let seconds = Self.seconds(since: started)
-        if all {
+        if job.all {
             // After shutdown every notification has its outcome (the report says so).
             for (index, outcome) in (book.snapshot().all ?? []).enumerated() {
-                LineWriter.stdout(line(devices[index], outcome ?? .unknownFate(.cancelled)))
+                LineWriter.stdout(line(job.devices[index], outcome ?? .unknownFate(.cancelled)))
             }
         } else {
             for undelivered in report.notAccepted {
@@ -93,9 +82,9 @@ struct SendRun: Sendable {
         LineWriter.stdout(
             summary(
                 Self.counts(report), possiblyDuplicated: report.possiblyDuplicated, resent: report.resent,
-                confirmed: report.confirmed, seconds: seconds, interrupted: interrupt.isRequested))
-        if interrupt.isRequested { return 130 }
-        return report.accepted == devices.count && badLines.isEmpty ? 0 : 1
+                confirmed: report.confirmed, seconds: seconds, interrupted: job.interrupt.isRequested))
+        if job.interrupt.isRequested { return 130 }
+        return report.accepted == job.devices.count && job.badLines.isEmpty ? 0 : 1
     }
 
     /// After a stop: hands nothing more over, waits up to ``SendInterrupt/drainWindow`` for
@@ -119,7 +108,7 @@ struct SendRun: Sendable {
         let state = book.snapshot()
         var counts = SendOutput.Counts()
         counts.accepted = state.accepted
-        for (index, device) in devices.enumerated() {
+        for (index, device) in job.devices.enumerated() {
             guard index < handedOver else {
                 counts.count(.notSent)
                 LineWriter.stdout(SendOutput.notSentLine(device))
@@ -128,7 +117,7 @@ struct SendRun: Sendable {
             let outcome = state.settled[index] ? (state.all?[index] ?? state.notAccepted[index]) : .unknownFate(.cancelled)
             guard let outcome else { continue }  // accepted, without --all
             if !outcome.isAccepted { counts.count(Self.kind(outcome)) }
-            if all || !outcome.isAccepted { LineWriter.stdout(line(device, outcome)) }
+            if job.all || !outcome.isAccepted { LineWriter.stdout(line(device, outcome)) }
         }
         LineWriter.stdout(
             summary(
@@ -206,7 +195,7 @@ struct SendRun: Sendable {
         interrupted: Bool
     ) -> JSONValue {
         SendOutput.summary(
-            protocol: "binary", total: devices.count, counts, invalidTokens: badLines.count, interrupted: interrupted,
+            protocol: "binary", total: job.devices.count, counts, invalidTokens: job.badLines.count, interrupted: interrupted,
             seconds: seconds,
             extra: [
                 ("possibly_duplicated", .integer(possiblyDuplicated)), ("resent", .integer(resent)),

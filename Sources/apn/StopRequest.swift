@@ -1,6 +1,5 @@
 import APNSupport
 import APN
-import APNTLS
 import Dispatch
 
 /// A stop asked for once (by a signal) and seen from any thread: it cancels the visit in

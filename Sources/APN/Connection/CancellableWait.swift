@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Synchronization
 
 /// One answer awaited by a Task that may be cancelled: the first of the answer and the

@@ -1,4 +1,3 @@
-import APNTLS
 
 extension Feedback {
     /// How a ``Feedback/visit(batchSize:cancellation:_:)`` ended without an error.

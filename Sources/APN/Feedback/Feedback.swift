@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Dispatch
 import Foundation
 import Synchronization

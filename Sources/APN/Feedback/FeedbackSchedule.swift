@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Foundation
 import Synchronization
 

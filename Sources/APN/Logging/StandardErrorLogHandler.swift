@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 
 /// Writes each message at its level or above as one line on standard error:
 /// `swift-apn.connection: WARNING: TLS peer verification is off … peer=host:2195` (label,

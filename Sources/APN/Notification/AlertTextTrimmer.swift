@@ -86,6 +86,11 @@ enum AlertTextTrimmer {
         return Cut(text: shortened, removedBytes: total - kept)
     }
 
+    /// The character a cut before `end` would drop first; nil for a cut at the end (none).
+    private static func scalar(_ scalars: String.UnicodeScalarView, at end: String.Index) -> Unicode.Scalar? {
+        end == scalars.endIndex ? nil : scalars[end]
+    }
+
     /// Whether node-apn's byte cut keeps part of the escape sequence of `scalars[end]` (at
     /// least one of its characters: `room` bytes of it fit, one character being one byte in
     /// UTF-8 and two in UCS-2). node-apn's patterns then remove that part, and the text
@@ -96,10 +101,7 @@ enum AlertTextTrimmer {
         room: Int,
         in encoding: PayloadEncoding
     ) -> Bool {
-        guard end != scalars.endIndex else {
-            return false
-        }
-        let scalar = scalars[end]
+        guard let scalar = scalar(scalars, at: end) else { return false }
         let escaped = scalar.isASCII && JSONStringEscaping.escapedLength(of: scalar, in: .utf8) > 1
         return escaped && room >= (encoding == .utf8 ? 1 : 2)
     }
@@ -151,10 +153,7 @@ enum AlertTextTrimmer {
         room: Int,
         in encoding: PayloadEncoding
     ) -> Bool {
-        guard end != scalars.endIndex else {
-            return true
-        }
-        let scalar = scalars[end]
+        guard let scalar = scalar(scalars, at: end) else { return true }
         let partialUTF8 = encoding == .utf8 && room > 0 && scalar.value >= 0x80
         guard partialUTF8 else {
             return scalar == " "

@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Synchronization
 
 /// A push notification in node-apn 1.x's vocabulary: the payload (custom keys plus the

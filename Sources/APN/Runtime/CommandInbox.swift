@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Synchronization
 
 /// The queue of commands into an I/O thread (a connection's, a provider's). Posting wakes the thread only when it is

@@ -1,5 +1,4 @@
 import APNSupport
-import APNTLS
 import Glibc
 import Synchronization
 
