@@ -122,9 +122,14 @@ let package = Package(
         .testTarget(
             name: "APNMockGatewayTests",
             dependencies: ["APNSupport", "APNMockGateway", "APNGatewayServer", "APN", "APNHTTP2", "APNTLS", "APNWire", "APNTestSupport", "APNTestTraits"]),
+        // The admin listener of the long-running commands (#42): plain HTTP/1.1, `/metrics` in
+        // Prometheus' text format, `/healthz`, `/readyz`. No product: the CLI uses it.
+        .target(name: "APNAdmin", dependencies: ["APNSupport"]),
+        .testTarget(name: "APNAdminTests", dependencies: ["APNAdmin", "APNTestSupport", "APNTestTraits"]),
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(
-            name: "apn", dependencies: ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"]),
+            name: "apn",
+            dependencies: ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"]),
         // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built
         // with `-DFUZZING --sanitize=fuzzer`; Fuzz/README.md tells more.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
@@ -142,7 +147,7 @@ let package = Package(
             name: "apnTests",
             dependencies: [
                 "APNSupport", "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNHTTP2", "APNTLS", "APNWire",
-                "CSQLite", "APNTestSupport", "APNTestTraits",
+                "CSQLite", "APNTestSupport", "APNTestTraits", "APNAdmin",
             ]),
     ],
     swiftLanguageModes: [.v6]

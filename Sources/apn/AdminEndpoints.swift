@@ -1,3 +1,4 @@
+import APNAdmin
 import APNSupport
 import APNBridge
 import APNTLS

@@ -1,3 +1,4 @@
+import APNAdmin
 import APN
 import APNTLS
 import Foundation

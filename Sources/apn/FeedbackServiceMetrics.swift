@@ -1,3 +1,4 @@
+import APNAdmin
 import APNFeedbackStore
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import APNAdmin
 import Synchronization
 
 /// The endpoints of `apn mock-gateway --admin` (#42), through ``AdminRoutes``: the listener

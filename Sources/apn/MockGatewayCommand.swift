@@ -1,3 +1,4 @@
+import APNAdmin
 import APN
 import APNWire
 import Dispatch

@@ -1,3 +1,4 @@
+import APNAdmin
 import APNMockGateway
 import APNWire
 

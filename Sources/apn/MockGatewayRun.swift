@@ -1,3 +1,4 @@
+import APNAdmin
 import APNWire
 import Foundation
 import APNMockGateway

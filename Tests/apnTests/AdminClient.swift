@@ -1,3 +1,4 @@
+import APNAdmin
 import Foundation
 import Glibc
 import Testing

@@ -1,4 +1,5 @@
 @testable import apn
+import APNAdmin
 import APNFeedbackStore
 import Testing
 

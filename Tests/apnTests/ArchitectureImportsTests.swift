@@ -22,7 +22,8 @@ import Testing
         "APNCredentials": ["APNTLS"],
         "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer", "APNCredentials"],
         "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"],
-        "apn": ["APNSupport", "APN", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
+        "APNAdmin": ["APNSupport"],
+        "apn": ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
     ]
 
     /// Modules every target may import: the toolchain's and the platform's C library

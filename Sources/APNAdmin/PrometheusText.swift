@@ -3,17 +3,21 @@ import Foundation
 /// Metrics in the Prometheus text exposition format, version 0.0.4: for each metric a
 /// `# HELP` and a `# TYPE` line, then its samples, `name{label="value",…} value`, label
 /// values escaped (`\\`, `\"`, `\n`), one family's samples together.
-struct PrometheusText {
+package struct PrometheusText {
     /// A metric's type line.
-    enum Kind: String {
+    package enum Kind: String {
         case counter, gauge, histogram
     }
 
-    private(set) var text = ""
+    /// The text so far.
+    package private(set) var text = ""
+
+    /// No metric yet.
+    package init() {}
 
     /// Appends a family: `samples` are its label sets and values (one with no labels for a
     /// plain metric).
-    mutating func family(_ name: String, _ kind: Kind, help: String, _ samples: [([(String, String)], Double)]) {
+    package mutating func family(_ name: String, _ kind: Kind, help: String, _ samples: [([(String, String)], Double)]) {
         text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
         for (labels, value) in samples {
             text += name
@@ -26,7 +30,7 @@ struct PrometheusText {
 
     /// Appends a histogram family: for each label set, its cumulative `_bucket{le=…}`
     /// samples (the last `+Inf`), `_sum` and `_count`.
-    mutating func histogram(
+    package mutating func histogram(
         _ name: String, help: String, _ series: [(labels: [(String, String)], buckets: [(bound: Double, count: Int)], sum: Double)]
     ) {
         text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) histogram\n"
@@ -48,11 +52,11 @@ struct PrometheusText {
     }
 
     /// A plain metric with one value.
-    mutating func single(_ name: String, _ kind: Kind, help: String, _ value: Double) {
+    package mutating func single(_ name: String, _ kind: Kind, help: String, _ value: Double) {
         family(name, kind, help: help, [([], value)])
     }
 
-    static func escapeLabel(_ value: String) -> String {
+    package static func escapeLabel(_ value: String) -> String {
         var out = ""
         for character in value {
             switch character {
@@ -65,12 +69,12 @@ struct PrometheusText {
         return out
     }
 
-    static func escapeHelp(_ value: String) -> String {
+    package static func escapeHelp(_ value: String) -> String {
         value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
     }
 
     /// A sample value: integers without a fraction.
-    static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
     }

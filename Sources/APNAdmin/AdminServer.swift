@@ -3,12 +3,23 @@ import Foundation
 import Synchronization
 
 /// What an admin endpoint answers.
-struct AdminResponse: Sendable {
-    var status: Int
-    var contentType = "text/plain; charset=utf-8"
-    var body: String
+package struct AdminResponse: Sendable {
+    /// The HTTP status.
+    package var status: Int
+    /// Its `Content-Type`.
+    package var contentType = "text/plain; charset=utf-8"
+    /// The body.
+    package var body: String
 
-    static func text(_ status: Int, _ body: String) -> AdminResponse { AdminResponse(status: status, body: body) }
+    /// An answer with `status`, of `contentType`, saying `body`.
+    package init(status: Int, contentType: String = "text/plain; charset=utf-8", body: String) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+
+    /// A plain-text answer.
+    package static func text(_ status: Int, _ body: String) -> AdminResponse { AdminResponse(status: status, body: body) }
 }
 
 /// The admin listener of a long-running command (`--admin HOST:PORT`, #42): plain HTTP/1.1
@@ -16,10 +27,10 @@ struct AdminResponse: Sendable {
 /// headers, 5 s to send them and read the answer — then closed (`Connection: close`), so a
 /// slow or hostile scraper costs at most one connection's wait. Nothing here knows the
 /// endpoints: `respond` maps a request to its answer (``AdminEndpoints``).
-final class AdminServer: Sendable {
+package final class AdminServer: Sendable {
     /// The address bound.
-    let host: String
-    let port: UInt16
+    package let host: String
+    package let port: UInt16
     private let listener: Int32
     private let wake: (read: Int32, write: Int32)
     private let respond: @Sendable (AdminRequest) -> AdminResponse
@@ -27,11 +38,11 @@ final class AdminServer: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// How long one connection may take.
-    static let connectionLimit: Duration = .seconds(5)
+    package static let connectionLimit: Duration = .seconds(5)
 
     /// Binds `host:port` (an IPv4 address; `localhost` is 127.0.0.1; port 0: the system
     /// chooses).
-    init(host: String, port: UInt16, respond: @escaping @Sendable (AdminRequest) -> AdminResponse) throws {
+    package init(host: String, port: UInt16, respond: @escaping @Sendable (AdminRequest) -> AdminResponse) throws {
         self.respond = respond
         self.host = host
         var address = sockaddr_in()
@@ -69,7 +80,7 @@ final class AdminServer: Sendable {
     }
 
     /// Starts the listener's thread.
-    func start() {
+    package func start() {
         _ = ThreadStarter.system.startOrDispatch("apn-admin") { [self] in
             serve()
             done.signal()
@@ -77,7 +88,7 @@ final class AdminServer: Sendable {
     }
 
     /// Stops the thread (a connection being answered is cut short) and closes the socket.
-    func stop() {
+    package func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
@@ -139,7 +150,7 @@ final class AdminServer: Sendable {
         }
     }
 
-    static func reason(_ status: Int) -> String {
+    package static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 400: "Bad Request"
@@ -153,16 +164,16 @@ final class AdminServer: Sendable {
 }
 
 /// A failure to start the admin listener, said in one line.
-struct AdminError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct AdminError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension AdminServer {
     /// Binds `--admin`'s address (``AdminFlag``) answering `routes` and starts the listener;
     /// nil without the flag. The commands that take `--admin` after the bridge start theirs
     /// here, so each binds, answers and names its address the same way.
-    static func start(at address: (host: String, port: UInt16)?, routes: AdminRoutes) throws -> AdminServer? {
+    package static func start(at address: (host: String, port: UInt16)?, routes: AdminRoutes) throws -> AdminServer? {
         guard let address else { return nil }
         let server = try AdminServer(host: address.host, port: address.port) { routes.respond($0) }
         server.start()
@@ -170,5 +181,5 @@ extension AdminServer {
     }
 
     /// `HOST:PORT` as bound (the port the system chose for 0), as start lines give it.
-    var address: String { "\(host):\(port)" }
+    package var address: String { "\(host):\(port)" }
 }

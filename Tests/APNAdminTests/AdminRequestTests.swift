@@ -1,7 +1,6 @@
-@testable import apn
-import APNBridge
-import Testing
+import APNAdmin
 import APNTestSupport
+import Testing
 
 /// #42: the admin listener's request parser, fed whole, byte by byte and in random chunks,
 /// and the exposition format's escaping, against literal vectors.
@@ -43,25 +42,6 @@ import APNTestSupport
         #expect(AdminRequest.parse(long) == .tooLarge, "no end in sight")
         #expect(AdminRequest.parse(long + Array("\r\n\r\n".utf8)) == .tooLarge)
         #expect(AdminRequest.parse(Array("GET / HTTP/1.0\r\n\r\n".utf8)) == .request(AdminRequest(method: "GET", path: "/")))
-    }
-
-    @Test func aHistogramIsCumulativeBucketsThenSumAndCount() throws {
-        var histogram = BridgeHistogram(bounds: [0.125, 1])
-        for value in [0.0625, 0.125, 0.5, 3] { histogram.observe(value) }
-        var text = PrometheusText()
-        text.histogram("apn_t_seconds", help: "Took.", [([("tenant", "a")], histogram.cumulative, histogram.sum)])
-        #expect(
-            text.text == """
-                # HELP apn_t_seconds Took.
-                # TYPE apn_t_seconds histogram
-                apn_t_seconds_bucket{tenant="a",le="0.125"} 2
-                apn_t_seconds_bucket{tenant="a",le="1"} 3
-                apn_t_seconds_bucket{tenant="a",le="+Inf"} 4
-                apn_t_seconds_sum{tenant="a"} 3.6875
-                apn_t_seconds_count{tenant="a"} 4
-
-                """)
-        try AdminClient.checkExposition(text.text)
     }
 
     @Test func theExpositionFormatEscapesAndOrders() {

@@ -2,15 +2,21 @@
 /// far: a pure decoder, fed in any chunks, with fixed bounds. Only what the admin endpoints
 /// need: the method and the path of the request line, and the end of the header block (no
 /// body is read: every endpoint is a GET).
-struct AdminRequest: Equatable, Sendable {
-    let method: String
-    let path: String
+package struct AdminRequest: Equatable, Sendable {
+    package let method: String
+    package let path: String
+
+    /// A request for `path` by `method`.
+    package init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
 
     /// The most bytes a request line and headers may take.
-    static let sizeLimit = 8 << 10
+    package static let sizeLimit = 8 << 10
 
     /// What the bytes so far make.
-    enum Parsed: Equatable, Sendable {
+    package enum Parsed: Equatable, Sendable {
         /// A whole request (line and headers); nothing after it is looked at.
         case request(AdminRequest)
         /// Not whole yet: read more.
@@ -22,7 +28,7 @@ struct AdminRequest: Equatable, Sendable {
     }
 
     /// Parses `bytes`, everything received on the connection so far.
-    static func parse(_ bytes: [UInt8]) -> Parsed {
+    package static func parse(_ bytes: [UInt8]) -> Parsed {
         guard let end = headerEnd(bytes) else {
             return bytes.count > sizeLimit ? .tooLarge : .incomplete
         }
