@@ -84,7 +84,10 @@ let package = Package(
             name: "APNBridgeIOTests",
             dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNGatewayServer", "APNMockGateway", "APNTestSupport", "APNTestTraits"]),
         // The public library in node-apn 1.x's vocabulary.
-        .target(name: "APN", dependencies: ["APNWire", "APNSupport", "APNTLS", "APNHTTP2"]),
+        .target(name: "APN", dependencies: ["APNCore", "APNWire", "APNSupport", "APNTLS", "APNHTTP2"]),
+        // The models under the transports (#43): `Device`, `Notification` and its payload
+        // compiler, JSON, `APNError`, the logging protocol. No I/O; `APN` re-exports it.
+        .target(name: "APNCore", dependencies: ["APNWire", "APNSupport"]),
         // Release-mode benchmarks: `swift run -c release apn-bench SCENARIO`. Not a product:
         // nothing depends on it, and it links no test framework.
         .executableTarget(

@@ -1,12 +1,4 @@
-// `import APN` brings the two wire-level types APN's API speaks: `StatusCode` (error
-// callbacks, outcomes, `APNError`) and `Command` (the format option, payload limits). The
-// rest of the codec — encoders, decoders, `WireBuffer`, hex — is APNWire's: `import APNWire`
-// where it is used. Scoped re-exports rather than typealiases, so that the types' members
-// stay visible to a client that compiles with `MemberImportVisibility`.
-@_exported public import enum APNWire.Command
-@_exported public import struct APNWire.StatusCode
-
-// The HTTP/2 API's vocabulary lives in APNWire too (so that the mocks and the bridge need no
-// client module); `ProviderResponse` and `ProviderError` speak it, so `import APN` brings it.
-@_exported public import struct APNWire.ProviderReason
-@_exported public import struct APNWire.PushType
+// The models (`Device`, `Notification`, `APNError`, the outcome types, JSON, the logging
+// protocol) live under the transports in `APNCore` (#43), with the wire-level types they
+// speak: `import APN` brings them all as before.
+@_exported public import APNCore

@@ -1,5 +1,4 @@
 public import APNWire
-import APNTLS
 
 /// An error raised by swift-apn.
 ///
@@ -158,7 +157,7 @@ extension APNError {
         APNError(code: .invalidToken, message: message, status: .invalidToken)
     }
 
-    static func payloadTooLarge(size: Int, limit: Int, encoding: String, context: String) -> APNError {
+    package static func payloadTooLarge(size: Int, limit: Int, encoding: String, context: String) -> APNError {
         APNError(
             code: .payloadTooLarge,
             message: "payload is \(size) bytes in \(encoding), over the \(limit)-byte limit of \(context) "
@@ -177,14 +176,14 @@ extension APNError {
         )
     }
 
-    static func unsupportedByFormat(_ what: String, format: String) -> APNError {
+    package static func unsupportedByFormat(_ what: String, format: String) -> APNError {
         APNError(
             code: .unsupportedByFormat,
             message: "\(what) cannot be carried by \(format); refused rather than sent without it "
                 + "(use Connection.Options.format = .frame, command 2)")
     }
 
-    static func invalidValue(_ message: String) -> APNError {
+    package static func invalidValue(_ message: String) -> APNError {
         APNError(code: .invalidValue, message: message)
     }
 
@@ -195,11 +194,11 @@ extension APNError {
 
 // Connection and delivery errors, raised by the gateway session.
 extension APNError {
-    static func connectionClosed() -> APNError {
+    package static func connectionClosed() -> APNError {
         APNError(code: .connectionClosed, message: "the gateway closed the connection without an error response")
     }
 
-    static func unusableAfterConnect(_ cause: APNError?) -> APNError {
+    package static func unusableAfterConnect(_ cause: APNError?) -> APNError {
         APNError(
             code: .connectionFailed,
             message: "socket unusable after connection (closed within the settle window"
@@ -207,17 +206,17 @@ extension APNError {
                 + "). Hint: the gateway may refuse the certificate, or it is for the other environment")
     }
 
-    static func connectTimeout(_ timeout: Duration, underlying: APNError) -> APNError {
+    package static func connectTimeout(_ timeout: Duration, underlying: APNError) -> APNError {
         APNError(code: .connectTimeout, message: "no connection within \(timeout) (\(underlying.message))")
     }
 
-    static func malformedResponse(_ error: WireError) -> APNError {
+    package static func malformedResponse(_ error: WireError) -> APNError {
         APNError(code: .malformedResponse, message: "the gateway sent something other than an error response: \(error)")
     }
 
     /// The feedback service sent bytes that are not feedback tuples: for a token length
     /// outside the decoder's bounds, what the tuple announced and the limit it passed.
-    static func malformedFeedback(_ error: WireError) -> APNError {
+    package static func malformedFeedback(_ error: WireError) -> APNError {
         let message: String
         if error.code == .tokenLength {
             message = "the feedback service sent a tuple whose token length is \(error.value) bytes, outside "
@@ -228,66 +227,55 @@ extension APNError {
         return APNError(code: .malformedResponse, message: message)
     }
 
-    static func retryLimitExceeded() -> APNError {
+    package static func retryLimitExceeded() -> APNError {
         APNError(
             code: .retryLimitExceeded,
             message: "resent as often as the notification's retryLimit allows",
             status: .retryLimitExceeded)
     }
 
-    static func initialisationFailed(_ cause: APNError) -> APNError {
+    package static func initialisationFailed(_ cause: APNError) -> APNError {
         APNError(
             code: .initialisationFailed,
             message: "credentials unusable, nothing will be sent: \(cause.message)",
             status: .moduleInitialisationFailed)
     }
 
-    static func connectionRetryLimitExceeded(attempts: Int, last: APNError) -> APNError {
+    package static func connectionRetryLimitExceeded(attempts: Int, last: APNError) -> APNError {
         APNError(
             code: .connectionRetryLimitExceeded,
             message: "gave up after \(attempts) failed connection attempts; the last: \(last.message)",
             status: .connectionRetryLimitExceeded)
     }
 
-    static func connectionTerminated() -> APNError {
+    package static func connectionTerminated() -> APNError {
         APNError(
             code: .connectionTerminated,
             message: "the connection was terminated (credentials or retry limit); create a new one",
             status: .connectionTerminated)
     }
 
-    static func missingDevice() -> APNError {
+    package static func missingDevice() -> APNError {
         APNError(
             code: .missingDevice, message: "no device to send to: pass one to push, or set the notification's device",
             status: .missingDeviceToken)
     }
 
-    static func shutDown() -> APNError {
+    package static func shutDown() -> APNError {
         APNError(
             code: .shutDown, message: "pushed after shutdown() was called; create a new connection",
             status: .connectionTerminated)
     }
 
-    static func abortedConnect() -> APNError {
+    package static func abortedConnect() -> APNError {
         APNError(code: .connectTimeout, message: "the connection attempt was abandoned at the connect timeout")
     }
 
-    static func socketEnded(clean: Bool) -> APNError? {
+    package static func socketEnded(clean: Bool) -> APNError? {
         clean ? nil : APNError(code: .connectionClosed, message: "the gateway closed the connection abruptly (no close_notify)")
     }
 
-    /// A connection attempt (TCP or TLS handshake) that failed.
-    static func connectFailure(_ error: TLSError) -> APNError {
-        APNError(code: error.kind == .timeout ? .connectTimeout : .connectionFailed, message: "\(error)")
-    }
-
-    /// An established socket that broke; a TLS alert refusing our certificate is the
-    /// gateway's refusal (other alerts are failures like any other).
-    static func socketFailed(_ error: TLSError) -> APNError {
-        APNError(code: error.refusesCertificate ? .refusedByGateway : .connectionFailed, message: "\(error)")
-    }
-
-    static func notResent() -> APNError {
+    package static func notResent() -> APNError {
         APNError(
             code: .notResent,
             message: "discarded by the gateway after an earlier rejection and not resent (buffersNotifications is off)")

@@ -1,10 +1,10 @@
-import Foundation // UUID
+package import Foundation // UUID
 
 /// Everything a ``Notification`` holds, guarded by its mutex.
 ///
 /// The payload fields are stored properties whose `didSet` drops the compiled payload,
 /// so no change can leave stale bytes behind (node-apn 1.3–1.7.2 kept them).
-struct NotificationState: Sendable {
+package struct NotificationState: Sendable {
     /// The compiled payload in `encoding`; `nil` until compiled or after any change.
     var compiled: [UInt8]?
     /// The payload JSON as given to ``Notification/init(payloadJSON:parser:)-(String,_)``
@@ -15,10 +15,10 @@ struct NotificationState: Sendable {
     // MARK: Payload fields: every change invalidates `compiled`.
 
     var payload = JSONObject() { didSet { payloadChanged() } }
-    var alert: Notification.AlertValue? { didSet { payloadChanged() } }
-    var badge: Int? { didSet { payloadChanged() } }
-    var sound: Sound? { didSet { payloadChanged() } }
-    var contentAvailable = false { didSet { payloadChanged() } }
+    package var alert: Notification.AlertValue? { didSet { payloadChanged() } }
+    package var badge: Int? { didSet { payloadChanged() } }
+    package var sound: Sound? { didSet { payloadChanged() } }
+    package var contentAvailable = false { didSet { payloadChanged() } }
     var mutableContent = false { didSet { payloadChanged() } }
     var urlArgs: [String]? { didSet { payloadChanged() } }
     var category: String? { didSet { payloadChanged() } }
@@ -35,12 +35,12 @@ struct NotificationState: Sendable {
     var dismissalDate: Int? { didSet { payloadChanged() } }
     var attributesType: String? { didSet { payloadChanged() } }
     var attributes: JSONObject? { didSet { payloadChanged() } }
-    var encoding = PayloadEncoding.utf8 { didSet { compiled = nil } }
+    package var encoding = PayloadEncoding.utf8 { didSet { compiled = nil } }
 
     // MARK: Delivery fields: not part of the payload, so they keep `compiled`.
 
-    var expiry: UInt32 = 0
-    var priority: UInt8 = 10
+    package var expiry: UInt32 = 0
+    package var priority: UInt8 = 10
     var retryLimit = -1
     var truncateAtWordEnd = false
     var device: Device?
@@ -48,13 +48,13 @@ struct NotificationState: Sendable {
 
     // MARK: HTTP/2 provider API headers: the binary protocol has no field for them.
 
-    var topic: String?
-    var pushType: PushType?
-    var collapseID: String?
-    var apnsID: UUID?
+    package var topic: String?
+    package var pushType: PushType?
+    package var collapseID: String?
+    package var apnsID: UUID?
 
     /// The compiled payload, compiling and caching it first if needed.
-    mutating func compiledPayload() -> [UInt8] {
+    package mutating func compiledPayload() -> [UInt8] {
         if let compiled {
             return compiled
         }

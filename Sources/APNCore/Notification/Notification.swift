@@ -44,7 +44,7 @@ public final class Notification: Sendable, CustomStringConvertible {
     }
 
     /// Runs `body` with exclusive access to the state.
-    func withState<Result: Sendable>(_ body: (inout NotificationState) -> Result) -> Result {
+    package func withState<Result: Sendable>(_ body: (inout NotificationState) -> Result) -> Result {
         state.withLock { body(&$0) }
     }
 

@@ -19,14 +19,14 @@ extension Notification {
 
     /// What a connection writes for this notification, read under one lock: the compiled
     /// payload and the delivery fields.
-    struct Delivery: Sendable {
-        var payload: [UInt8]
-        var expiry: UInt32
-        var priority: UInt8
-        var retryLimit: Int
+    package struct Delivery: Sendable {
+        package var payload: [UInt8]
+        package var expiry: UInt32
+        package var priority: UInt8
+        package var retryLimit: Int
     }
 
-    func delivery() -> Delivery {
+    package func delivery() -> Delivery {
         withState { state in
             Delivery(
                 payload: state.compiledPayload(), expiry: state.expiry, priority: state.priority,
