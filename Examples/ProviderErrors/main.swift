@@ -1,12 +1,12 @@
-// README's "Handling errors" example for Provider, compiled as a top-level main.swift in
+// docs/LIBRARY.md's "Handling errors" example for Provider, compiled as a top-level main.swift in
 // debug (`swift build`) and release (`swift build -c release`, .ci/run): Swift 6.3.1's
 // optimizer once crashed on code of this shape. `ReadmeProviderErrorsTests` (apnTests) runs
 // it against `apn mock-gateway --http2` and checks that the block between the markers is
-// README's, character for character.
+// docs/LIBRARY.md's, character for character.
 import APN
 import Foundation
 
-// Not in README: the test's HTTP/2 mock instead of Apple's sandbox, and its key.
+// Not in docs/LIBRARY.md: the test's HTTP/2 mock instead of Apple's sandbox, and its key.
 let environment = ProcessInfo.processInfo.environment
 var options = Provider.Options()
 options.authentication = .token(
@@ -24,7 +24,7 @@ let provider = Provider(options: options)
 let note = PushNotification().setAlertText("Hello")
 
 for token in CommandLine.arguments.dropFirst() {
-    // README: handling errors (begin)
+    // docs/LIBRARY.md: handling errors (begin)
     do {
         let device = try Device(token)                            // APNError: not a device token
         let response = try await provider.send(note, to: device)  // ProviderError: not delivered
@@ -38,6 +38,6 @@ for token in CommandLine.arguments.dropFirst() {
     } catch {
         print("not a device token:", token)
     }
-    // README: handling errors (end)
+    // docs/LIBRARY.md: handling errors (end)
 }
 await provider.shutdown()

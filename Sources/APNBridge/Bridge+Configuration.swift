@@ -29,7 +29,7 @@ extension Bridge {
         /// beyond ``window`` × ``maxConnections``. A reload applies a new value at once.
         public var maxInFlight: Int? = Configuration.defaultMaxInFlight
         /// The default ``maxInFlight``: with every other default (1,000 connections), the
-        /// bridge process stays under 2 GB — about 1.5 KB a notification held (README,
+        /// bridge process stays under 2 GB — about 1.5 KB a notification held (docs/BRIDGE.md,
         /// "Limits"), ~730 MB at the cap, the rest for connections, records and the store.
         public static let defaultMaxInFlight = 500_000
         /// After an error response for a refusal the bridge reads on, forwarding and

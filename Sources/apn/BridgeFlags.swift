@@ -67,7 +67,7 @@ enum BridgeFlags {
             [
                 .valued(
                     "--config", "FILE",
-                    "every flag (as \"flag_name\": value) and several \"tenants\" from a JSON file (README, "
+                    "every flag (as \"flag_name\": value) and several \"tenants\" from a JSON file (docs/BRIDGE.md, "
                         + "\"Operating the bridge\"); a flag typed overrides it; re-read at SIGHUP"),
                 .toggle(
                     "--check-config",

@@ -35,7 +35,7 @@ enum FeedbackServiceCommand: Subcommand {
             [
                 .valued(
                     "--config", "FILE",
-                    "every flag from a JSON file, as \"flag_name\": value (README, \"Operating the bridge\"); a "
+                    "every flag from a JSON file, as \"flag_name\": value (docs/BRIDGE.md, \"Operating the bridge\"); a "
                         + "flag typed overrides it; at SIGHUP it and the credentials are read again"),
                 .toggle(
                     "--check-config",

@@ -19,8 +19,8 @@ enum TokensCommand: Subcommand {
         TIME: UNIX seconds or ISO-8601 (2023-11-14T22:13:20Z); default now.
         A token's line: {"token":"<hex>","topic":"T"|null,"registered_at":UNIX,"active":true|false,
           "deactivated_at":UNIX|null,"last_feedback_at":UNIX|null}
-        --store FILE is the SQLite file `apn feedback-service --store` writes (README, "The token store's
-        schema"); it is created when missing. Options may come before the subcommand
+        --store FILE is the SQLite file `apn feedback-service --store` writes (docs/FEEDBACK-SERVICE.md,
+        "The token store's schema"); it is created when missing. Options may come before the subcommand
         (apn tokens --store FILE list). Exits 0 on success, 1 on a store failure (locked, corrupt,
         written by a newer swift-apn) or an unknown token, 2 on bad usage.
         """

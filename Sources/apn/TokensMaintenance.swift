@@ -33,7 +33,7 @@ enum TokensExport: Subcommand {
           {"record":"token","token":"<hex>","topic":"T"|null,"registered_at":UNIX,"active":true|false,
            "deactivated_at":UNIX|null,"last_feedback_at":UNIX|null}
           {"record":"feedback","token":"<hex>","time":UNIX,"read_at":UNIX,"applied":"deactivated|kept|unknown"}
-        README's "The token store's schema" says what each holds.
+        docs/FEEDBACK-SERVICE.md, "The token store's schema", says what each holds.
         """
     static let flagGroups = [TokensCommand.storeGroup]
 

@@ -2,7 +2,7 @@ import APN
 import APNBridge
 import Foundation
 
-// README, "Embedding the bridge": compiled here, against the products' public API, so the
+// docs/BRIDGE.md, "Embedding the bridge": compiled here, against the products' public API, so the
 // snippet cannot drift (ReadmeSnippetTests finds it verbatim). Not run: it reads the
 // operator's certificate files and reaches Apple; BridgeEndToEndTests run the same calls on
 // loopback.

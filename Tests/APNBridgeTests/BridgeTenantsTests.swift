@@ -9,14 +9,15 @@ import Testing
 /// mapped to its tenant (never to another's).
 @Suite("Bridge: tenants")
 struct BridgeTenantsTests {
-    @Test func readmesConfigurationExampleParses() throws {
+    /// docs/BRIDGE.md's tenants example.
+    @Test func bridgePagesConfigurationExampleParses() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## The bridge"))
-        let start = try #require(readme.range(of: "```json\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
-        let tenants = try BridgeTenants.parse(json: Array(readme[start.upperBound..<end.lowerBound].utf8))
+        let page = try String(contentsOf: root.appendingPathComponent("docs/BRIDGE.md"), encoding: .utf8)
+        let section = try #require(page.range(of: "# The bridge"))
+        let start = try #require(page.range(of: "```json\n", range: section.upperBound..<page.endIndex))
+        let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
+        let tenants = try BridgeTenants.parse(json: Array(page[start.upperBound..<end.lowerBound].utf8))
         #expect(tenants.all.map(\.name) == ["acme", "mdm"])
         #expect(tenants.all[1].pushType == .mdm)
         #expect(tenants.all[0].upstream == .token(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", p8: "/etc/apn/AuthKey_ABC123DEFG.p8"))

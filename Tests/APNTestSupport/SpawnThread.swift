@@ -119,7 +119,27 @@ final class SpawnThread: Sendable {
             pipes.closeParentEnds()
             return .failure(ChildProcess.Failure(description: "posix_spawn \(request.executable): errno \(status)"))
         }
+        if let setpriv { Self.awaitExec(pid, past: setpriv) }
         return .success(Spawned(pid: pid, input: pipes.input?.parent, output: pipes.output?.parent, error: pipes.error?.parent))
+    }
+
+    /// Waits (at most 10 s) until `pid` runs its own program, past `launcher`: `setpriv` sets
+    /// the parent-death signal just before it executes the program, and a signal asked for
+    /// after the parent died is never sent — a test process that crashed right after a spawn
+    /// left its child running, parented to init (seen once in a loaded full suite). From the
+    /// return on, a crash takes the child with it. Polls `/proc/PID/exe`, which changes at the
+    /// exec (a few hundred microseconds); a child already gone ends the wait.
+    private static func awaitExec(_ pid: pid_t, past launcher: String) {
+        let link = "/proc/\(pid)/exe"
+        let deadline = ContinuousClock.now + .seconds(10)
+        var buffer = [CChar](repeating: 0, count: 4_096)
+        while ContinuousClock.now < deadline {
+            let length = readlink(link, &buffer, buffer.count - 1)
+            guard length > 0 else { return }
+            let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard path == launcher else { return }
+            sched_yield()
+        }
     }
 }
 

@@ -4,7 +4,7 @@ import APN
 import Foundation
 import Testing
 
-/// The README's Foundation snippet, verbatim (ReadmeSnippetTests checks it stays so),
+/// docs/LIBRARY.md's Foundation snippet, verbatim (ReadmeSnippetTests checks it stays so),
 /// compiled with only `import APN` and `import Foundation`: `PushNotification` is not
 /// ambiguous there, and `Command` and `StatusCode` come with `import APN`.
 @Suite(.threadPerTest) struct ReadmeFoundationExampleTests {

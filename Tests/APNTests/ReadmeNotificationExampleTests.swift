@@ -3,7 +3,7 @@ import APNTestTraits
 import APN
 import Testing
 
-/// The README's first snippet, verbatim (ReadmeSnippetTests checks it stays so), compiled
+/// docs/LIBRARY.md's first snippet, verbatim (ReadmeSnippetTests checks it stays so), compiled
 /// with only `import APN`, as a user would write it.
 @Suite(.threadPerTest) struct ReadmeNotificationExampleTests {
     @Test func snippetBuildsTheDocumentedPayload() throws {

@@ -3,9 +3,9 @@ import APNTestTraits
 import Foundation
 import Testing
 
-/// README snippets must compile: each ```swift block of README.md stands verbatim (minus
-/// its import lines and indentation) in a test file or an example (`Examples/`), where it
-/// is compiled and run.
+/// README snippets must compile: each ```swift block of README.md and of the pages in
+/// `docs/` stands verbatim (minus its import lines and indentation) in a test file or an
+/// example (`Examples/`), where it is compiled and run.
 @Suite(.threadPerTest) struct ReadmeSnippetTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -44,19 +44,31 @@ import Testing
         }
     }
 
+    /// README.md, then every Markdown page in `docs/`, by name.
+    static func documents() throws -> [(name: String, text: String)] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: repository.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        return try (["README.md"] + docs).map { name in
+            (name, try String(contentsOf: repository.appendingPathComponent(name), encoding: .utf8))
+        }
+    }
+
     @Test func everySwiftSnippetInTheReadmeIsCompiledByATest() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: readme)
-        #expect(blocks.count >= 2, "README lost its snippets")
+        let documents = try Self.documents()
+        #expect(Self.swiftBlocks(in: documents[0].text).count >= 2, "README lost its snippets")
+        let library = try #require(documents.first { $0.name == "docs/LIBRARY.md" })
+        #expect(Self.swiftBlocks(in: library.text).count >= 10, "docs/LIBRARY.md lost its snippets")
         let sources = try Self.testSources()
-        for block in blocks {
-            let wanted = Self.significantLines(block)
-            let home = sources.first { source in
-                source.lines.indices.contains { start in
-                    source.lines[start...].starts(with: wanted)
+        for (name, text) in documents {
+            for block in Self.swiftBlocks(in: text) {
+                let wanted = Self.significantLines(block)
+                let home = sources.first { source in
+                    source.lines.indices.contains { start in
+                        source.lines[start...].starts(with: wanted)
+                    }
                 }
+                #expect(home != nil, "\(name) snippet not found verbatim in any test:\n\(block.joined(separator: "\n"))")
             }
-            #expect(home != nil, "README snippet not found verbatim in any test:\n\(block.joined(separator: "\n"))")
         }
     }
 }

@@ -2,7 +2,7 @@ import APNWire
 import APNTestSupport
 import Testing
 
-/// The README's wire snippet, verbatim (APNTests.ReadmeSnippetTests checks it stays so).
+/// docs/LIBRARY.md's wire snippet, verbatim (APNTests.ReadmeSnippetTests checks it stays so).
 @Suite struct ReadmeWireExampleTests {
     @Test func snippetEncodesAndDecodesOneNotification() {
         var buffer = WireBuffer()

@@ -8,7 +8,7 @@ import APNTestTraits
 private let haproxyPath = "/usr/sbin/haproxy"
 
 /// #41 item 4 with processes: two `apn bridge` on one PostgreSQL store behind HAProxy
-/// (Debian's `haproxy`, round robin, TCP, as README's "Running several bridges" configures
+/// (Debian's `haproxy`, round robin, TCP, as docs/BRIDGE.md's "Running several bridges" configures
 /// it), in front of one `apn mock-gateway --http2`. A `Connection` sends through the
 /// balancer (`balance first`, so the first bridge holds it); a refusal makes it reconnect and
 /// resend; then the first bridge is killed and the client moves to the second, which takes
@@ -23,7 +23,7 @@ private let haproxyPath = "/usr/sbin/haproxy"
 struct ApnBridgeFleetTests {
     static let haproxy = haproxyPath
 
-    /// README's configuration, with the test's ports and `balance`: `first` sends every
+    /// docs/BRIDGE.md's configuration, with the test's ports and `balance`: `first` sends every
     /// connection to the first bridge while it is up, so the test knows which one to kill.
     static func haproxyConfiguration(port: UInt16, gateways: [String], balance: String = "roundrobin") -> String {
         """

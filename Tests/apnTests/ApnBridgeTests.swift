@@ -5,7 +5,7 @@ import APNTestTraits
 
 /// `apn bridge` as a process between `apn send` / `apn feedback` (binary, as a legacy
 /// sender) and `apn mock-gateway --http2` (Apple's HTTP/2 API), all with the certificates
-/// and provider key `apn certs` writes: README's quick start, checked.
+/// and provider key `apn certs` writes: docs/BRIDGE.md's quick start, checked.
 @Suite("apn bridge", .threadPerTest, .ownsChildProcesses)
 struct ApnBridgeTests {
     static let delivered = String(repeating: "ab", count: 32)
@@ -80,7 +80,7 @@ struct ApnBridgeTests {
         ]
     }
 
-    @Test("README's quick start: accepted silently, a refused token told as status 8 and the rest resent once, a 410 read back as feedback; summary and log as documented, no secret or token logged")
+    @Test("docs/BRIDGE.md's quick start: accepted silently, a refused token told as status 8 and the rest resent once, a 410 read back as feedback; summary and log as documented, no secret or token logged")
     func quickStart() throws {
         let running = try Running(upstreamArguments: [
             "--http2-reason", "\(Self.refused):BadDeviceToken", "--http2-unregistered", "\(Self.unregistered):1700000000000",

@@ -3,19 +3,19 @@ import Testing
 import APNTestSupport
 import APNTestTraits
 
-/// README's bridge quick start, run as written but on ephemeral ports and in a temporary
+/// docs/BRIDGE.md's quick start, run as written but on ephemeral ports and in a temporary
 /// directory: the block's `apn mock-gateway`, `apn bridge`, `apn send` and `apn feedback`
-/// commands, their flags taken from README.
-@Suite("README's apn bridge example", .threadPerTest, .ownsChildProcesses)
+/// commands, their flags taken from docs/BRIDGE.md.
+@Suite("docs/BRIDGE.md's apn bridge example", .threadPerTest, .ownsChildProcesses)
 struct ApnReadmeBridgeTests {
     static let certs = "/tmp/apn-bridge-certs"
 
     /// The arguments after `.build/debug/apn SUBCOMMAND` in the example block, continuation
     /// lines joined, a trailing `&` dropped.
     static func arguments(_ subcommand: String) throws -> [String] {
-        let readme = try ApnReadmeSendTests.readme()
-        let marker = try #require(readme.range(of: "<!-- apn-bridge-example"))
-        let block = readme[marker.upperBound...]
+        let page = try ApnReadmeSendTests.document("docs/BRIDGE.md")
+        let marker = try #require(page.range(of: "<!-- apn-bridge-example"))
+        let block = page[marker.upperBound...]
         let end = try #require(block.range(of: "\n```\n", range: block.index(block.startIndex, offsetBy: 10)..<block.endIndex))
         let text = block[..<end.lowerBound]
         var words = try ApnReadmeSendTests.command(in: text, startingWith: ".build/debug/apn \(subcommand) ")
@@ -23,11 +23,11 @@ struct ApnReadmeBridgeTests {
         return words
     }
 
-    /// `arguments` with README's certificate folder replaced and each flag of `values` set.
+    /// `arguments` with docs/BRIDGE.md's certificate folder replaced and each flag of `values` set.
     static func adapted(_ arguments: [String], certs: String, _ values: [String: String]) throws -> [String] {
         var result = arguments.map { $0.replacingOccurrences(of: Self.certs, with: certs) }
         for (flag, value) in values {
-            let index = try #require(result.firstIndex(of: flag), "README's command has no \(flag)")
+            let index = try #require(result.firstIndex(of: flag), "docs/BRIDGE.md's command has no \(flag)")
             result[index + 1] = value
         }
         return result

@@ -5,12 +5,16 @@ import APNTestTraits
 
 @Suite("README's apn send example", .threadPerTest, .ownsChildProcesses)
 struct ApnReadmeSendTests {
-    /// README.md, found from this file's path.
-    static func readme() throws -> String {
+    /// A Markdown file of the repository (`README.md`, `docs/BRIDGE.md` …), found from this
+    /// file's path.
+    static func document(_ path: String) throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
+
+    /// README.md.
+    static func readme() throws -> String { try document("README.md") }
 
     /// The `apn send` command of the block after the example marker, its continuation lines
     /// joined, split into words as the shell would (single and double quotes).

@@ -81,15 +81,15 @@ import Testing
         #expect(error.message.contains("--config "), "the file is named")
     }
 
-    /// README's "Operating the bridge" example: every key a flag of `apn bridge` or its
+    /// docs/BRIDGE.md's "Operating the bridge" example: every key a flag of `apn bridge` or its
     /// tenants, every value of a kind the flag takes.
-    @Test func readmesExampleIsABridgeConfiguration() throws {
-        let readme = try ApnReadmeSendTests.readme()
-        let section = try #require(readme.range(of: "### Operating the bridge"))
-        let start = try #require(readme.range(of: "```json\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("apn-readme-\(UUID()).json").path
-        try String(readme[start.upperBound..<end.lowerBound]).write(toFile: path, atomically: true, encoding: .utf8)
+    @Test func bridgePagesExampleIsABridgeConfiguration() throws {
+        let page = try ApnReadmeSendTests.document("docs/BRIDGE.md")
+        let section = try #require(page.range(of: "## Operating the bridge"))
+        let start = try #require(page.range(of: "```json\n", range: section.upperBound..<page.endIndex))
+        let end = try #require(page.range(of: "```", range: start.upperBound..<page.endIndex))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("apn-bridge-doc-\(UUID()).json").path
+        try String(page[start.upperBound..<end.lowerBound]).write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try ConfigFile.read(
             path, flags: BridgeFlags.groups.flatMap(\.flags), commandKeys: BridgeFlags.fileKeys,

@@ -130,6 +130,31 @@ import Testing
         #expect(!files.contains { $0.hasPrefix(".") || $0.contains("/.") || $0.contains("/corpus/") })
     }
 
+    /// The pages README.md was split into (#43 item 7), each linked from it.
+    static let readmePages = [
+        "docs/LIBRARY.md", "docs/FATE.md", "docs/CLI.md", "docs/FEEDBACK-SERVICE.md", "docs/MOCKS.md", "docs/BRIDGE.md",
+    ]
+
+    @Test("README.md stays under 350 lines; every docs/ page it links exists, and each page split from it links back")
+    func readmeStaysShort() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        #expect(lines < 350, "README.md has \(lines) lines: move the detail into docs/")
+        let pages = Set(
+            MarkdownLinks.links(in: readme).map { String($0.target.prefix { $0 != "#" }) }.filter { $0.hasPrefix("docs/") })
+        for page in pages.sorted() {
+            #expect(
+                FileManager.default.fileExists(atPath: Self.repository.appendingPathComponent(page).path),
+                "README.md links \(page), which does not exist")
+        }
+        for page in Self.readmePages {
+            #expect(pages.contains(page), "README.md does not link \(page)")
+            let text = try String(contentsOf: Self.repository.appendingPathComponent(page), encoding: .utf8)
+            let back = MarkdownLinks.links(in: text).contains { $0.target.hasPrefix("../README.md") }
+            #expect(back, "\(page) does not link back to the README")
+        }
+    }
+
     @Test("every relative link in the repository's Markdown resolves")
     func everyLinkResolves() throws {
         let (broken, checked) = try MarkdownLinks.brokenLinks(under: Self.repository)

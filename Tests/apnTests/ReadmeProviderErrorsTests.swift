@@ -3,10 +3,10 @@ import Testing
 import APNTestSupport
 import APNTestTraits
 
-/// README's Provider error-handling block, built as the top-level `main.swift` of
+/// docs/LIBRARY.md's Provider error-handling block, built as the top-level `main.swift` of
 /// `Examples/ProviderErrors` (the `provider-errors-example` product), run against
 /// `apn mock-gateway --http2` with one token for each branch.
-@Suite("README: Provider error handling", .threadPerTest, .ownsChildProcesses)
+@Suite("docs/LIBRARY.md: Provider error handling", .threadPerTest, .ownsChildProcesses)
 struct ReadmeProviderErrorsTests {
     static let delivered = String(repeating: "aa", count: 32)
     static let refused = String(repeating: "bb", count: 32)
@@ -16,30 +16,30 @@ struct ReadmeProviderErrorsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The lines of the first ```swift block after `marker` in README.md.
-    static func readmeBlock(after marker: String) throws -> [Substring] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: marker))
-        let open = try #require(readme.range(of: "```swift\n", range: start.upperBound..<readme.endIndex))
-        let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
-        return readme[open.upperBound..<close.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+    /// The lines of the first ```swift block after `marker` in docs/LIBRARY.md.
+    static func libraryPageBlock(after marker: String) throws -> [Substring] {
+        let page = try String(contentsOf: root.appendingPathComponent("docs/LIBRARY.md"), encoding: .utf8)
+        let start = try #require(page.range(of: marker))
+        let open = try #require(page.range(of: "```swift\n", range: start.upperBound..<page.endIndex))
+        let close = try #require(page.range(of: "\n```", range: open.upperBound..<page.endIndex))
+        return page[open.upperBound..<close.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    /// The example's lines between its README markers, with their common indentation removed.
+    /// The example's lines between its docs/LIBRARY.md markers, with their common indentation removed.
     static func exampleBlock() throws -> [Substring] {
         let source = try String(
             contentsOf: root.appendingPathComponent("Examples/ProviderErrors/main.swift"), encoding: .utf8)
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
-        let begin = try #require(lines.firstIndex { $0.contains("// README: handling errors (begin)") })
-        let end = try #require(lines.firstIndex { $0.contains("// README: handling errors (end)") })
+        let begin = try #require(lines.firstIndex { $0.contains("// docs/LIBRARY.md: handling errors (begin)") })
+        let end = try #require(lines.firstIndex { $0.contains("// docs/LIBRARY.md: handling errors (end)") })
         let block = lines[(begin + 1)..<end]
         let indent = block.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
         return block.map { $0.dropFirst(indent) }
     }
 
-    @Test("README's block is the example's, character for character")
-    func readmeShowsTheExample() throws {
-        #expect(try Self.readmeBlock(after: "<!-- provider-errors-example") == Self.exampleBlock())
+    @Test("docs/LIBRARY.md's block is the example's, character for character")
+    func libraryPageShowsTheExample() throws {
+        #expect(try Self.libraryPageBlock(after: "<!-- provider-errors-example") == Self.exampleBlock())
     }
 
     @Test("each branch of the example runs: delivered, a dead token, another refusal, not a token")

@@ -13,7 +13,7 @@ public typealias APNLogMetadata = [String: String]
 /// `swift-apn.provider`, `swift-apn.bridge`. No message or metadata ever holds a key, a
 /// passphrase, a provider token or a device token.
 ///
-/// swift-log users adapt it in a few lines (README, "Logging"):
+/// swift-log users adapt it in a few lines (docs/LIBRARY.md, "Logging"):
 ///
 /// ```swift
 /// struct SwiftLogHandler: APNLogHandler {

@@ -1,7 +1,7 @@
-// README, "Using MockGateway from your tests": a dependent package's tests, verbatim (the
-// README block is checked against the lines between the markers). Only what such a package
+// docs/MOCKS.md, "Using MockGateway from your tests": a dependent package's tests, verbatim
+// (the page's block is checked against the lines between the markers). Only what such a package
 // can import: APN and MockGateway, the two products.
-// README: MockGateway example (begin)
+// docs/MOCKS.md: MockGateway example (begin)
 import APN
 import APNMockGateway
 import Testing
@@ -42,4 +42,4 @@ func connectionOptions(for gateway: MockGateway) throws -> Connection.Options {
     #expect(gateway.records.isEmpty)
     await connection.shutdown()
 }
-// README: MockGateway example (end)
+// docs/MOCKS.md: MockGateway example (end)

@@ -3,7 +3,7 @@ import APNTestSupport
 import APNTestTraits
 import Testing
 
-/// README's "Using MockGateway from your tests": its Swift block is the example file
+/// docs/MOCKS.md, "Using MockGateway from your tests": its Swift block is the example file
 /// (compiled and run in this target), and the products its manifest lines name are ones
 /// `Package.swift` declares.
 @Suite(.threadPerTest) struct ReadmeMockGatewaySectionTests {
@@ -14,12 +14,12 @@ import Testing
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    /// The section, from its heading to the next heading of its level.
+    /// The page's text after its title, up to its next heading of any level (it has none).
     static func section() throws -> Substring {
-        let readme = try text("README.md")
-        let start = try #require(readme.range(of: "\n### Using MockGateway from your tests\n"))
-        let end = readme.range(of: "\n### ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
-        return readme[start.upperBound..<end]
+        let page = try text("docs/MOCKS.md")
+        let start = try #require(page.range(of: "# Using MockGateway from your tests\n"))
+        let end = page.range(of: "\n#", range: start.upperBound..<page.endIndex)?.lowerBound ?? page.endIndex
+        return page[start.upperBound..<end]
     }
 
     /// The lines of the first fenced block opening with `fence` in `text`.
@@ -33,8 +33,8 @@ import Testing
     func swiftBlockIsTheExample() throws {
         let source = try Self.text("Tests/APNMockGatewayTests/Readme/ReadmeMockGatewayExample.swift")
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
-        let begin = try #require(lines.firstIndex { $0 == "// README: MockGateway example (begin)" })
-        let end = try #require(lines.firstIndex { $0 == "// README: MockGateway example (end)" })
+        let begin = try #require(lines.firstIndex { $0 == "// docs/MOCKS.md: MockGateway example (begin)" })
+        let end = try #require(lines.firstIndex { $0 == "// docs/MOCKS.md: MockGateway example (end)" })
         #expect(try Self.block("```swift", in: Self.section()) == Array(lines[(begin + 1)..<end]))
     }
 

@@ -4,8 +4,8 @@ import Testing
 import APNTestSupport
 import APNTestTraits
 
-/// The README's Connection snippets, verbatim, run against a MockGateway.
-@Suite("README: Connection usage", .timeLimit(.minutes(10)), .threadPerTest)
+/// docs/LIBRARY.md's Connection snippets, verbatim, run against a MockGateway.
+@Suite("docs/LIBRARY.md: Connection usage", .timeLimit(.minutes(10)), .threadPerTest)
 struct ReadmeConnectionExampleTests {
     @Test func theReadmeConnectionExampleDeliversAndReports() async throws {
         let fixture = try GatewayFixture()
@@ -14,7 +14,7 @@ struct ReadmeConnectionExampleTests {
         let certificatePath = files.certificatePath
         let keyPath = files.keyPath
 
-        // README, first block:
+        // docs/LIBRARY.md, first block:
         var options = Connection.Options()        // node-apn's names and defaults
         options.cert = .file(certificatePath)      // PEM or DER; options.pfx for a PKCS#12 file
         options.key = .file(keyPath)
@@ -23,13 +23,13 @@ struct ReadmeConnectionExampleTests {
             print("errorCallback(\(code), \(device.map { "\($0)" } ?? "nil"))")
         }
 
-        // Not in the README: the mock instead of Apple's sandbox.
+        // Not in docs/LIBRARY.md: the mock instead of Apple's sandbox.
         options.address = "127.0.0.1"
         options.port = fixture.mock.gatewayPort
         options.ca = [.data(fixture.caPEM)]
         options.shutdownGraceWindow = .milliseconds(100)
 
-        // README, second block:
+        // docs/LIBRARY.md, second block:
         let connection = Connection(options: options)
         connection.on { event in print("event:", event) }
         let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
@@ -53,7 +53,7 @@ struct ReadmeConnectionExampleTests {
         let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
         let note = Notification().setAlertText("Hello").setBadge(1)
 
-        // README, "Nothing lost at real gateway latency":
+        // docs/LIBRARY.md, "Nothing lost at real gateway latency":
         var nodeAPN = Connection.Options()
         nodeAPN.cacheLength = 1000                   // node-apn's count-bounded FIFO, exactly
         var bounded = Connection.Options()
@@ -63,7 +63,7 @@ struct ReadmeConnectionExampleTests {
             if !outcome.isAccepted { print(devices[index], outcome) }
         }
 
-        // Not in the README: the gateway's refusal is written before shutdown starts its
+        // Not in docs/LIBRARY.md: the gateway's refusal is written before shutdown starts its
         // 200 ms grace window, so a loaded machine cannot let the window end first.
         #expect(await onThread { fixture.mock.waitForRejections(count: 1, timeout: .seconds(60)) })
         let report = await connection.shutdown()

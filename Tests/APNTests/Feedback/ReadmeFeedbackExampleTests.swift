@@ -5,8 +5,8 @@ import Testing
 import APNTestSupport
 import APNTestTraits
 
-/// The README's Feedback snippets, verbatim, against a MockGateway.
-@Suite("README: Feedback usage", .timeLimit(.minutes(10)), .threadPerTest)
+/// docs/LIBRARY.md's Feedback snippets, verbatim, against a MockGateway.
+@Suite("docs/LIBRARY.md: Feedback usage", .timeLimit(.minutes(10)), .threadPerTest)
 struct ReadmeFeedbackExampleTests {
     @Test func theReadmeFeedbackExampleReadsTheQueuedEntries() async throws {
         let fixture = try GatewayFixture()
@@ -18,7 +18,7 @@ struct ReadmeFeedbackExampleTests {
         var feedbackOptions = Feedback.Options()   // feedback.sandbox.push.apple.com:2196, every hour
         feedbackOptions.cert = .file(certificatePath)
         feedbackOptions.key = .file(keyPath)
-        // Not in the README: the mock instead of Apple's sandbox, and deliveries held until
+        // Not in docs/LIBRARY.md: the mock instead of Apple's sandbox, and deliveries held until
         // the test's own listener is in place.
         feedbackOptions.address = "127.0.0.1"
         feedbackOptions.port = fixture.mock.feedbackPort

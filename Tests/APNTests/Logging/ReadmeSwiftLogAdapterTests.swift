@@ -3,7 +3,7 @@ import Testing
 import APNTestSupport
 import APNTestTraits
 
-/// README's swift-log adapter, compiled here against a stand-in for the part of swift-log's
+/// docs/LIBRARY.md's swift-log adapter, compiled here against a stand-in for the part of swift-log's
 /// API it calls (`Logger`, `Logger.Level`, `Logger.Message`, `Logger.MetadataValue`, and
 /// `log(level:_:metadata:source:file:function:line:)`, with swift-log's signatures), since
 /// swift-log cannot be fetched here. The stand-in keeps what it was given.
@@ -48,7 +48,7 @@ struct Logger: Sendable {
     }
 }
 
-// README: the adapter, verbatim.
+// docs/LIBRARY.md: the adapter, verbatim.
 /// swift-apn's log into a swift-log `Logger`: levels by name, swift-apn's label as `source`.
 struct SwiftLogHandler: APNLogHandler {
     let logger: Logger
@@ -63,17 +63,17 @@ struct SwiftLogHandler: APNLogHandler {
     }
 }
 
-@Suite("README: the swift-log adapter", .timeLimit(.minutes(10)), .threadPerTest)
+@Suite("docs/LIBRARY.md: the swift-log adapter", .timeLimit(.minutes(10)), .threadPerTest)
 struct ReadmeSwiftLogAdapterTests {
     @Test("a connection's log reaches the Logger with its level, message, metadata and label")
     func adapterForwards() async throws {
         let fixture = try GatewayFixture()
         var logger = Logger(label: "com.example.push")
         logger.logLevel = .debug
-        // README: plugging it in.
+        // docs/LIBRARY.md: plugging it in.
         var options = Connection.Options()
         options.logHandler = SwiftLogHandler(logger: logger)
-        // Not in the README: the mock instead of Apple's gateway.
+        // Not in docs/LIBRARY.md: the mock instead of Apple's gateway.
         options = fixture.options { $0.logHandler = options.logHandler }
 
         #expect(options.logHandler.logLevel == .debug)

@@ -6,24 +6,24 @@ import Testing
 import APNTestSupport
 import APNTestTraits
 
-/// The README's Provider snippets, verbatim, run against the HTTP/2 mock gateway.
-@Suite("README: Provider usage", .timeLimit(.minutes(10)), .threadPerTest)
+/// docs/LIBRARY.md's Provider snippets, verbatim, run against the HTTP/2 mock gateway.
+@Suite("docs/LIBRARY.md: Provider usage", .timeLimit(.minutes(10)), .threadPerTest)
 struct ReadmeProviderExampleTests {
     @Test func theReadmeProviderExampleDelivers() async throws {
         let fixture = try ProviderFixture(keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
         defer { _ = fixture.gateway.stop() }
 
-        // README, first block:
+        // docs/LIBRARY.md, first block:
         var options = Provider.Options()
         options.authentication = .token(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", key: "AuthKey_ABC123DEFG.p8")
         options.topic = "com.example.app"                // apns-topic: the app's bundle id
         options.production = false                       // api.sandbox.push.apple.com:443
 
         #expect(options.host == "api.sandbox.push.apple.com")
-        // Not in the README: the mock's key and address instead of Apple's sandbox.
+        // Not in docs/LIBRARY.md: the mock's key and address instead of Apple's sandbox.
         try fixture.redirect(&options, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
 
-        // README, second block:
+        // docs/LIBRARY.md, second block:
         let provider = Provider(options: options)
         provider.on(.unregistered) { response in print("stop sending to", response.device) }
         let device = try Device("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90")
