@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "APNHTTP2", dependencies: ["CNGHTTP2", "APNSupport"]),
         .testTarget(name: "APNHTTP2Tests", dependencies: ["APNHTTP2", "APNTestSupport", "APNTestTraits"]),
         // The durable token registry a feedback polling service applies feedback to.
-        .target(name: "APNFeedbackStore", dependencies: ["APN", "APNSupport", "CSQLite", "CPostgreSQL"]),
+        .target(name: "APNFeedbackStore", dependencies: ["APNCore", "APNSupport", "CSQLite", "CPostgreSQL"]),
         .testTarget(
             name: "APNFeedbackStoreTests",
             dependencies: ["APNFeedbackStore", "APN", "APNTLS", "CPostgreSQL", "CSQLite", "APNMockGateway", "APNTestSupport", "APNTestTraits"]),

@@ -1,4 +1,4 @@
-public import APN
+public import APNCore
 
 /// A registered device token as the store holds it.
 public struct TokenRecord: Hashable, Sendable {

@@ -1,4 +1,4 @@
-public import APN
+public import APNCore
 
 /// The feedback outbox: tokens Apple's HTTP/2 API answered 410 Unregistered for, kept per
 /// tenant until a client of that tenant has been served them, as Apple's binary feedback
@@ -17,17 +17,17 @@ extension TokenStore {
         /// Whose clients are served it: the name the server gives the client's identity.
         public var tenant: String
         /// The token and Apple's time for it, as UNIX seconds: the tuple as it is served.
-        public var entry: Feedback.Entry
+        public var entry: FeedbackEntry
 
         /// Creates a queued tuple.
-        public init(tenant: String, entry: Feedback.Entry) {
+        public init(tenant: String, entry: FeedbackEntry) {
             self.tenant = tenant
             self.entry = entry
         }
 
         /// Creates a queued tuple from its parts.
         public init(tenant: String, device: Device, unixTime: UInt32) {
-            self.init(tenant: tenant, entry: Feedback.Entry(unixTime: unixTime, device: device))
+            self.init(tenant: tenant, entry: FeedbackEntry(unixTime: unixTime, device: device))
         }
     }
 
@@ -44,7 +44,7 @@ extension TokenStore {
     ///
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant or a negative limit,
     ///   `corrupt` for a row this code could not have written.
-    public func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
+    public func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [FeedbackEntry] {
         try backend.pendingFeedback(tenant: tenant, limit: limit)
     }
 
@@ -54,7 +54,7 @@ extension TokenStore {
     ///
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant, `locked`, `sqlite`.
     @discardableResult
-    public func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
+    public func removeServedFeedback(tenant: String, _ served: some Sequence<FeedbackEntry>) throws(StoreError) -> Int {
         try backend.removeServedFeedback(tenant: tenant, served)
     }
 
@@ -73,7 +73,7 @@ extension TokenStore {
     /// expires at `until`.
     ///
     /// - Throws: ``StoreError`` — `invalidValue` for an empty tenant or a negative limit.
-    package func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
+    package func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [FeedbackEntry] {
         try checkTenant(tenant)
         guard limit >= 0 else { throw StoreError(.invalidValue, "a feedback limit must not be negative (got \(limit))") }
         return try backend.claimFeedback(tenant: tenant, limit: limit, now: now, until: until).sorted {
@@ -82,7 +82,7 @@ extension TokenStore {
     }
 
     /// Gives claimed tuples up unserved: the next claim may take them at once.
-    package func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+    package func releaseFeedback(tenant: String, _ entries: [FeedbackEntry]) throws(StoreError) {
         try checkTenant(tenant)
         try backend.releaseFeedback(tenant: tenant, entries)
     }

@@ -1,4 +1,4 @@
-public import APN
+public import APNCore
 
 extension TokenStore {
     /// Forgets `devices`: their rows and the feedback recorded for them, in one transaction,

@@ -1,4 +1,4 @@
-public import APN
+public import APNCore
 import Foundation
 
 /// The store takes a provider's 410s (``Provider/Options/unregisteredTokens``) as the

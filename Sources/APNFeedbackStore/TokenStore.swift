@@ -1,4 +1,4 @@
-public import APN
+public import APNCore
 
 /// The durable registry a feedback polling service keeps: which device tokens an app
 /// registered, when, and what the feedback service said about them — in one SQLite file
@@ -146,7 +146,7 @@ public final class TokenStore {
     /// Applies one batch read from the feedback service, in one transaction, and records
     /// every tuple with what it did. `readAt`: when it was read, as UNIX seconds.
     @discardableResult
-    public func apply(_ entries: [Feedback.Entry], readAt: Int64) throws(StoreError) -> FeedbackApplication {
+    public func apply(_ entries: [FeedbackEntry], readAt: Int64) throws(StoreError) -> FeedbackApplication {
         try backend.importRecords(EmptyCollection<Registration>(), feedback: entries, readAt: readAt).feedback
     }
 
@@ -157,7 +157,7 @@ public final class TokenStore {
     /// Registrations go first so that a tuple for a token of the same import is recorded
     /// against it (`deactivated` or `kept`, not `unknown`); the tokens end the same either way.
     public func importRecords(
-        _ registrations: some Sequence<Registration>, feedback: [Feedback.Entry], readAt: Int64
+        _ registrations: some Sequence<Registration>, feedback: [FeedbackEntry], readAt: Int64
     ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) {
         try backend.importRecords(registrations, feedback: feedback, readAt: readAt)
     }

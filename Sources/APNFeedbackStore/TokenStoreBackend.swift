@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 /// What a ``TokenStore`` asks of the database it keeps its registry in: SQLite
 /// (``SQLiteTokenBackend``) or PostgreSQL (``PostgresTokenBackend``). Each backend keeps
@@ -12,7 +12,7 @@ protocol TokenStoreBackend: AnyObject {
     func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int
     /// Records each feedback tuple, in order, and applies it by Apple's rule, inside a write
     /// transaction (as if one after another: a tuple repeated in `entries` is a duplicate).
-    func apply(_ entries: [Feedback.Entry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError)
+    func apply(_ entries: [FeedbackEntry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError)
     /// Deactivates the token unless registered after `time`; returns whether a row changed.
     func unregister(_ token: [UInt8], at time: Int64) throws(StoreError) -> Bool
     func lookup(_ token: [UInt8]) throws(StoreError) -> TokenRecord?
@@ -24,11 +24,11 @@ protocol TokenStoreBackend: AnyObject {
     func prune(inactiveBefore time: Int64) throws(StoreError) -> Int
     func snapshot<T>(_ body: () throws -> T) throws -> T
     func queueFeedback(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError)
-    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry]
-    func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int
+    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [FeedbackEntry]
+    func removeServedFeedback(tenant: String, _ served: some Sequence<FeedbackEntry>) throws(StoreError) -> Int
     func pendingFeedbackCount(tenant: String) throws(StoreError) -> Int
-    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry]
-    func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError)
+    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [FeedbackEntry]
+    func releaseFeedback(tenant: String, _ entries: [FeedbackEntry]) throws(StoreError)
     func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError)
     func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError)
     func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError)
@@ -54,7 +54,7 @@ extension TokenStoreBackend {
     /// Registrations, then feedback tuples, in one transaction (``TokenStore/apply(_:readAt:)``
     /// is an import without registrations).
     func importRecords(
-        _ registrations: some Sequence<TokenStore.Registration>, feedback: [Feedback.Entry], readAt: Int64
+        _ registrations: some Sequence<TokenStore.Registration>, feedback: [FeedbackEntry], readAt: Int64
     ) throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) {
         let registrations = Array(registrations)
         return try writeTransaction { () throws(StoreError) -> (registered: Int, feedback: FeedbackApplication) in

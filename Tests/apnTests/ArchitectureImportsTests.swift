@@ -19,7 +19,7 @@ import Testing
         "APNGatewayServer": ["APNSupport", "APNTLS", "APNWire"],
         "APNCore": ["APNWire", "APNSupport"],
         "APN": ["APNCore", "APNWire", "APNSupport", "APNTLS", "APNHTTP2"],
-        "APNFeedbackStore": ["APN", "APNSupport", "CSQLite", "CPostgreSQL"],
+        "APNFeedbackStore": ["APNCore", "APNSupport", "CSQLite", "CPostgreSQL"],
         "APNCredentials": ["APNTLS"],
         "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer", "APNCredentials"],
         "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"],

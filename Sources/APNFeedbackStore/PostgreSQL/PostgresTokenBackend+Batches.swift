@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 /// Registrations and feedback in batches: each statement carries up to ``batchSize`` rows as
 /// binary arrays (`unnest`), so a million tokens cost a few hundred round trips, not a
@@ -69,7 +69,7 @@ extension PostgresTokenBackend {
         return merged
     }
 
-    func apply(_ entries: [Feedback.Entry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
+    func apply(_ entries: [FeedbackEntry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
         for chunk in entries.chunks(of: Self.batchSize) {
             // Each tuple judged against its token's registration by the one rule; the batch
             // changes no registration, and the serializable transaction keeps what this read.

@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 extension PostgresTokenBackend {
     func prepareMaintenance() throws(StoreError) {
@@ -87,7 +87,7 @@ extension PostgresTokenBackend {
         }
     }
 
-    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
+    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [FeedbackEntry] {
         try checkTenant(tenant)
         guard limit >= 0 else {
             throw StoreError(.invalidValue, "a feedback limit must not be negative (got \(limit))")
@@ -96,20 +96,20 @@ extension PostgresTokenBackend {
     }
 
     /// The tuples of a `SELECT token, time` (or `RETURNING token, time`) on the outbox.
-    private func feedbackEntries(_ result: PostgresResult) throws(StoreError) -> [Feedback.Entry] {
-        var entries: [Feedback.Entry] = []
+    private func feedbackEntries(_ result: PostgresResult) throws(StoreError) -> [FeedbackEntry] {
+        var entries: [FeedbackEntry] = []
         entries.reserveCapacity(Int(result.rows))
         for row in 0..<result.rows {
             let device = try storedDevice(result.bytes(row, 0), " in its feedback outbox")
             guard let time = result.int64(row, 1).flatMap({ UInt32(exactly: $0) }) else {
                 throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
             }
-            entries.append(Feedback.Entry(unixTime: time, device: device))
+            entries.append(FeedbackEntry(unixTime: time, device: device))
         }
         return entries
     }
 
-    func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
+    func removeServedFeedback(tenant: String, _ served: some Sequence<FeedbackEntry>) throws(StoreError) -> Int {
         try checkTenant(tenant)
         let served = Array(served)
         return try connection.transaction { () throws(StoreError) -> Int in
@@ -123,14 +123,14 @@ extension PostgresTokenBackend {
         }
     }
 
-    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
-        try connection.transaction { () throws(StoreError) -> [Feedback.Entry] in
+    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [FeedbackEntry] {
+        try connection.transaction { () throws(StoreError) -> [FeedbackEntry] in
             try feedbackEntries(
                 try connection.run("apn_claim", [.text(tenant), .int64(Int64(limit)), .int64(until), .int64(now)]))
         }
     }
 
-    func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+    func releaseFeedback(tenant: String, _ entries: [FeedbackEntry]) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             for entry in entries {
                 try connection.run("apn_release", [.text(tenant), .bytes(entry.device.token), .int64(Int64(entry.unixTime))])

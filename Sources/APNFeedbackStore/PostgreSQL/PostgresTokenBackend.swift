@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 /// The token store in a PostgreSQL database that several hosts share. Every write is one
 /// serializable transaction, run again on a serialization failure

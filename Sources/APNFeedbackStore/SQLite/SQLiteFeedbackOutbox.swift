@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 /// The SQLite statements behind ``TokenStore``'s feedback outbox (`feedback_outbox`, schema 2):
 /// compiled once, run on the store's thread. The public API and its guarantees are in
@@ -42,8 +42,8 @@ final class SQLiteFeedbackOutbox {
             """)
     }
 
-    func claim(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
-        try database.transaction { () throws(StoreError) -> [Feedback.Entry] in
+    func claim(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [FeedbackEntry] {
+        try database.transaction { () throws(StoreError) -> [FeedbackEntry] in
             claimRows.reset()
             defer { claimRows.reset() }
             claimRows.bind(1, tenant)
@@ -54,7 +54,7 @@ final class SQLiteFeedbackOutbox {
         }
     }
 
-    func release(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+    func release(tenant: String, _ entries: [FeedbackEntry]) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for entry in entries {
                 releaseRow.reset()
@@ -79,7 +79,7 @@ final class SQLiteFeedbackOutbox {
         }
     }
 
-    func pending(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
+    func pending(tenant: String, limit: Int) throws(StoreError) -> [FeedbackEntry] {
         try checkTenant(tenant)
         guard limit >= 0 else {
             // SQLite reads a negative LIMIT as none: refuse it rather than serve everything.
@@ -95,19 +95,19 @@ final class SQLiteFeedbackOutbox {
     }
 
     /// The tuples `statement` steps through (`token, time`).
-    private func entries(_ statement: SQLiteStatement) throws(StoreError) -> [Feedback.Entry] {
-        var entries: [Feedback.Entry] = []
+    private func entries(_ statement: SQLiteStatement) throws(StoreError) -> [FeedbackEntry] {
+        var entries: [FeedbackEntry] = []
         while try statement.step() {
             let device = try storedDevice(statement.bytes(0), " in its feedback outbox")
             guard let time = statement.int64(1).flatMap({ UInt32(exactly: $0) }) else {
                 throw StoreError(.corrupt, "the token store holds a feedback outbox time that is not UNIX seconds")
             }
-            entries.append(Feedback.Entry(unixTime: time, device: device))
+            entries.append(FeedbackEntry(unixTime: time, device: device))
         }
         return entries
     }
 
-    func remove(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
+    func remove(tenant: String, _ served: some Sequence<FeedbackEntry>) throws(StoreError) -> Int {
         try checkTenant(tenant)
         return try database.transaction { () throws(StoreError) -> Int in
             var removed = 0

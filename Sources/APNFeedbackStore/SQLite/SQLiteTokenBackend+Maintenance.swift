@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 extension SQLiteTokenBackend {
     func delete(_ tokens: [[UInt8]]) throws(StoreError) -> Int {
@@ -48,11 +48,11 @@ extension SQLiteTokenBackend {
         try outbox.queue(items)
     }
 
-    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [Feedback.Entry] {
+    func pendingFeedback(tenant: String, limit: Int) throws(StoreError) -> [FeedbackEntry] {
         try outbox.pending(tenant: tenant, limit: limit)
     }
 
-    func removeServedFeedback(tenant: String, _ served: some Sequence<Feedback.Entry>) throws(StoreError) -> Int {
+    func removeServedFeedback(tenant: String, _ served: some Sequence<FeedbackEntry>) throws(StoreError) -> Int {
         try outbox.remove(tenant: tenant, served)
     }
 
@@ -60,11 +60,11 @@ extension SQLiteTokenBackend {
         try outbox.count(tenant: tenant)
     }
 
-    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [Feedback.Entry] {
+    func claimFeedback(tenant: String, limit: Int, now: Int64, until: Int64) throws(StoreError) -> [FeedbackEntry] {
         try outbox.claim(tenant: tenant, limit: limit, now: now, until: until)
     }
 
-    func releaseFeedback(tenant: String, _ entries: [Feedback.Entry]) throws(StoreError) {
+    func releaseFeedback(tenant: String, _ entries: [FeedbackEntry]) throws(StoreError) {
         try outbox.release(tenant: tenant, entries)
     }
 }

@@ -1,4 +1,4 @@
-import APN
+import APNCore
 
 /// The token store in one SQLite file, in WAL mode with `synchronous = NORMAL`: a committed
 /// batch survives the process being killed (not a power loss between checkpoints). One
@@ -170,12 +170,12 @@ final class SQLiteTokenBackend: TokenStoreBackend {
 
     // MARK: feedback
 
-    func apply(_ entries: [Feedback.Entry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
+    func apply(_ entries: [FeedbackEntry], readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
         // One statement each: SQLite is in-process, a statement costs no round trip.
         for entry in entries { try apply(entry, readAt: readAt, into: &summary) }
     }
 
-    private func apply(_ entry: Feedback.Entry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
+    private func apply(_ entry: FeedbackEntry, readAt: Int64, into summary: inout FeedbackApplication) throws(StoreError) {
         let token = entry.device.token
         let time = Int64(entry.unixTime)
         select.reset()
