@@ -1,6 +1,6 @@
 package import APNSupport
 public import Dispatch
-public import Foundation
+import Foundation
 
 extension Feedback {
     /// How a ``Feedback`` poller connects and delivers, with node-apn 1.x's names and
