@@ -99,6 +99,9 @@ enum MockGatewayCommand: Subcommand {
         Meanwhile standard error gets at most one line a second per kind of refusal, counting those
         since the kind's previous line: {"time":…,"event":"connections_refused","kind":K,"count":N},
         K one of over_cap, idle_timeout, handshake_failure, thread_start_failure, alpn_refused.
+        SIGHUP reads the command line and --config again: the new faults apply at once, to both
+        gateways ({"event":"reloaded","needs_restart":[…]} names the other flags that changed), or
+        {"event":"reload_refused","reason":"…"} and the faults in force stay.
         """
 
     /// What the flags asked for, checked.
@@ -114,17 +117,24 @@ enum MockGatewayCommand: Subcommand {
     }
 
     /// Runs the gateways until SIGINT or SIGTERM, in the steps of `MockGatewayRun.swift`.
+    static let reloadsOnHangup = true
+
     static func run(_ flags: Flags) throws -> Int32 {
+        // First: setting SIG_IGN would discard a SIGHUP already pending (HangupSignals).
+        let hangups = HangupSignals()
         var options = try parse(flags)
+        let (started, _) = try Flags.withConfigFile(flags, groups: flagGroups)
         let directory = try prepareCertificates(&options)
         let recordDescriptor = try openRecordFile(options.record)
         // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
         let gateways = try startGateways(options, recording: recordDescriptor != nil)
+        hangups.handle { reload(flags, started: started, gateways: gateways) }
         let admin = try startAdmin(options.admin, gateways: gateways)
         let writers = startWriters(for: gateways, recordDescriptor: recordDescriptor)
         printStartLine(gateways, host: options.configuration.host, certificates: directory, admin: admin?.server.address)
         stopSignals.wait()
+        hangups.end()
         admin?.endpoints.markStopping()
         stopAndReport(gateways, writers)
         admin?.server.stop()
