@@ -73,12 +73,12 @@ let package = Package(
         // `Bridge`, on the gateway server core.
         .target(
             name: "APNBridge",
-            dependencies: ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"]),
+            dependencies: ["APNSupport", "APNCore", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"]),
         // Re-exports of APNTLS's credential types, the one way every product hands them out.
         .target(name: "APNCredentials", dependencies: ["APNTLS"]),
         .testTarget(
             name: "APNBridgeTests",
-            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite", "APNTestSupport", "APNTestTraits"]),
+            dependencies: ["APNBridge", "APNCore", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "CSQLite", "APNTestSupport", "APNTestTraits"]),
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",

@@ -1,4 +1,4 @@
-public import APN
+@_spi(APNBridge) public import APN
 public import APNTLS
 public import APNWire
 

@@ -1,4 +1,4 @@
-import APN
+@_spi(APNBridge) import APN
 import APNFeedbackStore
 import APNSupport
 public import APNTLS
@@ -29,6 +29,10 @@ public final class Bridge: Sendable {
     /// The configuration in effect: the one it was made with, and what reloads
     /// (``reload(_:)``) changed of it.
     public var configuration: Configuration { current.withLock { $0 } }
+    /// The label of what the bridge logs through ``Configuration/logHandler``
+    /// (`swift-apn.bridge`), for a handler that routes or drops it (the bridge's own events
+    /// also reach ``Configuration/log``).
+    public static let logLabel = ComponentLog.Label.bridge
     let current: Lock<Configuration>
     let core: BridgeCore
     private let server: ServerState

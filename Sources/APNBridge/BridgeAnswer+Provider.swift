@@ -1,4 +1,4 @@
-package import APN
+@_spi(APNBridge) package import APN
 import Foundation
 
 extension BridgeAnswer {

@@ -1,4 +1,4 @@
-public import APN
+@_spi(APNBridge) public import APN
 
 /// One sender the bridge serves: the client certificates that identify it, and what its
 /// notifications go to Apple with (its credentials and topic). A client of one tenant is

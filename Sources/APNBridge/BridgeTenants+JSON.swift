@@ -1,4 +1,4 @@
-import APN
+@_spi(APNBridge) import APN
 import APNWire
 
 extension BridgeTenants {

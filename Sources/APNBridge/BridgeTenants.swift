@@ -1,5 +1,5 @@
 public import APNTLS
-import APN
+@_spi(APNBridge) import APN
 import APNWire
 
 /// A bridge configuration refused: what is wrong, and where (`tenants[1].topic`).

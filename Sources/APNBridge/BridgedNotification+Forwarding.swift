@@ -1,4 +1,5 @@
-package import APN
+@_spi(APNBridge) package import APN
+@_spi(APNBridge) import APNCore
 
 extension BridgedNotification {
     /// The request the bridge sends upstream for it: the payload bytes as the client sent

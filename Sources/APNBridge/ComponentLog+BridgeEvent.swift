@@ -1,4 +1,4 @@
-import APN
+@_spi(APNBridge) import APN
 
 extension ComponentLog {
     /// A ``BridgeEvent`` in the bridge's log: connections at debug, error responses at

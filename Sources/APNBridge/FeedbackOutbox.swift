@@ -1,5 +1,6 @@
 import APNSupport
-package import APN
+@_spi(APNBridge) package import APN
+@_spi(APNBridge) import APNCore
 package import APNFeedbackStore
 import Foundation
 import Synchronization

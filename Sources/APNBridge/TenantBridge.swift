@@ -1,5 +1,6 @@
 import APNSupport
-import APN
+@_spi(APNBridge) import APN
+@_spi(APNBridge) import APNCore
 import APNFeedbackStore
 import APNWire
 import Foundation

@@ -1,4 +1,4 @@
-import APN
+@_spi(APNBridge) import APN
 import APNSupport
 import Dispatch
 import Synchronization

@@ -73,7 +73,7 @@ public struct Device: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Wraps a token a decoder already checked (non-empty, bounded length).
-    package init(unvalidated bytes: [UInt8]) {
+    @_spi(APNBridge) public init(unvalidated bytes: [UInt8]) {
         precondition(!bytes.isEmpty, "a decoded token is never empty")
         self.token = bytes
     }

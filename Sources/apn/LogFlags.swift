@@ -1,4 +1,5 @@
 import APN
+import APNBridge
 
 /// `--log-level`: what the library itself says on standard error (its `StandardErrorLogHandler`).
 enum LogFlags {
@@ -35,7 +36,7 @@ struct BridgeLogHandler: APNLogHandler {
         level: APNLogLevel, message: String, metadata: APNLogMetadata, label: String, file: String, function: String,
         line: UInt
     ) {
-        guard label != ComponentLog.Label.bridge else { return }
+        guard label != Bridge.logLabel else { return }
         base.log(level: level, message: message, metadata: metadata, label: label, file: file, function: function, line: line)
     }
 }

@@ -1,4 +1,5 @@
-import APN
+@_spi(APNBridge) import APN
+@_spi(APNBridge) import APNCore
 import APNBridge
 import APNWire
 import Foundation

@@ -1,5 +1,6 @@
 import APNBridge
-import APN
+@_spi(APNBridge) import APN
+@_spi(APNBridge) import APNCore
 import APNWire
 import Testing
 

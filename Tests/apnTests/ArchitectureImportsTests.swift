@@ -22,7 +22,7 @@ import Testing
         "APNFeedbackStore": ["APNCore", "APNSupport", "CSQLite", "CPostgreSQL"],
         "APNCredentials": ["APNTLS"],
         "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer", "APNCredentials"],
-        "APNBridge": ["APNSupport", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"],
+        "APNBridge": ["APNSupport", "APNCore", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"],
         "APNAdmin": ["APNSupport"],
         "apn": ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
     ]
@@ -32,11 +32,11 @@ import Testing
     static let platformModules: Set<String> = ["Foundation", "Dispatch", "Glibc", "Darwin", "Synchronization", "Testing"]
 
     /// The modules `source` imports: every `import` line, indented ones (`#if` branches)
-    /// included, with its attributes (`@_exported`, `@testable`), access level and kind
+    /// included, with its attributes (`@_exported`, `@testable`, `@_spi(APNBridge)`), access level and kind
     /// (`import struct APNWire.StatusCode`) read past.
     static func importedModules(in source: String) -> Set<String> {
         let importLine =
-            #/^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?(\w+)/#
+            #/^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?(\w+)/#
         var modules: Set<String> = []
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             guard let match = line.firstMatch(of: importLine) else { continue }

@@ -1,3 +1,4 @@
+@_spi(APNBridge) import APNCore
 import APNSupport
 import APNTLS
 import APNWire

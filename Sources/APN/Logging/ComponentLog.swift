@@ -1,24 +1,24 @@
 /// A part of swift-apn's log: a handler and the label its messages carry. Checks the
 /// handler's level before building a message, so a message nobody wants costs a comparison.
-package struct ComponentLog: Sendable {
+@_spi(APNBridge) public struct ComponentLog: Sendable {
     /// Where the messages go.
-    package let handler: any APNLogHandler
+    public let handler: any APNLogHandler
     /// The label of every message (`swift-apn.connection` …).
-    package let label: String
+    public let label: String
 
     /// The log of `label`, into `handler`.
-    package init(_ handler: any APNLogHandler, label: String) {
+    public init(_ handler: any APNLogHandler, label: String) {
         self.handler = handler
         self.label = label
     }
 
     /// Whether a message at `level` would be taken.
-    package func wants(_ level: APNLogLevel) -> Bool {
+    public func wants(_ level: APNLogLevel) -> Bool {
         level >= handler.logLevel
     }
 
     /// Logs `message` at `level` when the handler takes that level.
-    package func callAsFunction(
+    public func callAsFunction(
         _ level: APNLogLevel, _ message: @autoclosure () -> String,
         metadata: @autoclosure () -> APNLogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -30,10 +30,10 @@ package struct ComponentLog: Sendable {
     }
 
     /// The labels swift-apn's parts log under.
-    package enum Label {
+    public enum Label {
         static let connection = "swift-apn.connection"
         static let feedback = "swift-apn.feedback"
         static let provider = "swift-apn.provider"
-        package static let bridge = "swift-apn.bridge"
+        public static let bridge = "swift-apn.bridge"
     }
 }

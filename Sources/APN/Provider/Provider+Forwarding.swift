@@ -4,22 +4,22 @@ import Foundation
 /// what the binary-protocol bridge forwards. Re-encoding a client's JSON through
 /// ``Notification`` would change its bytes (spacing, number text), and a binary client
 /// chose them.
-package struct ForwardedNotification: Sendable {
+@_spi(APNBridge) public struct ForwardedNotification: Sendable {
     /// The device the request's `:path` names.
-    package var device: Device
+    public var device: Device
     /// The request body, as it is.
-    package var payload: [UInt8]
+    public var payload: [UInt8]
     /// `apns-push-type`.
-    package var pushType: PushType
+    public var pushType: PushType
     /// `apns-priority`: 10, 5 or 1.
-    package var priority: Int
+    public var priority: Int
     /// `apns-expiration`, UNIX seconds; 0 means deliver once, never store.
-    package var expiry: UInt32
+    public var expiry: UInt32
     /// `apns-topic`, else ``Provider/Options/topic``.
-    package var topic: String?
+    public var topic: String?
 
     /// Creates one.
-    package init(device: Device, payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?) {
+    public init(device: Device, payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?) {
         self.device = device
         self.payload = payload
         self.pushType = pushType
@@ -37,7 +37,7 @@ extension Provider {
     /// ``ProviderError/Code/invalidNotification``, on the caller's thread; every other
     /// answer comes **on the provider's I/O thread**: `completion` must be quick and must
     /// not block (the bridge puts the answer in its connection's inbox and wakes it).
-    package func forward(
+    @_spi(APNBridge) public func forward(
         _ notifications: [ForwardedNotification], completion: @escaping @Sendable (Int, ProviderResponse) -> Void
     ) {
         var submissions: [ProviderSubmission] = []

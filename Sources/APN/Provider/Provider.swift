@@ -225,13 +225,13 @@ public final class Provider: Sendable {
     /// ``shutdown()`` for a caller on a thread of its own (the bridge's stop): `completion`
     /// is called on the I/O thread once the provider is shut down (on the recording's queue,
     /// after its last 410, with ``Options/unregisteredTokens``).
-    package func shutdown(completion: @escaping @Sendable () -> Void) {
+    @_spi(APNBridge) public func shutdown(completion: @escaping @Sendable () -> Void) {
         guard let recording = options.unregisteredTokens else { return inbox.post(.shutdown(reply: completion)) }
         inbox.post(.shutdown(reply: { recording.flush { _ in completion() } }))
     }
 
     /// Credentials read and checked by ``loadCredentials(_:)``, for ``useCredentials(_:)``.
-    package struct LoadedCredentials: Sendable {
+    @_spi(APNBridge) public struct LoadedCredentials: Sendable {
         fileprivate let options: Options
         fileprivate let context: TLSClientContext
     }
@@ -243,13 +243,13 @@ public final class Provider: Sendable {
     /// `passphrase`, `ca`); the rest stays as created.
     ///
     /// - Throws: ``ProviderError/Code/authentication`` naming the file that did not load.
-    package func loadCredentials(_ options: Options) throws(ProviderError) -> LoadedCredentials {
+    @_spi(APNBridge) public func loadCredentials(_ options: Options) throws(ProviderError) -> LoadedCredentials {
         try Self.loadCredentials(options, onto: self.options)
     }
 
     /// ``loadCredentials(_:)`` for a provider with options `base`, before it exists: a
     /// check that `options`' credentials load.
-    package static func loadCredentials(_ options: Options, onto base: Options) throws(ProviderError) -> LoadedCredentials {
+    @_spi(APNBridge) public static func loadCredentials(_ options: Options, onto base: Options) throws(ProviderError) -> LoadedCredentials {
         var updated = base
         updated.authentication = options.authentication
         updated.cert = options.cert
@@ -275,7 +275,7 @@ public final class Provider: Sendable {
     /// Uses `credentials` from now on (the bridge's SIGHUP): requests written later carry
     /// a token signed with the new key, connections opened later present the new
     /// certificate. Requests in flight and connections open carry on.
-    package func useCredentials(_ credentials: LoadedCredentials) {
+    @_spi(APNBridge) public func useCredentials(_ credentials: LoadedCredentials) {
         inbox.post(.reloadCredentials(credentials.options, credentials.context))
     }
 
@@ -284,7 +284,7 @@ public final class Provider: Sendable {
     /// taken), ALPN `h2` — then closes, sending nothing: whether the upstream is reachable
     /// (the bridge's readiness). `reply` gets nil or the failure, on the attempt's thread;
     /// never called once the provider has finished.
-    package func probe(_ reply: @escaping @Sendable (ProviderError?) -> Void) {
+    @_spi(APNBridge) public func probe(_ reply: @escaping @Sendable (ProviderError?) -> Void) {
         inbox.post(.probe(reply: reply))
     }
 
@@ -293,7 +293,7 @@ public final class Provider: Sendable {
     /// ``ProviderError/Code/shutDown`` — never sent if it was not written
     /// (``ProviderError/mayHaveBeenDelivered`` false), may have been delivered if it was —
     /// and nothing more is written upstream. `completion` comes as for ``shutdown(completion:)``.
-    package func withdraw(completion: @escaping @Sendable () -> Void) {
+    @_spi(APNBridge) public func withdraw(completion: @escaping @Sendable () -> Void) {
         guard let recording = options.unregisteredTokens else { return inbox.post(.withdraw(reply: completion)) }
         inbox.post(.withdraw(reply: { recording.flush { _ in completion() } }))
     }

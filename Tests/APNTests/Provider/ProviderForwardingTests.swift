@@ -1,5 +1,5 @@
 import APNSupport
-import APN
+@_spi(APNBridge) import APN
 import APNTLS
 import Foundation
 import APNMockGateway
