@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "APNWire", targets: ["APNWire"]),
         .library(name: "APNFeedbackStore", targets: ["APNFeedbackStore"]),
         .library(name: "APNBridge", targets: ["APNBridge"]),
+        .library(name: "APNFeedbackService", targets: ["APNFeedbackService"]),
         // The TLS and credential types the products hand out (APNTLS is no product).
         .library(name: "APNCredentials", targets: ["APNCredentials"]),
         // The gateway, feedback and HTTP/2 mocks, for a dependent package's tests (#27).
@@ -74,6 +75,12 @@ let package = Package(
         .target(
             name: "APNBridge",
             dependencies: ["APNSupport", "APNCore", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"]),
+        // The feedback service as a library: its schedule pure, the lock or lease, the store's
+        // check and the recovery file inside; `apn feedback-service` parses and prints.
+        .target(name: "APNFeedbackService", dependencies: ["APNSupport", "APN", "APNFeedbackStore"]),
+        .testTarget(
+            name: "APNFeedbackServiceTests",
+            dependencies: ["APNFeedbackService", "APN", "APNFeedbackStore", "APNSupport", "APNMockGateway", "APNTestSupport", "APNTestTraits"]),
         // Re-exports of APNTLS's credential types, the one way every product hands them out.
         .target(name: "APNCredentials", dependencies: ["APNTLS"]),
         .testTarget(
@@ -132,7 +139,7 @@ let package = Package(
         // `apn certs`, `apn mock-gateway`, `apn feedback-service`, `apn tokens` and the rest.
         .executableTarget(
             name: "apn",
-            dependencies: ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"]),
+            dependencies: ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackService", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"]),
         // libFuzzer targets (`scripts/fuzz`): each replays the files it is given unless built
         // with `-DFUZZING --sanitize=fuzzer`; Fuzz/README.md tells more.
         .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
@@ -150,7 +157,7 @@ let package = Package(
             name: "apnTests",
             dependencies: [
                 "APNSupport", "apn", "provider-errors-example", "APN", "APNFeedbackStore", "APNHTTP2", "APNTLS", "APNWire",
-                "CSQLite", "APNTestSupport", "APNTestTraits", "APNAdmin",
+                "CSQLite", "APNTestSupport", "APNTestTraits", "APNAdmin", "APNFeedbackService",
             ]),
     ],
     swiftLanguageModes: [.v6]

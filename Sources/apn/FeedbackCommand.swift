@@ -100,12 +100,7 @@ enum FeedbackCommand: Subcommand {
     /// ISO-8601 in UTC, e.g. `2023-11-14T22:13:20Z`, from `gmtime_r`: no formatter object
     /// per line, and no shared one to guard.
     static func isoDate(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        UTCDateText.iso8601(seconds: Int(date.timeIntervalSince1970.rounded(.down)))
     }
 
     static func line(for entry: Feedback.Entry) -> JSONValue {

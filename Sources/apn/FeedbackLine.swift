@@ -1,22 +1,12 @@
 import APN
 
 /// A feedback tuple as one JSON line, `{"event":"feedback","time":UNIX,"date":"ISO-8601",
-/// "token":"<hex>"}`: what `apn feedback-service` writes for the tuples it could not commit,
-/// and what `apn tokens import` reads back to apply them. One type writes and reads it, so
-/// the two cannot drift apart.
+/// "token":"<hex>"}`, read back: what `apn tokens import` applies. The lines are written by
+/// ``FeedbackRecoveryFile/line(for:)`` (`APNFeedbackService`, for the feedback service and
+/// `apn send --store`); the recovery tests replay what it wrote, so the two cannot drift apart.
 enum FeedbackLine {
     /// The keys a line may have; any other is refused, so a misspelt one is not ignored.
     private static let keys: Set<String> = ["event", "time", "date", "token"]
-
-    /// The line for `entry`.
-    static func line(for entry: Feedback.Entry) -> JSONValue {
-        .object([
-            ("event", .string("feedback")),
-            ("time", .integer(Int(entry.unixTime))),
-            ("date", .string(FeedbackCommand.isoDate(entry.time))),
-            ("token", .string(entry.device.hexString)),
-        ])
-    }
 
     /// The tuple a line holds; "date" is informational and not read (the time is).
     static func entry(_ text: Substring) throws(UsageError) -> Feedback.Entry {

@@ -1,19 +1,19 @@
 import APN
+import APNFeedbackService
 import APNFeedbackStore
 import Foundation
 
-/// Where `apn feedback-service` keeps the tuples it was handed and could not commit. The
-/// feedback service serves each tuple once, so once a commit fails these lines are the only
-/// copy: every tuple from the failed batch on goes to standard error as a ``FeedbackLine``,
-/// and to a recovery file beside the store when that can be written, in the form
-/// `apn tokens import` replays. Standard error comes first and always: on a full disk the
-/// file may well fail.
+/// What `apn` says about the tuples it was handed and could not commit, and where it keeps
+/// them: every tuple from the failed batch on goes to standard error as a JSON line and to a
+/// ``FeedbackRecoveryFile`` beside the store, in the form `apn tokens import` replays.
+/// Standard error comes first and always: on a full disk the file may well fail.
+///
+/// `apn feedback-service` gets the same steps as events of its ``FeedbackService`` and says
+/// them with the static messages here; `apn send --http2 --store` keeps the 410s it could not
+/// commit with an instance, with its own ``Wording``.
 ///
 /// The tuples are the operator's data, written to be replayed, which is why tokens appear
 /// here and in no log line.
-///
-/// `apn send --http2 --store` keeps the 410s it could not commit the same way, in the same
-/// form, with its own ``Wording``.
 final class FeedbackRecovery {
     /// What the messages call the program and the tuples.
     struct Wording {
@@ -32,26 +32,54 @@ final class FeedbackRecovery {
 
     private let store: String
     private let wording: Wording
-    /// The recovery file, once created.
-    private(set) var path: String?
-    private var descriptor: Int32 = -1
-    /// Why the file could not be written (then it was removed), if it could not.
-    private var fileFailure: String?
+    private var recoveryFile: FeedbackRecoveryFile?
     /// Tuples kept so far.
     private(set) var count = 0
-    /// Whether a commit failed: from then on every tuple comes here, none to the store.
-    private(set) var isActive = false
 
     init(store: String, wording: Wording = Wording()) {
         self.store = store
         self.wording = wording
     }
 
+    /// Whether a commit failed: from then on every tuple comes here, none to the store.
+    var isActive: Bool { recoveryFile != nil }
+
+    /// The recovery file when it holds every tuple kept (nil when it could not be written).
+    var file: String? { recoveryFile?.file }
+
     /// Starts keeping, after the commit that failed with `error`: creates the file and says so.
     func begin(after error: any Error, at date: Date) {
-        isActive = true
-        create(at: date)
-        let destination = path.map { "to \($0) and below" }
+        let recoveryFile = FeedbackRecoveryFile(store: store, unixTime: Int(date.timeIntervalSince1970.rounded(.down)))
+        self.recoveryFile = recoveryFile
+        Self.sayBegun(wording, error: error, file: recoveryFile.path, fileFailure: recoveryFile.failure)
+    }
+
+    /// Writes `entries` to standard error and to the file.
+    func keep(_ entries: [Feedback.Entry]) {
+        guard !entries.isEmpty, let recoveryFile else { return }
+        let bytes = Self.writeToStandardError(entries)
+        count += entries.count
+        if let reason = recoveryFile.append(bytes) { Self.sayAbandoned(wording, path: recoveryFile.path ?? "?", reason: reason) }
+    }
+
+    /// Makes the file durable, then says where the tuples are and how to apply them.
+    func finishAndAnnounce() {
+        guard let recoveryFile else { return }
+        if let reason = recoveryFile.finish() { Self.sayAbandoned(wording, path: recoveryFile.path ?? "?", reason: reason) }
+        Self.sayWhere(wording, count: count, file: recoveryFile.file, fileFailure: recoveryFile.failure, store: store)
+    }
+
+    /// The tuples' JSON lines on standard error; returns their bytes, for the file.
+    @discardableResult
+    static func writeToStandardError(_ entries: [Feedback.Entry]) -> [UInt8] {
+        let bytes = FeedbackRecoveryFile.lines(for: entries)
+        LineWriter.write(bytes: bytes, to: STDERR_FILENO)
+        return bytes
+    }
+
+    /// A commit failed: from now on the tuples go to `file` (or only standard error).
+    static func sayBegun(_ wording: Wording, error: any Error, file: String?, fileFailure: String?) {
+        let destination = file.map { "to \($0) and below" }
             ?? "below (the recovery file could not be created: \(fileFailure ?? "?"))"
         LineWriter.stderr(
             "\(wording.program): a batch \(wording.tuples) could not be committed: \(error). "
@@ -59,94 +87,28 @@ final class FeedbackRecovery {
                 + "one JSON line each, not to the store.")
     }
 
-    /// Writes `entries` to standard error and to the file.
-    func keep(_ entries: [Feedback.Entry]) {
-        guard !entries.isEmpty else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(entries.count * 128)
-        for entry in entries {
-            bytes += FeedbackLine.line(for: entry).text.utf8
-            bytes.append(UInt8(ascii: "\n"))
-        }
-        LineWriter.write(bytes: bytes, to: STDERR_FILENO)
-        count += entries.count
-        guard descriptor >= 0 else { return }
-        if !LineWriter.write(bytes: bytes, to: descriptor) { abandonFile(reason: String(cString: strerror(errno))) }
+    /// The file could not be written and was removed.
+    static func sayAbandoned(_ wording: Wording, path: String, reason: String) {
+        LineWriter.stderr("\(wording.program): the recovery file \(path) could not be written (\(reason)); "
+            + "removed: the JSON lines on standard error are the only copy")
     }
 
-    /// The recovery file when it holds every tuple kept (nil when it could not be written).
-    var file: String? { fileFailure == nil ? path : nil }
-
-    /// Makes the file durable; ``file`` is then final.
-    func finish() {
-        if descriptor >= 0 {
-            // The tuples exist nowhere else once the process exits: on the disk before we say so.
-            if fsync(descriptor) != 0 {
-                abandonFile(reason: String(cString: strerror(errno)))
-            } else {
-                close(descriptor)
-                descriptor = -1
-                syncFolder()
-            }
-        }
-    }
-
-    /// Says where the tuples are and how to apply them; after ``finish()``.
-    func announce() {
+    /// Where the `count` tuples are and the command that applies them.
+    static func sayWhere(_ wording: Wording, count: Int, file: String?, fileFailure: String?, store: String) {
         let noun = count == 1 ? "tuple" : "tuples"
         if let path = file {
             LineWriter.stderr(
                 "\(wording.program): \(count) \(noun) \(wording.tuples) are not in the store; "
                     + "they are in \(path) (and above). Once the store can be written, apply them with:\n"
-                    + "  apn tokens import \(Self.shellWord(path)) --store \(Self.shellWord(TokenStore.redacted(store)))")
+                    + "  apn tokens import \(shellWord(path)) --store \(shellWord(TokenStore.redacted(store)))")
         } else {
             LineWriter.stderr(
                 "\(wording.program): \(count) \(noun) \(wording.tuples) are not in the store, and "
                     + "the recovery file could not be written (\(fileFailure ?? "?")): the JSON lines above are their "
                     + "only copy. Save them to a file (the lines starting with {) and, once the store can be written, "
                     + "apply them with:\n"
-                    + "  apn tokens import FILE --store \(Self.shellWord(TokenStore.redacted(store)))")
+                    + "  apn tokens import FILE --store \(shellWord(TokenStore.redacted(store)))")
         }
-    }
-
-    /// `<store>.feedback-recovery-<UTC time>.jsonl`, never an existing file (0600: tokens).
-    private func create(at date: Date) {
-        let stamp = FeedbackCommand.isoDate(date).filter { $0 != "-" && $0 != ":" }
-        // Beside a store file; for a PostgreSQL store (a URL, no folder), in the current one.
-        let base = TokenStore.isPostgreSQL(store) ? "apn" : store
-        for attempt in 0..<100 {
-            let candidate = "\(base).feedback-recovery-\(stamp)\(attempt == 0 ? "" : "-\(attempt)").jsonl"
-            let opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if opened >= 0 {
-                descriptor = opened
-                path = candidate
-                return
-            }
-            if errno != EEXIST {
-                fileFailure = "\(candidate): \(String(cString: strerror(errno)))"
-                return
-            }
-        }
-        fileFailure = "every name tried beside \(TokenStore.redacted(base)) exists"
-    }
-
-    /// Removes a file that missed some tuples, so that nobody replays it as the whole set.
-    private func abandonFile(reason: String) {
-        fileFailure = "\(path ?? "?"): \(reason); removed"
-        close(descriptor)
-        descriptor = -1
-        if let path { unlink(path) }
-        LineWriter.stderr("\(wording.program): the recovery file \(path ?? "?") could not be written (\(reason)); "
-            + "removed: the JSON lines on standard error are the only copy")
-    }
-
-    /// The folder's entry for the new file, durable too.
-    private func syncFolder() {
-        let parent = PathText.parent(of: path ?? "")
-        let folder = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { return }
-        fsync(folder)
-        close(folder)
     }
 
     /// `text` as one word for a POSIX shell: as it is when plain, else in single quotes.

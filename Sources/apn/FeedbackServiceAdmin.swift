@@ -1,5 +1,6 @@
 import APNAdmin
 import APN
+import APNFeedbackService
 import Synchronization
 
 /// The endpoints of `apn feedback-service --admin` (#42), through ``AdminRoutes``: ready
@@ -8,16 +9,16 @@ import Synchronization
 /// tells it apart) — and 503 `{"reason":"stopping"}` from the stop signal on.
 final class FeedbackServiceAdmin: Sendable {
     let metrics: FeedbackServiceMetrics
-    private let stop: StopRequest
+    private let service: FeedbackService
     /// The push certificate's expiry, when the service uses one that can be read (read
     /// at each scrape: a reload may have changed it).
     private let certificates: @Sendable () -> [CertificateExpiry]
     /// Set when the service returns, for a stop that no signal asked for (`--once`, exit 1).
     private let finished = Atomic<Bool>(false)
 
-    init(metrics: FeedbackServiceMetrics, stop: StopRequest, certificates: @escaping @Sendable () -> [CertificateExpiry]) {
+    init(metrics: FeedbackServiceMetrics, service: FeedbackService, certificates: @escaping @Sendable () -> [CertificateExpiry]) {
         self.metrics = metrics
-        self.stop = stop
+        self.service = service
         self.certificates = certificates
     }
 
@@ -30,7 +31,7 @@ final class FeedbackServiceAdmin: Sendable {
     var routes: AdminRoutes {
         AdminRoutes(
             notReady: { [self] in
-                stop.isRequested || finished.load(ordering: .sequentiallyConsistent) ? "stopping" : nil
+                service.isStopping || finished.load(ordering: .sequentiallyConsistent) ? "stopping" : nil
             },
             metrics: { [self] in metrics.render(process: ProcessMetrics.current(), certificates: certificates()) })
     }
@@ -52,11 +53,11 @@ extension FeedbackServiceAdmin {
     /// Starts `--admin`'s listener and prints the start line, `{"event":"started","admin":…}`
     /// (an event like the service's other lines); nil without the flag.
     static func start(
-        _ settings: FeedbackServiceCommand.Settings, metrics: FeedbackServiceMetrics, stop: StopRequest,
+        _ settings: FeedbackServiceCommand.Settings, metrics: FeedbackServiceMetrics, service: FeedbackService,
         certificates: @escaping @Sendable () -> [CertificateExpiry]
     ) throws -> Listener? {
         guard settings.admin != nil else { return nil }
-        let endpoints = FeedbackServiceAdmin(metrics: metrics, stop: stop, certificates: certificates)
+        let endpoints = FeedbackServiceAdmin(metrics: metrics, service: service, certificates: certificates)
         guard let server = try AdminServer.start(at: settings.admin, routes: endpoints.routes) else { return nil }
         LineWriter.stdout(.object([("event", .string("started")), ("admin", .string(server.address))]))
         return Listener(endpoints: endpoints, server: server)

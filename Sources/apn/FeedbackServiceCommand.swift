@@ -1,5 +1,6 @@
 import APNSupport
 import APN
+import APNFeedbackService
 import APNFeedbackStore
 import Foundation
 
@@ -88,16 +89,21 @@ enum FeedbackServiceCommand: Subcommand {
         var interval: Duration?
         var batchSize: Int
         var logsBatches: Bool
-        /// The room ``StoreCheck`` proves before each visit.
+        /// The room the store must have before each visit.
         var minimumFreeBytes: Int
         /// `--admin`: where the admin listener binds, if anywhere.
         var admin: (host: String, port: UInt16)?
-    }
 
-    /// A test-only environment variable: after this many commits, every commit of the
-    /// service's store fails as on a full disk (``TokenStore/failCommits(after:)``), for the
-    /// tests of the recovery output on machines where they cannot fill a disk. Not for use.
-    static let commitFailureVariable = "APN_TEST_STORE_FAILS_AFTER_COMMITS"
+        /// The service these settings describe, telling `events`.
+        func configuration(events: @escaping @Sendable (FeedbackService.Event) -> Void) -> FeedbackService.Configuration {
+            var configuration = FeedbackService.Configuration(store: store, feedback: feedback)
+            configuration.interval = interval
+            configuration.batchSize = batchSize
+            configuration.minimumFreeBytes = minimumFreeBytes
+            configuration.events = events
+            return configuration
+        }
+    }
 
     static let reloadsOnHangup = true
 
@@ -107,53 +113,31 @@ enum FeedbackServiceCommand: Subcommand {
         // First, before anyone can think the service is up: setting SIG_IGN would discard a
         // SIGHUP already pending.
         let hangups = HangupSignals()
-        let poller = FeedbackServiceReload(settings)
-        hangups.handle { poller.reload(flags) }
         defer { hangups.end() }
-        // Signals are caught before the store is opened, so a stop during start-up is seen.
-        let stop: StopRequest
+        // Counted from the start, served before the lock is taken: a standby is seen as one.
+        let metrics = FeedbackServiceMetrics(leaseHeld: !TokenStore.isPostgreSQL(settings.store))
+        let output = FeedbackServiceOutput(settings: settings, metrics: metrics)
+        let service: FeedbackService
         do throws(APNError) {
-            stop = try StopRequest()
+            service = try FeedbackService(configuration: settings.configuration(events: output.handle))
         } catch {
             LineWriter.stderr("apn feedback-service: \(error.message)")
             return 1
         }
+        let reload = FeedbackServiceReload(settings, service: service)
+        hangups.handle { reload.reload(flags) }
+        // Signals are caught before the store is opened, so a stop during start-up is seen.
         let signals = StopSignals()
         CommandThread.start("apn-signals") {
             signals.wait()
-            stop.request()
+            service.stop()
         }
-        // Counted from the start, served before the lock is taken: a standby is seen as one.
-        let metrics = FeedbackServiceMetrics(leaseHeld: !TokenStore.isPostgreSQL(settings.store))
-        let admin = try FeedbackServiceAdmin.start(settings, metrics: metrics, stop: stop) { poller.certificates }
+        let admin = try FeedbackServiceAdmin.start(settings, metrics: metrics, service: service) { reload.certificates }
         defer { admin?.stop() }
-        let expiry = CertificateExpiryWatch { poller.certificates }
+        let expiry = CertificateExpiryWatch { reload.certificates }
         expiry.start()
         defer { expiry.stop() }
-        // Before the store is opened: a second service must not touch it at all.
-        let lock: PollLock
-        do throws(PollLock.Held) {
-            guard let taken = try PollLock.take(store: settings.store, stop: stop) else { return 0 }
-            lock = taken
-            metrics.setLeaseHeld(true)
-        } catch {
-            LineWriter.stderr("apn feedback-service: \(error)")
-            return 1
-        }
-        defer { withExtendedLifetime(lock) {} }
-        let store: TokenStore
-        do throws(StoreError) {
-            store = try TokenStore(location: settings.store)
-        } catch {
-            LineWriter.stderr("apn feedback-service: \(error)")
-            return 1
-        }
-        if let text = ProcessInfo.processInfo.environment[commitFailureVariable], let count = Int(text) {
-            store.failCommits(after: count)
-        }
-        return FeedbackService(
-            settings: settings, store: store, lock: lock, stop: stop, metrics: metrics, poller: poller
-        ).run()
+        return FeedbackServiceOutput.exitStatus(service.run())
     }
 
     /// `--check-config`: the settings read and the credentials loaded as a visit would,
@@ -181,8 +165,6 @@ enum FeedbackServiceCommand: Subcommand {
         options.logHandler = try LogFlags.handler(flags)
         let credentials = try CredentialFlags(flags)
         credentials.apply(to: &options.access)
-        // The service schedules its own visits (Feedback.visit): the poller must not.
-        options.interval = nil
         let once = flags.has("--once")
         var interval: Duration? = .seconds(3600)
         if let seconds = try flags.integer("--interval", as: Int.self, in: 1...86_400 * 7) {
@@ -191,10 +173,8 @@ enum FeedbackServiceCommand: Subcommand {
         }
         if once { interval = nil }
         let batchSize = try flags.integer("--batch-size", in: 1...1_000_000) ?? 1000
-        // A commit's WAL frames are whole 4 KiB pages, and a tuple can touch two (its
-        // feedback row and its token): 8 KiB a tuple is a batch of scattered tokens. The
-        // floor covers a checkpoint growing the file; the cap keeps a huge batch's check cheap.
-        let room = try flags.integer("--min-free", in: 0...(1 << 40)) ?? min(max(batchSize * 8192, 1 << 20), 64 << 20)
+        let room = try flags.integer("--min-free", in: 0...(1 << 40))
+            ?? FeedbackService.Configuration.defaultMinimumFreeBytes(batchSize: batchSize)
         try credentials.requireCertificate()
         return Settings(
             store: store, feedback: options, interval: interval, batchSize: batchSize,

@@ -1,27 +1,28 @@
 import APN
+import APNFeedbackService
 import APNSupport
 import Foundation
 import Synchronization
 
-/// `apn feedback-service`'s poller for the next visit, and what SIGHUP does to it (#42):
-/// shared by the service's thread, which takes ``current`` at each visit, and the reload
+/// What SIGHUP does to `apn feedback-service` (#42): new credentials handed to the
+/// service for its next visit (``FeedbackService/useFeedback(_:)``); runs on the reload
 /// queue (``HangupSignals``).
 final class FeedbackServiceReload: Sendable {
     /// What the service started with: a reload names what it cannot change.
     private let settings: FeedbackServiceCommand.Settings
-    private let poller: Lock<(feedback: Feedback, access: ServiceAccess)>
+    private let service: FeedbackService
+    /// The credentials in use, for the certificate's expiry.
+    private let access: Lock<ServiceAccess>
 
-    init(_ settings: FeedbackServiceCommand.Settings) {
+    init(_ settings: FeedbackServiceCommand.Settings, service: FeedbackService) {
         self.settings = settings
-        poller = Lock((Feedback(options: settings.feedback), settings.feedback.access))
+        self.service = service
+        access = Lock(settings.feedback.access)
     }
-
-    /// The poller for the next visit.
-    var current: Feedback { poller.withLock { $0.feedback } }
 
     /// The push certificate in use and when it expires, if it can be read.
     var certificates: [CertificateExpiry] {
-        [CertificateExpiry.client(of: poller.withLock { $0.access })].compactMap { $0 }
+        [CertificateExpiry.client(of: access.withLock { $0 })].compactMap { $0 }
     }
 
     /// At SIGHUP: the command line and its configuration file read again; new credentials
@@ -37,7 +38,8 @@ final class FeedbackServiceReload: Sendable {
         } catch {
             return LineWriter.stderr(Self.reloadLine("reload_refused", [("reason", .string(ErrorText.of(error)))]).text)
         }
-        poller.withLock { $0 = (Feedback(options: new.feedback), new.feedback.access) }
+        service.useFeedback(new.feedback)
+        access.withLock { $0 = new.feedback.access }
         var restart: [String] = []
         if new.store != settings.store { restart.append("store") }
         if new.interval != settings.interval { restart.append("interval") }

@@ -19,11 +19,6 @@ final class ProviderSendStore: Sendable {
     init(path: String, minimumFreeBytes: Int) throws(StoreError) {
         let store = try TokenStore(location: path)
         try store.checkWritable(freeBytes: minimumFreeBytes)
-        if let text = ProcessInfo.processInfo.environment[FeedbackServiceCommand.commitFailureVariable],
-            let count = Int(text)
-        {
-            store.failCommits(after: count)
-        }
         let recovery = SharedRecovery(FeedbackRecovery(store: path, wording: .send))
         self.recovery = recovery
         recording = UnregisteredTokenRecording(store) { batch, error in
@@ -45,8 +40,7 @@ final class ProviderSendStore: Sendable {
         ]
         let file = recovery.kept.withLock { recovery -> String? in
             guard recovery.isActive else { return nil }
-            recovery.finish()
-            recovery.announce()
+            recovery.finishAndAnnounce()
             return recovery.file
         }
         if report.notRecordedCount > 0 { keys.append(("recovery_file", file.map { JSONValue.string($0) } ?? .null)) }

@@ -1,5 +1,7 @@
 @testable import apn
+import APN
 import APNAdmin
+import APNFeedbackService
 import APNFeedbackStore
 import Testing
 
@@ -43,11 +45,12 @@ import Testing
 
     @Test func theFeedbackServiceIsReadyUntilAStopIsAskedForOrItReturns() throws {
         let metrics = FeedbackServiceMetrics(leaseHeld: false)
-        for finish in [{ (stop: StopRequest, admin: FeedbackServiceAdmin) in stop.request() }, { $1.markStopping() }] {
-            let stop = try StopRequest()
-            let admin = FeedbackServiceAdmin(metrics: metrics, stop: stop, certificates: { [] })
+        for finish in [{ (service: FeedbackService, admin: FeedbackServiceAdmin) in service.stop() }, { $1.markStopping() }] {
+            let service = try FeedbackService(
+                configuration: FeedbackService.Configuration(store: "unused.sqlite", feedback: Feedback.Options()))
+            let admin = FeedbackServiceAdmin(metrics: metrics, service: service, certificates: { [] })
             #expect(admin.routes.respond(Self.request("/readyz")).status == 200, "a standby (no lease) is ready")
-            finish(stop, admin)
+            finish(service, admin)
             #expect(admin.routes.respond(Self.request("/readyz")).body == #"{"reason":"stopping"}"# + "\n")
         }
     }

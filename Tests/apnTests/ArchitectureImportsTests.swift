@@ -23,8 +23,9 @@ import Testing
         "APNCredentials": ["APNTLS"],
         "APNMockGateway": ["APNHTTP2", "APNWire", "APNSupport", "APNTLS", "APNGatewayServer", "APNCredentials"],
         "APNBridge": ["APNSupport", "APNCore", "APN", "APNTLS", "APNWire", "APNFeedbackStore", "APNGatewayServer", "APNCredentials"],
+        "APNFeedbackService": ["APNSupport", "APN", "APNFeedbackStore"],
         "APNAdmin": ["APNSupport"],
-        "apn": ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
+        "apn": ["APNSupport", "APN", "APNAdmin", "APNBridge", "APNFeedbackService", "APNFeedbackStore", "APNMockGateway", "APNTLS", "APNWire"],
     ]
 
     /// Modules every target may import: the toolchain's and the platform's C library

@@ -1,10 +1,11 @@
-import APNSupport
 import APN
+import APNSupport
 import Dispatch
 
-/// A stop asked for once (by a signal) and seen from any thread: it cancels the visit in
-/// progress at once (``cancellation``) and wakes a wait between visits at once.
-final class StopRequest: Sendable {
+/// A stop asked for once (``FeedbackService/stop()``, from a signal's thread) and seen from
+/// any thread: it cancels the visit in progress at once (``cancellation``) and wakes a wait
+/// between visits, or a standby's, at once.
+final class FeedbackServiceStop: Sendable {
     /// Cancelled by ``request()``; given to every visit.
     let cancellation: Feedback.Cancellation
     private let wake = DispatchSemaphore(value: 0)

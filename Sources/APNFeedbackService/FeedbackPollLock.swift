@@ -1,10 +1,10 @@
 import APNFeedbackStore
 import Foundation
 
-/// The lock that lets one `apn feedback-service` poll a store at a time, held while the
-/// process lives: for SQLite `flock(2)` on `STORE.lock`, refused at once when held; for
-/// PostgreSQL the store's lease (``TokenStore/PollLease``), waited for as a hot standby
-/// (PollLock+Standby.swift).
+/// The lock that lets one feedback service poll a store at a time, held while the service
+/// runs: for SQLite `flock(2)` on `STORE.lock`, refused at once when held; for PostgreSQL the
+/// store's lease (``TokenStore/PollLease``), waited for as a hot standby
+/// (FeedbackPollLock+Standby.swift).
 ///
 /// Two pollers on one store would each take tuples the other never sees (the feedback
 /// service serves each once) and share one recovery story badly. Why an OS lock on a file
@@ -14,7 +14,7 @@ import Foundation
 /// same idea on the server: a session lock). Why not a lock on the
 /// store file itself: SQLite holds POSIX locks there, and closing any descriptor of that file
 /// drops them all. Like SQLite's own locking, it holds on one machine's file system.
-final class PollLock {
+final class FeedbackPollLock {
     /// Another process holds the lock.
     struct Held: Error, CustomStringConvertible {
         let store: String
@@ -39,7 +39,7 @@ final class PollLock {
 
     private let hold: Hold
 
-    /// The PostgreSQL lease, taken (``PollLock/wait(store:stop:)``).
+    /// The PostgreSQL lease, taken (``FeedbackPollLock/take(store:stop:events:)``).
     init(lease: TokenStore.PollLease) {
         hold = .lease(lease)
     }
