@@ -107,7 +107,7 @@ let package = Package(
         // Swift Testing's traits the test targets share: a thread per test case, child
         // processes killed when their case ends.
         .target(name: "APNTestTraits", dependencies: ["APNTestSupport"], path: "Tests/APNTestTraits"),
-        .target(name: "APNTestSupport", dependencies: ["APN", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "APNMockGateway"], path: "Tests/APNTestSupport"),
+        .target(name: "APNTestSupport", dependencies: ["APN", "APNFeedbackStore", "CSQLite", "APNHTTP2", "APNSupport", "APNTLS", "APNWire", "CPostgreSQL", "APNMockGateway"], path: "Tests/APNTestSupport"),
         .testTarget(name: "APNWireTests", dependencies: ["APNWire", "APNTestSupport", "APNTestTraits"]),
         // Fixtures/ holds data files the tests find through #filePath (node-apn's golden payloads).
         .testTarget(

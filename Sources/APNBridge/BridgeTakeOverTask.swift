@@ -5,7 +5,7 @@ import Foundation
 /// Takes over what bridges on the same store left when they died (#41): at the start, and
 /// then every ``interval`` on the store's writer thread, so that a survivor of a fleet
 /// forwards what a dead member read and never wrote. Which bridges are dead the store
-/// decides by their locks (TokenStore+BridgeInstances.swift); what becomes of each row is
+/// decides by their locks (BridgeStateStore+BridgeInstances.swift); what becomes of each row is
 /// ``JournalRecovery``'s table.
 final class BridgeTakeOverTask: Sendable {
     /// How often a running bridge looks for dead ones.
@@ -43,7 +43,7 @@ final class BridgeTakeOverTask: Sendable {
         ) { tenant, recordRows, leftover in
             let plan = JournalRecovery(
                 recordRows: recordRows, leftover: leftover, forwardSince: now - retention.wholeMilliseconds)
-            var taken = TokenStore.BridgeTakeOver(maybeDelivered: plan.maybeDelivered)
+            var taken = BridgeStateStore.BridgeTakeOver(maybeDelivered: plan.maybeDelivered)
             taken.record = plan.record.map { row in
                 var row = row
                 row.instance = instance
@@ -53,7 +53,7 @@ final class BridgeTakeOverTask: Sendable {
             }
             taken.journal = plan.forward.map { notification in
                 let key = notification.resendKey
-                return TokenStore.JournalRow(
+                return BridgeStateStore.JournalRow(
                     instance: instance, seq: sequence.next(), tenant: tenant, token: key.token, payload: key.payload,
                     expiry: key.expiry, priority: key.priority, answer: nil, recordedAt: now)
             }

@@ -28,9 +28,9 @@ package final class FeedbackOutbox: Sendable {
     private let log: @Sendable (BridgeEvent) -> Void
 
     private struct Queue {
-        var items: [TokenStore.QueuedFeedback] = []
+        var items: [BridgeStateStore.QueuedFeedback] = []
         /// Resend record changes not yet written, in order.
-        var resend: [TokenStore.ResendChange] = []
+        var resend: [BridgeStateStore.ResendChange] = []
         /// Calls of the queue methods so far, and how many of them the writer has written:
         /// ``waitWritten(until:)`` waits for the second to reach the first.
         var enqueued: UInt64 = 0
@@ -47,7 +47,7 @@ package final class FeedbackOutbox: Sendable {
     /// The tuples: in the store, or by tenant and token in memory (one row per token with
     /// its latest time, as the store keeps them).
     private enum Backend {
-        case store(TokenStore)
+        case store(BridgeStateStore)
         case memory([String: [[UInt8]: UInt32]])
     }
 
@@ -64,7 +64,7 @@ package final class FeedbackOutbox: Sendable {
         self.changed = changed
         self.log = log
         if let path {
-            backend = Lock(.store(try TokenStore(location: path, options: storeOptions)))
+            backend = Lock(.store(try BridgeStateStore(location: path, options: storeOptions)))
         } else {
             backend = Lock(.memory([:]))
         }
@@ -117,7 +117,7 @@ package final class FeedbackOutbox: Sendable {
     }
 
     /// Queues tuples; quick and never blocking on I/O (the provider's I/O thread calls it).
-    package func queue(_ items: [TokenStore.QueuedFeedback]) {
+    package func queue(_ items: [BridgeStateStore.QueuedFeedback]) {
         guard !items.isEmpty else { return }
         if !usesStore {
             backend.withLock { backend in
@@ -153,7 +153,7 @@ package final class FeedbackOutbox: Sendable {
 
     /// Queues changes to the resend record for the writer; quick, never blocking on I/O.
     /// Without a store, nothing.
-    package func queueResendChanges(_ changes: [TokenStore.ResendChange]) {
+    package func queueResendChanges(_ changes: [BridgeStateStore.ResendChange]) {
         guard usesStore, !changes.isEmpty else { return }
         enqueue { $0.resend += changes }
     }
@@ -176,7 +176,7 @@ package final class FeedbackOutbox: Sendable {
         }
     }
 
-    /// Registers this bridge on the store (``TokenStore/registerBridgeInstance(_:startedAt:)``);
+    /// Registers this bridge on the store (``BridgeStateStore/registerBridgeInstance(_:startedAt:)``);
     /// nothing without a store.
     package func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError) {
         try backend.withLock { backend throws(StoreError) in
@@ -193,22 +193,22 @@ package final class FeedbackOutbox: Sendable {
         }
     }
 
-    /// Takes over dead bridges' state (``TokenStore/takeOverDeadBridges(instance:tenants:recordSince:plan:)``).
+    /// Takes over dead bridges' state (``BridgeStateStore/takeOverDeadBridges(instance:tenants:recordSince:plan:)``).
     package func takeOverDeadBridges(
         instance: Int64, tenants: [String], recordSince: Int64,
-        plan: @Sendable (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver
-    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) {
-        try backend.withLock { backend throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) in
+        plan: @Sendable (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver
+    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: BridgeStateStore.BridgeTakeOver]) {
+        try backend.withLock { backend throws(StoreError) -> (instances: [Int64], byTenant: [String: BridgeStateStore.BridgeTakeOver]) in
             guard case .store(let store) = backend else { return ([], [:]) }
             return try store.takeOverDeadBridges(instance: instance, tenants: tenants, recordSince: recordSince, plan: plan)
         }
     }
 
-    /// Other bridges' record rows for `tenant` (``TokenStore/peerResendRows(tenant:excluding:since:)``).
+    /// Other bridges' record rows for `tenant` (``BridgeStateStore/peerResendRows(tenant:excluding:since:)``).
     package func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError)
-        -> [TokenStore.ResendRow]
+        -> [BridgeStateStore.ResendRow]
     {
-        try backend.withLock { backend throws(StoreError) -> [TokenStore.ResendRow] in
+        try backend.withLock { backend throws(StoreError) -> [BridgeStateStore.ResendRow] in
             guard case .store(let store) = backend else { return [] }
             return try store.peerResendRows(tenant: tenant, excluding: instance, since: since)
         }
@@ -296,8 +296,8 @@ package final class FeedbackOutbox: Sendable {
                 nextMaintenance = ContinuousClock.now + interval
             }
             wake.lock()
-            var batch: [TokenStore.QueuedFeedback] = []
-            var resend: [TokenStore.ResendChange] = []
+            var batch: [BridgeStateStore.QueuedFeedback] = []
+            var resend: [BridgeStateStore.ResendChange] = []
             var stopping = false
             var journalDue = false
             var through: UInt64 = 0
@@ -401,7 +401,7 @@ package final class FeedbackOutbox: Sendable {
     /// A batch the store refused goes back in front of the queue, to be written on the
     /// next try: a 410 is not lost to a passing failure. Beyond ``retryLimit`` waiting, or
     /// at stop, the oldest are given up and counted (``lostCount``).
-    private func keepForRetry(_ batch: [TokenStore.QueuedFeedback], resend: [TokenStore.ResendChange], stopping: Bool) {
+    private func keepForRetry(_ batch: [BridgeStateStore.QueuedFeedback], resend: [BridgeStateStore.ResendChange], stopping: Bool) {
         queued.withLock { queue in
             if stopping {
                 queue.lost += batch.count + queue.items.count

@@ -42,9 +42,9 @@ package struct ForwardJournal: Sendable {
         /// Whose work it is.
         package var tenant: String
         /// Rows to insert.
-        package var rows: [TokenStore.JournalRow] = []
+        package var rows: [BridgeStateStore.JournalRow] = []
         /// The tenant's marks that moved (the sent mark when some are to be sent).
-        package var marks = TokenStore.JournalMarks()
+        package var marks = BridgeStateStore.JournalMarks()
         /// What to hand the provider once the batch committed.
         package var sends: [Item] = []
         /// Answers other than acceptance, to write.
@@ -129,7 +129,7 @@ package struct ForwardJournal: Sendable {
         for item in unjournaled {
             let key = item.notification.resendKey
             work.rows.append(
-                TokenStore.JournalRow(
+                BridgeStateStore.JournalRow(
                     instance: rows.instance, seq: item.seq, tenant: rows.tenant, token: key.token, payload: key.payload,
                     expiry: key.expiry, priority: key.priority, answer: nil,
                     recordedAt: rows.originMilliseconds + item.readAt.wholeMilliseconds))

@@ -31,7 +31,7 @@ final class JournalSequence: Sendable {
 }
 
 /// The journal's side of the store's writer thread (used on that thread only): gathers the
-/// tenants' work into one ``TokenStore/JournalBatch``, writes it, and on success lets each
+/// tenants' work into one ``BridgeStateStore/JournalBatch``, writes it, and on success lets each
 /// tenant send; a batch the store refused is written again as it was (nothing is sent
 /// meanwhile). Rows answered and older than ``tail`` are dropped.
 ///
@@ -61,12 +61,12 @@ final class JournalPump: @unchecked Sendable {
 
     /// One group commit: returns nil when there was nothing to write, else the store's error
     /// (nil inside: written).
-    func step(_ store: TokenStore) -> StoreError?? {
+    func step(_ store: BridgeStateStore) -> StoreError?? {
         let works = retry ?? sources.compactMap { source in source.takeJournalWork().map { (source, $0) } }
-        var batch = TokenStore.JournalBatch()
+        var batch = BridgeStateStore.JournalBatch()
         for (_, work) in works {
             batch.inserts += work.rows
-            if work.marks != TokenStore.JournalMarks() { batch.marks[work.tenant] = work.marks }
+            if work.marks != BridgeStateStore.JournalMarks() { batch.marks[work.tenant] = work.marks }
             batch.answers += work.answers
         }
         batch.pruneBelow = pruneBelow()

@@ -16,7 +16,7 @@ import APNWire
 /// Record rows (the resend record an earlier bridge kept) come back as they were.
 package struct JournalRecovery {
     /// Entries for the new record, oldest first: content, answer, when recorded (UNIX ms).
-    package var record: [TokenStore.ResendRow] = []
+    package var record: [BridgeStateStore.ResendRow] = []
     /// What to forward, oldest first.
     package var forward: [BridgedNotification] = []
     /// Rows that may have been written and never answered.
@@ -27,7 +27,7 @@ package struct JournalRecovery {
 
     /// The decision for `recordRows` and `leftover`; rows to forward read before
     /// `forwardSince` (UNIX ms) are dropped and counted (``tooOld``).
-    package init(recordRows: [TokenStore.ResendRow], leftover: TokenStore.JournalLeftover, forwardSince: Int64 = .min) {
+    package init(recordRows: [BridgeStateStore.ResendRow], leftover: BridgeStateStore.JournalLeftover, forwardSince: Int64 = .min) {
         record = recordRows
         // What the record rows already hold, as a multiset: a journal row for the same
         // content (the notification the record row was made for) is not added twice.
@@ -61,7 +61,7 @@ package struct JournalRecovery {
                 continue
             }
             record.append(
-                TokenStore.ResendRow(
+                BridgeStateStore.ResendRow(
                     instance: row.instance, serial: row.seq, tenant: row.tenant, token: row.token, payload: row.payload,
                     expiry: row.expiry, priority: row.priority, answer: answer.storeCode, recordedAt: row.recordedAt))
         }

@@ -3,7 +3,7 @@ import APNSupport
 import APNWire
 
 /// The resend record's rows in the store (#41): how an entry's answer is coded, and how a
-/// tenant's record changes become ``TokenStore/ResendChange``s and rows come back.
+/// tenant's record changes become ``BridgeStateStore/ResendChange``s and rows come back.
 extension ResendRecord.Answer {
     /// The answer's code in a store row: 0 accepted, 1 maybe delivered, 2 pending,
     /// 65,536 + the binary status for a refusal.
@@ -44,7 +44,7 @@ package struct ResendRecordRows: Sendable {
     }
 
     /// The store's changes for the record's.
-    package func changes(_ changes: [ResendRecord.Change]) -> [TokenStore.ResendChange] {
+    package func changes(_ changes: [ResendRecord.Change]) -> [BridgeStateStore.ResendChange] {
         changes.map { change in
             switch change {
             case .inserted(let serial, let key, let answer, let recordedAt):
@@ -58,8 +58,8 @@ package struct ResendRecordRows: Sendable {
     }
 
     /// The row of one entry.
-    package func row(serial: UInt64, key: ResendKey, answer: ResendRecord.Answer, recordedAt: Duration) -> TokenStore.ResendRow {
-        TokenStore.ResendRow(
+    package func row(serial: UInt64, key: ResendKey, answer: ResendRecord.Answer, recordedAt: Duration) -> BridgeStateStore.ResendRow {
+        BridgeStateStore.ResendRow(
             instance: instance, serial: Int64(bitPattern: serial), tenant: tenant, token: key.token,
             payload: key.payload, expiry: key.expiry, priority: key.priority, answer: answer.storeCode,
             recordedAt: originMilliseconds + recordedAt.wholeMilliseconds)
@@ -70,8 +70,8 @@ package struct ResendRecordRows: Sendable {
     /// or a live peer's (``ResendRecord/Restored/peer``). Rows with an answer code this
     /// code does not write are skipped.
     package func restore(
-        _ rows: [TokenStore.ResendRow], into record: inout ResendRecord,
-        as kept: (TokenStore.ResendRow) -> ResendRecord.Restored
+        _ rows: [BridgeStateStore.ResendRow], into record: inout ResendRecord,
+        as kept: (BridgeStateStore.ResendRow) -> ResendRecord.Restored
     ) {
         for row in rows {
             guard let answer = ResendRecord.Answer(storeCode: row.answer) else { continue }

@@ -140,7 +140,7 @@ final class TenantBridge: Sendable, JournalSource {
     /// What to do once the lock is released.
     private struct Effects {
         var forwards: [(connection: UInt64, ordinal: Int, notification: BridgedNotification)] = []
-        var feedback: [TokenStore.QueuedFeedback] = []
+        var feedback: [BridgeStateStore.QueuedFeedback] = []
         var wakers: [WakeSignal] = []
         var events: [BridgeEvent] = []
         /// The record's changes, for the store.
@@ -391,7 +391,7 @@ final class TenantBridge: Sendable, JournalSource {
         let arrival = Arrival(connection: Self.recoveredConnection, ordinal: ordinal)
         if case .unregistered(let since) = answer, let item = state.recoveredTokens.removeValue(forKey: ordinal) {
             effects.feedback.append(
-                TokenStore.QueuedFeedback(tenant: tenant.name, device: Device(unvalidated: item), unixTime: UInt32(clamping: since)))
+                BridgeStateStore.QueuedFeedback(tenant: tenant.name, device: Device(unvalidated: item), unixTime: UInt32(clamping: since)))
         } else {
             state.recoveredTokens[ordinal] = nil
         }
@@ -410,7 +410,7 @@ final class TenantBridge: Sendable, JournalSource {
     /// resends; what it read and never wrote gets a pending record entry each — a client's
     /// resend of it is answered when it is — and is sent as credit allows; what it may have
     /// written and saw no answer for is counted.
-    func takeOver(_ taken: TokenStore.BridgeTakeOver) {
+    func takeOver(_ taken: BridgeStateStore.BridgeTakeOver) {
         let now = now
         var effects = Effects()
         state.withLock { state in
@@ -574,7 +574,7 @@ final class TenantBridge: Sendable, JournalSource {
                 state.counts.forwarded += 1
             case .queueFeedback(let token, let since):
                 effects.feedback.append(
-                    TokenStore.QueuedFeedback(
+                    BridgeStateStore.QueuedFeedback(
                         tenant: tenant.name, device: Device(unvalidated: token), unixTime: UInt32(clamping: since)))
             case .pauseReading:
                 if entry.reading == .open { entry.reading = .paused }

@@ -19,7 +19,7 @@ extension FeedbackPollLock {
         var lastFailure: String?
         while true {
             do throws(StoreError) {
-                if let lease = try TokenStore.PollLease.take(location: store) {
+                if let lease = try FeedbackPollLease.take(location: store) {
                     events(.leaseTaken(store: shown, afterWaiting: waited))
                     return FeedbackPollLock(lease: lease)
                 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// The lock that lets one feedback service poll a store at a time, held while the service
 /// runs: for SQLite `flock(2)` on `STORE.lock`, refused at once when held; for PostgreSQL the
-/// store's lease (``TokenStore/PollLease``), waited for as a hot standby
+/// store's lease (``FeedbackPollLease``), waited for as a hot standby
 /// (FeedbackPollLock+Standby.swift).
 ///
 /// Two pollers on one store would each take tuples the other never sees (the feedback
@@ -34,13 +34,13 @@ final class FeedbackPollLock {
     /// What holds the lock: the lock file's descriptor, or the PostgreSQL lease.
     private enum Hold {
         case file(Int32)
-        case lease(TokenStore.PollLease)
+        case lease(FeedbackPollLease)
     }
 
     private let hold: Hold
 
     /// The PostgreSQL lease, taken (``FeedbackPollLock/take(store:stop:events:)``).
-    init(lease: TokenStore.PollLease) {
+    init(lease: FeedbackPollLease) {
         hold = .lease(lease)
     }
 

@@ -5,3 +5,10 @@ extension TokenStore {
         PostgresURL(location)?.redacted ?? location
     }
 }
+
+extension TokenStore {
+    /// Whether `location` names a PostgreSQL store (a `postgresql://` or `postgres://` URL).
+    public static func isPostgreSQL(_ location: String) -> Bool {
+        PostgresURL(location) != nil
+    }
+}

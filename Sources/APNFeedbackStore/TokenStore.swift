@@ -9,8 +9,8 @@ public import APNCore
 /// when the app registered it again later. Applying the same tuple twice changes nothing,
 /// so a batch can be applied again after a crash. Each batch is one transaction.
 ///
-/// The same file keeps a per-tenant feedback outbox for a server that answers as Apple's
-/// feedback service did: ``queueFeedback(_:)`` and the methods beside it.
+/// The bridge's own state (its feedback outbox, resend record and journal) may live in the
+/// same database, behind a type of its own: ``BridgeStateStore``.
 ///
 /// Both backends keep the same schema meaning and apply the same rules; each write is one
 /// transaction. SQLite: the file is in WAL mode with `synchronous = NORMAL`, so a committed
@@ -61,8 +61,13 @@ public final class TokenStore {
         }
     }
 
-    /// The database behind the API; internal for the extensions beside this file.
-    let backend: any TokenStoreBackend
+    /// The database behind the API (`package`: test support wraps it in a decorator).
+    package let backend: any TokenRegistryBackend
+
+    /// A store on `backend` (test support: a decorator around a real one).
+    package init(backend: any TokenRegistryBackend) {
+        self.backend = backend
+    }
 
     /// Opens the SQLite store at `path`, creating or migrating its schema.
     ///

@@ -42,7 +42,7 @@ import Testing
 
         outbox.start()
         let device = try Device(token: [UInt8](repeating: 0xEF, count: 32))
-        outbox.queue([TokenStore.QueuedFeedback(tenant: "app", device: device, unixTime: 1_700_000_000)])
+        outbox.queue([BridgeStateStore.QueuedFeedback(tenant: "app", device: device, unixTime: 1_700_000_000)])
         #expect(observed.logged.wait(timeout: .now() + 60) == .success, "the failure is logged")
         guard case .feedbackStoreFailed(_, let waiting)? = observed.events.withLock({ $0.first }) else {
             Issue.record("not a store failure: \(observed.events.withLock { $0 })")

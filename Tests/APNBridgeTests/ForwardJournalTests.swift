@@ -64,16 +64,16 @@ import Testing
         #expect(after == nil)
     }
 
-    static func row(_ seq: Int64, instance: Int64 = 5, answer: Int64? = nil, n: Int? = nil) -> TokenStore.JournalRow {
+    static func row(_ seq: Int64, instance: Int64 = 5, answer: Int64? = nil, n: Int? = nil) -> BridgeStateStore.JournalRow {
         let key = BridgeHarness.key(n ?? Int(seq))
-        return TokenStore.JournalRow(
+        return BridgeStateStore.JournalRow(
             instance: instance, seq: seq, tenant: "app", token: key.token, payload: key.payload, expiry: key.expiry,
             priority: key.priority, answer: answer, recordedAt: 1_000 + seq)
     }
 
     @Test func recoveryDecidesEachRowByTheTable() {
-        var leftover = TokenStore.JournalLeftover()
-        leftover.marks = [5: TokenStore.JournalMarks(sentThrough: 4, answeredThrough: 1)]
+        var leftover = BridgeStateStore.JournalLeftover()
+        leftover.marks = [5: BridgeStateStore.JournalMarks(sentThrough: 4, answeredThrough: 1)]
         leftover.rows = [
             Self.row(1),  // at the answered mark, no answer of its own: accepted
             Self.row(2, answer: ResendRecord.Answer.refused(.invalidToken).storeCode),  // record: refused
@@ -84,7 +84,7 @@ import Testing
             Self.row(7, answer: ResendRecord.Answer.accepted.storeCode, n: 1),  // the same content as 1: a second entry
         ]
         // The record already holds the notification row 1 was made for.
-        let recordRow = TokenStore.ResendRow(
+        let recordRow = BridgeStateStore.ResendRow(
             instance: 5, serial: 0, tenant: "app", token: BridgeHarness.key(1).token, payload: BridgeHarness.key(1).payload,
             expiry: BridgeHarness.key(1).expiry, priority: BridgeHarness.key(1).priority, answer: 0, recordedAt: 1_000)
         let plan = JournalRecovery(recordRows: [recordRow], leftover: leftover)

@@ -70,7 +70,7 @@ import Testing
             old.row(serial: 4, key: Self.key(0), answer: .accepted, recordedAt: .seconds(1)),
             old.row(serial: 5, key: Self.key(1), answer: .pending, recordedAt: .seconds(2)),
             old.row(serial: 6, key: Self.key(2), answer: .refused(.invalidToken), recordedAt: .seconds(3)),
-            TokenStore.ResendRow(
+            BridgeStateStore.ResendRow(
                 instance: 7, serial: 9, tenant: "app", token: [1], payload: [2], expiry: 0, priority: 10, answer: 99,
                 recordedAt: 1_004_000),
         ]

@@ -100,9 +100,7 @@ struct FeedbackServiceTests {
         let fixture = try Fixture(tuples: 5_000)
         let service = try FeedbackService(configuration: try fixture.configuration(batchSize: 1000)) {
             location throws(StoreError) in
-            let store = try TokenStore(location: location)
-            store.failCommits(after: 2)
-            return store
+            TokenStore.failingCommits(try TokenStore(location: location), after: 2)
         }
         let ending = service.run()
         guard case .notCommitted(let count, let file?) = ending else {

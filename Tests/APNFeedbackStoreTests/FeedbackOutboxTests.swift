@@ -11,14 +11,14 @@ import Testing
 struct FeedbackOutboxTests {
     typealias Tests = TokenStoreTests
 
-    static func queued(_ tenant: String, _ n: Int, at time: UInt32) -> TokenStore.QueuedFeedback {
-        TokenStore.QueuedFeedback(tenant: tenant, entry: Tests.entry(n, at: time))
+    static func queued(_ tenant: String, _ n: Int, at time: UInt32) -> BridgeStateStore.QueuedFeedback {
+        BridgeStateStore.QueuedFeedback(tenant: tenant, entry: Tests.entry(n, at: time))
     }
 
     @Test(arguments: StoreBackend.available)
     func queuedTuplesAreServedThenRemoved(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         try store.queueFeedback([Self.queued("a", 1, at: 300), Self.queued("a", 2, at: 100), Self.queued("a", 3, at: 200)])
         #expect(try store.pendingFeedbackCount(tenant: "a") == 3)
         let served = try store.pendingFeedback(tenant: "a", limit: 10)
@@ -28,13 +28,14 @@ struct FeedbackOutboxTests {
         #expect(try store.pendingFeedbackCount(tenant: "a") == 0)
         #expect(try store.pendingFeedback(tenant: "a", limit: 10).isEmpty)
         #expect(try store.removeServedFeedback(tenant: "a", served) == 0, "removing again changes nothing")
-        #expect(try store.feedbackCount() == 0 && store.counts().inactive == 0, "the registry is not touched")
+        let registry = try folder.store()
+        #expect(try registry.feedbackCount() == 0 && registry.counts().inactive == 0, "the registry is not touched")
     }
 
     @Test(arguments: StoreBackend.available)
     func aTenantSeesAndRemovesOnlyItsOwn(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         try store.queueFeedback([
             Self.queued("a", 1, at: 100), Self.queued("b", 1, at: 100), Self.queued("b", 2, at: 150),
         ])
@@ -50,7 +51,7 @@ struct FeedbackOutboxTests {
     @Test(arguments: StoreBackend.available)
     func aLaterTimeReplacesAnEarlierOneDoesNot(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         try store.queueFeedback([Self.queued("a", 1, at: 200)])
         try store.queueFeedback([Self.queued("a", 1, at: 300)])
         #expect(try store.pendingFeedback(tenant: "a", limit: 10) == [Tests.entry(1, at: 300)])
@@ -65,7 +66,7 @@ struct FeedbackOutboxTests {
     @Test(arguments: StoreBackend.available)
     func aNewer410ArrivingWhileServingIsServedNext(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         try store.queueFeedback([Self.queued("a", 1, at: 100), Self.queued("a", 2, at: 100)])
         let served = try store.pendingFeedback(tenant: "a", limit: 10)
         try store.queueFeedback([Self.queued("a", 1, at: 200)])
@@ -79,7 +80,7 @@ struct FeedbackOutboxTests {
     @Test(arguments: StoreBackend.available)
     func oldestFirstEqualTimesInTokenOrderAtMostTheLimit(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         try store.queueFeedback([
             Self.queued("a", 9, at: 300), Self.queued("a", 5, at: 100), Self.queued("a", 7, at: 200),
             Self.queued("a", 2, at: 100), Self.queued("a", 1, at: 300),
@@ -102,7 +103,7 @@ struct FeedbackOutboxTests {
     @Test(arguments: StoreBackend.available)
     func anEmptyTenantIsRefusedAndAFailedBatchQueuesNothing(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         let batch = #expect(throws: StoreError.self) {
             try store.queueFeedback([Self.queued("a", 1, at: 100), Self.queued("", 2, at: 100)])
         }
@@ -118,16 +119,16 @@ struct FeedbackOutboxTests {
     func whatWasQueuedOrRemovedSurvivesReopening(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
         do {
-            let store = try folder.store()
+            let store = try folder.bridgeState()
             try store.queueFeedback([Self.queued("a", 1, at: 100), Self.queued("a", 2, at: 200), Self.queued("b", 3, at: 300)])
         }
         do {
-            let store = try folder.store()
+            let store = try folder.bridgeState()
             let served = try store.pendingFeedback(tenant: "a", limit: 1)
             #expect(served == [Tests.entry(1, at: 100)])
             try store.removeServedFeedback(tenant: "a", served)
         }
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         #expect(try store.pendingFeedback(tenant: "a", limit: 10) == [Tests.entry(2, at: 200)])
         #expect(try store.pendingFeedback(tenant: "b", limit: 10) == [Tests.entry(3, at: 300)])
     }
@@ -158,6 +159,7 @@ struct FeedbackOutboxTests {
             INSERT INTO feedback VALUES (X'\(token)', 1500, 1600, 'deactivated');
             PRAGMA user_version = 1;
             """)
+        let state = try folder.bridgeState()
         let store = try folder.store()
         let record = try #require(try store.lookup(Tests.device(1)))
         #expect(record.topic == "com.example.app" && record.registeredAt == 1_000 && !record.isActive)
@@ -168,14 +170,14 @@ struct FeedbackOutboxTests {
         #expect(received.map(\.time) == [1_500] && received.map(\.readAt) == [1_600] && received.map(\.outcome) == [.deactivated])
         #expect(try folder.integer("PRAGMA user_version") == 4)
         #expect(try folder.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'feedback_outbox'") == 1)
-        try store.queueFeedback([Self.queued("a", 1, at: 1_700)])
-        #expect(try store.pendingFeedback(tenant: "a", limit: 1) == [Tests.entry(1, at: 1_700)])
+        try state.queueFeedback([Self.queued("a", 1, at: 1_700)])
+        #expect(try state.pendingFeedback(tenant: "a", limit: 1) == [Tests.entry(1, at: 1_700)])
     }
 
     @Test(arguments: StoreBackend.available)
     func tenThousandInOneBatch(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         let count = 10_000
         // Times run backwards so the order served is the reverse of the order queued.
         try store.queueFeedback((1...count).map { Self.queued("a", $0, at: UInt32(100_000 - $0)) })
@@ -224,8 +226,8 @@ struct FeedbackClaimTests {
     @Test(arguments: StoreBackend.available)
     func aClaimedTupleIsNotClaimedAgainUntilReleasedOrExpired(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let one = try folder.store()
-        let other = try folder.store()
+        let one = try folder.bridgeState()
+        let other = try folder.bridgeState()
         try one.queueFeedback([FeedbackOutboxTests.queued("a", 1, at: 300), FeedbackOutboxTests.queued("a", 2, at: 100),
                                FeedbackOutboxTests.queued("a", 3, at: 200)])
         let first = try one.claimFeedback(tenant: "a", limit: 2, now: 1_000, until: 61_000)

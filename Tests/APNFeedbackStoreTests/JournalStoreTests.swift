@@ -9,8 +9,8 @@ import Testing
 struct JournalStoreTests {
     typealias Tests = TokenStoreTests
 
-    static func row(_ seq: Int64, instance: Int64 = 1, tenant: String = "app", answer: Int64? = nil) -> TokenStore.JournalRow {
-        TokenStore.JournalRow(
+    static func row(_ seq: Int64, instance: Int64 = 1, tenant: String = "app", answer: Int64? = nil) -> BridgeStateStore.JournalRow {
+        BridgeStateStore.JournalRow(
             instance: instance, seq: seq, tenant: tenant, token: Tests.device(Int(seq)).token,
             payload: Array(#"{"aps":{"alert":"n\#(seq)"}}"#.utf8), expiry: 7, priority: 10, answer: answer,
             recordedAt: 1_000 + seq)
@@ -19,14 +19,14 @@ struct JournalStoreTests {
     /// What the dead bridges on `folder`'s store left, per tenant, as a takeover by
     /// `instance` (registered here) hands it to its plan; the plan keeps nothing.
     static func leftover(_ folder: Tests.Folder, tenants: [String], instance: Int64 = 9) throws
-        -> [String: TokenStore.JournalLeftover]
+        -> [String: BridgeStateStore.JournalLeftover]
     {
-        let taker = try folder.store()
+        let taker = try folder.bridgeState()
         try taker.registerBridgeInstance(instance, startedAt: 0)
-        var seen: [String: TokenStore.JournalLeftover] = [:]
+        var seen: [String: BridgeStateStore.JournalLeftover] = [:]
         _ = try taker.takeOverDeadBridges(instance: instance, tenants: tenants, recordSince: 0) { tenant, _, leftover in
             seen[tenant] = leftover
-            return TokenStore.BridgeTakeOver()
+            return BridgeStateStore.BridgeTakeOver()
         }
         return seen
     }
@@ -34,15 +34,15 @@ struct JournalStoreTests {
     @Test(arguments: StoreBackend.available)
     func batchesAreReadBackByABridgeTakingOverWithTheirMarks(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        var store: TokenStore? = try folder.store()
+        var store: BridgeStateStore? = try folder.bridgeState()
         try store?.registerBridgeInstance(1, startedAt: 0)
-        var first = TokenStore.JournalBatch()
+        var first = BridgeStateStore.JournalBatch()
         first.inserts = (1...5).map { Self.row($0) } + [Self.row(6, tenant: "other")]
-        first.marks = ["app": TokenStore.JournalMarks(sentThrough: 3)]
+        first.marks = ["app": BridgeStateStore.JournalMarks(sentThrough: 3)]
         try store?.applyJournal(first, instance: 1)
-        var second = TokenStore.JournalBatch()
+        var second = BridgeStateStore.JournalBatch()
         // A mark never moves back, and one not given stays.
-        second.marks = ["app": TokenStore.JournalMarks(sentThrough: 2, answeredThrough: 2), "other": TokenStore.JournalMarks(sentThrough: 6)]
+        second.marks = ["app": BridgeStateStore.JournalMarks(sentThrough: 2, answeredThrough: 2), "other": BridgeStateStore.JournalMarks(sentThrough: 6)]
         second.answers = [(2, 65_544)]
         second.pruneBelow = 2  // drops row 1
         try store?.applyJournal(second, instance: 1)
@@ -52,17 +52,17 @@ struct JournalStoreTests {
         let left = try Self.leftover(folder, tenants: ["app", "other"])
         let leftover = try #require(left["app"])
         #expect(leftover.rows == [Self.row(2, answer: 65_544), Self.row(3), Self.row(4), Self.row(5)])
-        #expect(leftover.marks == [1: TokenStore.JournalMarks(sentThrough: 3, answeredThrough: 2)])
+        #expect(leftover.marks == [1: BridgeStateStore.JournalMarks(sentThrough: 3, answeredThrough: 2)])
         #expect(leftover.rows.map(leftover.wasSent) == [true, true, false, false])
         #expect(leftover.rows.map(leftover.wasAnswered) == [true, false, false, false])
-        #expect(left["other"]?.marks == [1: TokenStore.JournalMarks(sentThrough: 6)])
+        #expect(left["other"]?.marks == [1: BridgeStateStore.JournalMarks(sentThrough: 6)])
     }
 
     @Test(arguments: StoreBackend.available)
     func aBatchWithAnEmptyTenantChangesNothing(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
-        var batch = TokenStore.JournalBatch()
+        let store = try folder.bridgeState()
+        var batch = BridgeStateStore.JournalBatch()
         batch.inserts = [Self.row(1), Self.row(2, tenant: "")]
         try store.registerBridgeInstance(1, startedAt: 0)
         #expect(throws: StoreError.self) { try store.applyJournal(batch, instance: 1) }
@@ -78,9 +78,9 @@ struct BridgeInstancesStoreTests {
     typealias Tests = TokenStoreTests
 
     /// A plan that keeps every record row and forwards every journal row, under `instance`.
-    static func keepAll(_ instance: Int64) -> (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver {
+    static func keepAll(_ instance: Int64) -> (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver {
         { _, record, leftover in
-            TokenStore.BridgeTakeOver(
+            BridgeStateStore.BridgeTakeOver(
                 record: record.map { var row = $0; row.instance = instance; row.serial = -row.serial - 1; return row },
                 journal: leftover.rows.map { var row = $0; row.instance = instance; return row })
         }
@@ -90,13 +90,13 @@ struct BridgeInstancesStoreTests {
     func onlyADeadBridgesStateIsTakenOverAndOnlyOnce(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
         // Each bridge its own connection, as each process has.
-        var first: TokenStore? = try folder.store()
-        let second = try folder.store()
-        let third = try folder.store()
+        var first: BridgeStateStore? = try folder.bridgeState()
+        let second = try folder.bridgeState()
+        let third = try folder.bridgeState()
         try first?.registerBridgeInstance(1, startedAt: 1_000)
         try second.registerBridgeInstance(2, startedAt: 1_000)
         try third.registerBridgeInstance(3, startedAt: 1_000)
-        var batch = TokenStore.JournalBatch()
+        var batch = BridgeStateStore.JournalBatch()
         batch.inserts = [JournalStoreTests.row(1), JournalStoreTests.row(2), JournalStoreTests.row(3, tenant: "other")]
         try first?.applyJournal(batch, instance: 1)
         try first?.applyResendChanges([.insert(ResendRecordStoreTests.row(7, instance: 1, at: 5_000))])
@@ -131,12 +131,12 @@ struct BridgeInstancesStoreTests {
     func twoStoresEachHaveTheirOwnInstanceOne(_ backend: StoreBackend) throws {
         let one = try Tests.Folder(backend)
         let other = try Tests.Folder(backend)
-        let first = try one.store()
-        let second = try other.store()
+        let first = try one.bridgeState()
+        let second = try other.bridgeState()
         try first.registerBridgeInstance(1, startedAt: 0)
         try second.registerBridgeInstance(1, startedAt: 0)
         #expect(throws: StoreError.self, "within one store, one instance 1") {
-            try one.store().registerBridgeInstance(1, startedAt: 0)
+            try one.bridgeState().registerBridgeInstance(1, startedAt: 0)
         }
         first.releaseBridgeInstance(1)
         second.releaseBridgeInstance(1)

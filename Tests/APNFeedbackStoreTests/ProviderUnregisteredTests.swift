@@ -80,10 +80,10 @@ struct ProviderUnregisteredTests {
     func storeFailureLosesNothing() async throws {
         let folder = try Tests.Folder()
         // Not folder.store(): sent to the recording, it must share nothing with the folder.
-        let writer = try TokenStore(path: folder.path)
+        let registry = try TokenStore(path: folder.path)
         let devices = (1...40).map(Tests.device)
-        for device in devices { try writer.register(device, at: Self.sinceSeconds - 100) }
-        writer.failCommits(after: 1)
+        for device in devices { try registry.register(device, at: Self.sinceSeconds - 100) }
+        let writer = TokenStore.failingCommits(registry, after: 1)
         var fixture = try Gateway(unregistered: devices)
         defer { _ = fixture.gateway.stop() }
         let recording = UnregisteredTokenRecording(writer, batchSize: 5)

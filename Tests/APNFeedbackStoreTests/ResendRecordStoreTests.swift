@@ -10,9 +10,9 @@ struct ResendRecordStoreTests {
     typealias Tests = TokenStoreTests
 
     static func row(_ serial: Int64, tenant: String = "app", instance: Int64 = 1, at time: Int64, answer: Int64 = 0)
-        -> TokenStore.ResendRow
+        -> BridgeStateStore.ResendRow
     {
-        TokenStore.ResendRow(
+        BridgeStateStore.ResendRow(
             instance: instance, serial: serial, tenant: tenant, token: Tests.device(Int(serial)).token,
             payload: Array(#"{"aps":{"alert":"n\#(serial)"}}"#.utf8), expiry: UInt32(serial), priority: 5,
             answer: answer, recordedAt: time)
@@ -21,7 +21,7 @@ struct ResendRecordStoreTests {
     @Test(arguments: StoreBackend.available)
     func changesAreAppliedInOrderAndRowsReadBackOldestFirst(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         try store.applyResendChanges([
             .insert(Self.row(2, at: 2_000, answer: 2)),
             .insert(Self.row(1, at: 1_000)),
@@ -38,13 +38,13 @@ struct ResendRecordStoreTests {
         // Another connection (another bridge, a restart) reads what was committed, and a
         // bridge does not read its own rows as a peer's.
         #expect(try store.peerResendRows(tenant: "app", excluding: 1, since: 0).isEmpty)
-        #expect(try folder.store().peerResendRows(tenant: "app", excluding: 0, since: 0).count == 2)
+        #expect(try folder.bridgeState().peerResendRows(tenant: "app", excluding: 0, since: 0).count == 2)
     }
 
     @Test(arguments: StoreBackend.available)
     func aFailedBatchChangesNothing(_ backend: StoreBackend) throws {
         let folder = try Tests.Folder(backend)
-        let store = try folder.store()
+        let store = try folder.bridgeState()
         #expect(throws: StoreError.self) {
             try store.applyResendChanges([.insert(Self.row(1, at: 1_000)), .insert(Self.row(2, tenant: "", at: 1_000))])
         }

@@ -45,6 +45,13 @@ struct TokenStoreTests {
             return try TokenStore(location: location, options: options)
         }
 
+        /// The bridge's state in the same database.
+        func bridgeState(_ configure: (inout TokenStore.Options) -> Void = { _ in }) throws -> BridgeStateStore {
+            var options = TokenStore.Options()
+            configure(&options)
+            return try BridgeStateStore(location: location, options: options)
+        }
+
         /// Runs SQL on the file with a connection of its own.
         func sql(_ statement: String) {
             var handle: OpaquePointer?

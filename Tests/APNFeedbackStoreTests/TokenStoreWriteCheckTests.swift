@@ -2,6 +2,7 @@ import APN
 import APNFeedbackStore
 import CSQLite
 import Foundation
+import APNTestSupport
 import Testing
 
 /// The check a feedback consumer makes before taking tuples it cannot get again
@@ -44,8 +45,7 @@ struct TokenStoreWriteCheckTests {
 
     @Test func anInjectedCommitFailureIsAFullDiskAtCommitAndRollsTheBatchBack() throws {
         let folder = try Folder()
-        let store = try folder.store()
-        store.failCommits(after: 1)
+        let store = TokenStore.failingCommits(try folder.store(), after: 1)
         try store.apply([Feedback.Entry(unixTime: 5, device: Self.device(1))], readAt: 6)
         #expect {
             try store.apply([Feedback.Entry(unixTime: 5, device: Self.device(2))], readAt: 6)
@@ -74,9 +74,9 @@ struct TokenStoreWriteCheckTests {
         let again = try store.importRecords([TokenStore.Registration](), feedback: feedback, readAt: 2_000)
         #expect(again.feedback.duplicates == 4, "a replay changes nothing")
 
-        store.failCommits(after: 0)
+        let failing = TokenStore.failingCommits(store, after: 0)
         #expect(throws: StoreError.self) {
-            try store.importRecords(
+            try failing.importRecords(
                 [TokenStore.Registration(device: Self.device(9), at: 1)],
                 feedback: [Feedback.Entry(unixTime: 2, device: Self.device(9))], readAt: 3)
         }

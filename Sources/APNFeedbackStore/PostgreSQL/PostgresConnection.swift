@@ -13,9 +13,6 @@ final class PostgresConnection {
     /// Whether a transaction (``transaction(_:)``, ``readTransaction(_:)``) is open: nested
     /// ones run inside it rather than opening another.
     private(set) var inTransaction = false
-    /// Tests only (``TokenStore/failCommits(after:)``): how many more commits succeed before
-    /// each one fails as on a full disk; nil (always) for every real store.
-    var commitsBeforeFailure: Int?
 
     /// How often a write transaction is run again after a serialization failure or a
     /// deadlock before the failure is reported (``StoreError/Kind/locked``).
@@ -86,7 +83,7 @@ final class PostgresConnection {
         var attempt = 1
         while true {
             do {
-                return try once("BEGIN ISOLATION LEVEL SERIALIZABLE", commits: true, body)
+                return try once("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
             } catch {
                 // `body` and the statements around it throw StoreError only.
                 let failure = error as? StoreError ?? StoreError(.postgres, "\(error)")
@@ -101,17 +98,16 @@ final class PostgresConnection {
     /// Runs `body` in one read-only snapshot (``TokenStore/snapshot(_:)``, listings).
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
         if inTransaction { return try body() }
-        return try once("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", commits: false, body)
+        return try once("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
-    private func once<T, E: Error>(_ begin: String, commits: Bool, _ body: () throws(E) -> T) throws -> T {
+    private func once<T, E: Error>(_ begin: String, _ body: () throws(E) -> T) throws -> T {
         try execute(begin)
         inTransaction = true
         defer { inTransaction = false }
         let value: T
         do {
             value = try body()
-            if commits { try injectedCommitFailure() }
             try execute("COMMIT")
         } catch {
             // After a failed statement or COMMIT the transaction is aborted: end it, or
@@ -134,15 +130,6 @@ final class PostgresConnection {
                 for row in 0..<batch.rows { try body(batch, row) }
             }
         }
-    }
-
-    private func injectedCommitFailure() throws(StoreError) {
-        guard let left = commitsBeforeFailure else { return }
-        guard left > 0 else {
-            throw StoreError(
-                .full, "the disk holding the token store is full; COMMIT failed (injected for a test)", sqlState: "53100")
-        }
-        commitsBeforeFailure = left - 1
     }
 
     @discardableResult

@@ -1,7 +1,7 @@
 /// The bridge's journal on PostgreSQL (`bridge_journal`, `bridge_journal_marks`, schema 4):
 /// SQLiteJournal's statements in PostgreSQL's words, a batch's rows as arrays in one
 /// statement each (a group commit is one round trip a kind, not one a row). The API is in
-/// TokenStore+Journal.swift.
+/// BridgeStateStore+Journal.swift.
 extension PostgresTokenBackend {
     func prepareJournal() throws(StoreError) {
         typealias V = PostgresValue
@@ -30,7 +30,7 @@ extension PostgresTokenBackend {
             types: [V.int8Type, V.int8Type])
     }
 
-    func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
+    func applyJournal(_ batch: BridgeStateStore.JournalBatch, instance: Int64) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             try insertJournal(batch.inserts)
             for (tenant, marks) in batch.marks.sorted(by: { $0.key < $1.key }) {
@@ -52,15 +52,15 @@ extension PostgresTokenBackend {
     }
 
     /// The journal rows of a `SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at`.
-    func journalRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [TokenStore.JournalRow] {
-        var rows: [TokenStore.JournalRow] = []
+    func journalRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [BridgeStateStore.JournalRow] {
+        var rows: [BridgeStateStore.JournalRow] = []
         for row in 0..<result.rows {
             guard let owner = result.int64(row, 0), let seq = result.int64(row, 1),
                 let expiry = result.int64(row, 4).flatMap({ UInt32(exactly: $0) }),
                 let priority = result.int64(row, 5).flatMap({ UInt8(exactly: $0) }), let recordedAt = result.int64(row, 7)
             else { throw StoreError(.corrupt, "the token store holds a journal row this code could not have written") }
             rows.append(
-                TokenStore.JournalRow(
+                BridgeStateStore.JournalRow(
                     instance: owner, seq: seq, tenant: tenant, token: result.bytes(row, 2), payload: result.bytes(row, 3),
                     expiry: expiry, priority: priority, answer: result.int64(row, 6), recordedAt: recordedAt))
         }
@@ -68,7 +68,7 @@ extension PostgresTokenBackend {
     }
 
     /// Inserts `rows`, each under its own instance.
-    func insertJournal(_ rows: [TokenStore.JournalRow]) throws(StoreError) {
+    func insertJournal(_ rows: [BridgeStateStore.JournalRow]) throws(StoreError) {
         let int8 = PostgresValue.int8Type
         for chunk in rows.chunks(of: Self.batchSize) {
             try connection.run("apn_journal_insert", [
@@ -91,7 +91,7 @@ extension PostgresTokenBackend {
 
 }
 
-/// Bridges sharing a PostgreSQL store (TokenStore+BridgeInstances.swift): each holds a
+/// Bridges sharing a PostgreSQL store (BridgeStateStore+BridgeInstances.swift): each holds a
 /// session advisory lock keyed by its instance for as long as its connection lives; the
 /// server drops it when the connection ends, however the process ended.
 extension PostgresTokenBackend {
@@ -146,9 +146,9 @@ extension PostgresTokenBackend {
 
     func takeOverDeadBridges(
         instance: Int64, tenants: [String], recordSince: Int64,
-        plan: (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver
-    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) {
-        try connection.transaction { () throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) in
+        plan: (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver
+    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: BridgeStateStore.BridgeTakeOver]) {
+        try connection.transaction { () throws(StoreError) -> (instances: [Int64], byTenant: [String: BridgeStateStore.BridgeTakeOver]) in
             let others = try connection.run("apn_bridge_others", [.int64(instance)])
             var dead: [Int64] = []
             for row in 0..<others.rows {
@@ -157,17 +157,17 @@ extension PostgresTokenBackend {
                 if try connection.run("apn_bridge_try", [.int64(other)]).bool(0, 0) { dead.append(other) }
             }
             guard !dead.isEmpty else { return ([], [:]) }
-            var byTenant: [String: TokenStore.BridgeTakeOver] = [:]
+            var byTenant: [String: BridgeStateStore.BridgeTakeOver] = [:]
             for tenant in tenants {
-                var record: [TokenStore.ResendRow] = []
-                var leftover = TokenStore.JournalLeftover()
+                var record: [BridgeStateStore.ResendRow] = []
+                var leftover = BridgeStateStore.JournalLeftover()
                 for other in dead {
                     record += try resendRows("apn_resend_of", tenant: tenant, instance: other, since: recordSince)
                     let rows = try connection.run("apn_journal_rows_of", [.text(tenant), .int64(other)])
                     leftover.rows += try journalRows(rows, tenant: tenant)
                     let marks = try connection.run("apn_journal_marks_of", [.text(tenant), .int64(other)])
                     if marks.rows > 0 {
-                        leftover.marks[other] = TokenStore.JournalMarks(
+                        leftover.marks[other] = BridgeStateStore.JournalMarks(
                             sentThrough: marks.int64(0, 1), answeredThrough: marks.int64(0, 2))
                     }
                 }
@@ -186,12 +186,12 @@ extension PostgresTokenBackend {
         }
     }
 
-    func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+    func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError) -> [BridgeStateStore.ResendRow] {
         try resendRows("apn_resend_peers", tenant: tenant, instance: instance, since: since)
     }
 
     private func resendRows(_ statement: String, tenant: String, instance: Int64, since: Int64) throws(StoreError)
-        -> [TokenStore.ResendRow]
+        -> [BridgeStateStore.ResendRow]
     {
         try decodeResendRows(try connection.run(statement, [.text(tenant), .int64(instance), .int64(since)]), tenant: tenant)
     }

@@ -75,7 +75,7 @@ extension PostgresTokenBackend {
 
     // MARK: the feedback outbox
 
-    func queueFeedback(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError) {
+    func queueFeedback(_ items: some Sequence<BridgeStateStore.QueuedFeedback>) throws(StoreError) {
         let items = Array(items)
         try connection.transaction { () throws(StoreError) in
             for item in items {

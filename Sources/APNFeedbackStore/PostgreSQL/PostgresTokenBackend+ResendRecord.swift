@@ -1,5 +1,5 @@
 /// The bridge's resend record on PostgreSQL (`bridge_resend`, schema 3): SQLiteResendRecord's
-/// statements in PostgreSQL's words. The API is in TokenStore+ResendRecord.swift.
+/// statements in PostgreSQL's words. The API is in BridgeStateStore+ResendRecord.swift.
 extension PostgresTokenBackend {
     func prepareResendRecord() throws(StoreError) {
         let (bytea, int8, text) = (PostgresValue.byteaType, PostgresValue.int8Type, PostgresValue.textType)
@@ -17,7 +17,7 @@ extension PostgresTokenBackend {
             "apn_resend_delete", "DELETE FROM bridge_resend WHERE instance = $1 AND serial = $2", types: [int8, int8])
     }
 
-    func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
+    func applyResendChanges(_ changes: [BridgeStateStore.ResendChange]) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             for change in changes {
                 switch change {
@@ -32,7 +32,7 @@ extension PostgresTokenBackend {
         }
     }
 
-    func insertResendRow(_ row: TokenStore.ResendRow) throws(StoreError) {
+    func insertResendRow(_ row: BridgeStateStore.ResendRow) throws(StoreError) {
         try checkTenant(row.tenant)
         try connection.run("apn_resend_insert", [
             .int64(row.instance), .int64(row.serial), .text(row.tenant), .bytes(row.token), .bytes(row.payload),
@@ -41,8 +41,8 @@ extension PostgresTokenBackend {
     }
 
     /// The record rows of a `SELECT instance, serial, token, payload, expiry, priority, answer, recorded_at`.
-    func decodeResendRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [TokenStore.ResendRow] {
-        var rows: [TokenStore.ResendRow] = []
+    func decodeResendRows(_ result: PostgresResult, tenant: String) throws(StoreError) -> [BridgeStateStore.ResendRow] {
+        var rows: [BridgeStateStore.ResendRow] = []
         rows.reserveCapacity(Int(result.rows))
         for row in 0..<result.rows {
             guard let instance = result.int64(row, 0), let serial = result.int64(row, 1),
@@ -51,7 +51,7 @@ extension PostgresTokenBackend {
                 let answer = result.int64(row, 6), let recordedAt = result.int64(row, 7)
             else { throw StoreError(.corrupt, "the token store holds a resend record row this code could not have written") }
             rows.append(
-                TokenStore.ResendRow(
+                BridgeStateStore.ResendRow(
                     instance: instance, serial: serial, tenant: tenant, token: result.bytes(row, 2),
                     payload: result.bytes(row, 3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
         }

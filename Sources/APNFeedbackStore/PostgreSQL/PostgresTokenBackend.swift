@@ -6,7 +6,7 @@ import APNCore
 /// token committed at once by two hosts end as Apple's rule says, whichever commits first.
 /// Upserts and `ON CONFLICT DO NOTHING` make a batch applied twice change nothing. Batches
 /// go to the server as arrays, many rows a statement (PostgresTokenBackend+Batches.swift).
-final class PostgresTokenBackend: TokenStoreBackend {
+final class PostgresTokenBackend: TokenRegistryBackend, BridgeStateBackend {
     /// Internal for the extensions beside this file.
     let connection: PostgresConnection
 
@@ -110,9 +110,5 @@ final class PostgresTokenBackend: TokenStoreBackend {
             device: try storedDevice(result.bytes(row, 0), ""), topic: result.text(row, 1),
             registeredAt: result.int64(row, 2) ?? 0, isActive: result.bool(row, 3),
             deactivatedAt: result.int64(row, 4), lastFeedbackAt: result.int64(row, 5))
-    }
-
-    func failCommits(after count: Int) {
-        connection.commitsBeforeFailure = max(0, count)
     }
 }

@@ -6,9 +6,6 @@ import CSQLite
 /// time, as ``TokenStore`` is.
 final class SQLiteDatabase {
     let handle: OpaquePointer
-    /// Tests only (``TokenStore/failCommits(after:)``): how many more `COMMIT`s succeed
-    /// before each one fails as on a full disk; nil (always) for every real store.
-    var commitsBeforeFailure: Int?
 
     /// Opens (creating when `create`) the database at `path`.
     init(path: String, create: Bool, busyTimeout: Duration) throws(StoreError) {
@@ -59,7 +56,6 @@ final class SQLiteDatabase {
             throw error
         }
         do {
-            try injectedCommitFailure()
             try execute("COMMIT")
         } catch {
             // A failed COMMIT leaves the transaction open: every later BEGIN would fail.
@@ -67,18 +63,6 @@ final class SQLiteDatabase {
             throw error
         }
         return value
-    }
-
-    /// The failure ``commitsBeforeFailure`` asks for, thrown where a real full disk makes
-    /// SQLite fail: at `COMMIT`, when the WAL is written, after the batch was applied.
-    private func injectedCommitFailure() throws(StoreError) {
-        guard let left = commitsBeforeFailure else { return }
-        guard left > 0 else {
-            throw StoreError(
-                .full, "the disk holding the token store is full; COMMIT failed: database or disk is full (injected for a test)",
-                resultCode: SQLITE_FULL)
-        }
-        commitsBeforeFailure = left - 1
     }
 
     /// Rows the last statement changed.

@@ -2,7 +2,7 @@ import APNCore
 
 /// The SQLite statements behind ``TokenStore``'s feedback outbox (`feedback_outbox`, schema 2):
 /// compiled once, run on the store's thread. The public API and its guarantees are in
-/// TokenStore+FeedbackOutbox.swift.
+/// BridgeStateStore+FeedbackOutbox.swift.
 final class SQLiteFeedbackOutbox {
     private let database: SQLiteDatabase
     private let queueRow: SQLiteStatement
@@ -66,7 +66,7 @@ final class SQLiteFeedbackOutbox {
         }
     }
 
-    func queue(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError) {
+    func queue(_ items: some Sequence<BridgeStateStore.QueuedFeedback>) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for item in items {
                 try checkTenant(item.tenant)

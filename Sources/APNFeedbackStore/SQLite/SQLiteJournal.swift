@@ -1,5 +1,5 @@
 /// The SQLite statements behind the bridge's journal (`bridge_journal`, `bridge_journal_marks`,
-/// schema 4): compiled once, run on the store's thread. The API is in TokenStore+Journal.swift.
+/// schema 4): compiled once, run on the store's thread. The API is in BridgeStateStore+Journal.swift.
 final class SQLiteJournal {
     private let database: SQLiteDatabase
     private let insertRow: SQLiteStatement
@@ -33,7 +33,7 @@ final class SQLiteJournal {
             "SELECT instance, sent_through, answered_through FROM bridge_journal_marks WHERE tenant = ?1 AND instance = ?2")
     }
 
-    func apply(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
+    func apply(_ batch: BridgeStateStore.JournalBatch, instance: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for row in batch.inserts { try insert(row) }
             for (tenant, marks) in batch.marks {
@@ -60,7 +60,7 @@ final class SQLiteJournal {
         }
     }
 
-    func insert(_ row: TokenStore.JournalRow) throws(StoreError) {
+    func insert(_ row: BridgeStateStore.JournalRow) throws(StoreError) {
         insertRow.reset()
         insertRow.bind(1, row.instance)
         insertRow.bind(2, row.seq)
@@ -74,9 +74,9 @@ final class SQLiteJournal {
     }
 
     /// What `instance` left for `tenant`.
-    func leftover(tenant: String, instance: Int64) throws(StoreError) -> TokenStore.JournalLeftover {
+    func leftover(tenant: String, instance: Int64) throws(StoreError) -> BridgeStateStore.JournalLeftover {
         let (rows, marks) = (selectRowsOf, selectMarksOf)
-        var leftover = TokenStore.JournalLeftover()
+        var leftover = BridgeStateStore.JournalLeftover()
         rows.reset()
         defer { rows.reset() }
         rows.bind(1, tenant)
@@ -87,7 +87,7 @@ final class SQLiteJournal {
                 let priority = rows.int64(5).flatMap({ UInt8(exactly: $0) }), let recordedAt = rows.int64(7)
             else { throw StoreError(.corrupt, "the token store holds a journal row this code could not have written") }
             leftover.rows.append(
-                TokenStore.JournalRow(
+                BridgeStateStore.JournalRow(
                     instance: owner, seq: seq, tenant: tenant, token: rows.bytes(2), payload: rows.bytes(3),
                     expiry: expiry, priority: priority, answer: rows.int64(6), recordedAt: recordedAt))
         }
@@ -97,7 +97,7 @@ final class SQLiteJournal {
         marks.bind(2, instance)
         while try marks.step() {
             guard let owner = marks.int64(0) else { continue }
-            leftover.marks[owner] = TokenStore.JournalMarks(sentThrough: marks.int64(1), answeredThrough: marks.int64(2))
+            leftover.marks[owner] = BridgeStateStore.JournalMarks(sentThrough: marks.int64(1), answeredThrough: marks.int64(2))
         }
         return leftover
     }

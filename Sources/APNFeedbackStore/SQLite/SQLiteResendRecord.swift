@@ -1,5 +1,5 @@
 /// The SQLite statements behind the bridge's resend record (`bridge_resend`, schema 3):
-/// compiled once, run on the store's thread. The API is in TokenStore+ResendRecord.swift.
+/// compiled once, run on the store's thread. The API is in BridgeStateStore+ResendRecord.swift.
 final class SQLiteResendRecord {
     private let database: SQLiteDatabase
     private let insertRow: SQLiteStatement
@@ -27,13 +27,13 @@ final class SQLiteResendRecord {
             """)
     }
 
-    func apply(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
+    func apply(_ changes: [BridgeStateStore.ResendChange]) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for change in changes { try apply(change) }
         }
     }
 
-    private func apply(_ change: TokenStore.ResendChange) throws(StoreError) {
+    private func apply(_ change: BridgeStateStore.ResendChange) throws(StoreError) {
         switch change {
         case .insert(let row):
             try insert(row)
@@ -52,25 +52,25 @@ final class SQLiteResendRecord {
     }
 
     /// Inserts (or replaces) one row, inside a transaction the caller holds.
-    func insertRow(_ row: TokenStore.ResendRow) throws(StoreError) {
+    func insertRow(_ row: BridgeStateStore.ResendRow) throws(StoreError) {
         try insert(row)
     }
 
     /// `tenant`'s rows of `instance` recorded since `recordedSince`.
-    func rows(tenant: String, instance: Int64, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+    func rows(tenant: String, instance: Int64, recordedSince: Int64) throws(StoreError) -> [BridgeStateStore.ResendRow] {
         selectOfInstance.reset()
         selectOfInstance.bind(2, instance)
         return try read(selectOfInstance, tenant: tenant, recordedSince: recordedSince)
     }
 
     /// `tenant`'s rows of instances other than `instance` recorded since `recordedSince`.
-    func peerRows(tenant: String, excluding instance: Int64, recordedSince: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+    func peerRows(tenant: String, excluding instance: Int64, recordedSince: Int64) throws(StoreError) -> [BridgeStateStore.ResendRow] {
         selectPeers.reset()
         selectPeers.bind(2, instance)
         return try read(selectPeers, tenant: tenant, recordedSince: recordedSince)
     }
 
-    private func insert(_ row: TokenStore.ResendRow) throws(StoreError) {
+    private func insert(_ row: BridgeStateStore.ResendRow) throws(StoreError) {
         try checkTenant(row.tenant)
         insertRow.reset()
         insertRow.bind(1, row.instance)
@@ -87,13 +87,13 @@ final class SQLiteResendRecord {
 
     /// Steps `statement` (tenant ?1, the time at ?3) through its rows.
     private func read(_ statement: SQLiteStatement, tenant: String, recordedSince: Int64) throws(StoreError)
-        -> [TokenStore.ResendRow]
+        -> [BridgeStateStore.ResendRow]
     {
         // Reset however it ends: a statement left on a row holds a read snapshot.
         defer { statement.reset() }
         statement.bind(1, tenant)
         statement.bind(3, recordedSince)
-        var rows: [TokenStore.ResendRow] = []
+        var rows: [BridgeStateStore.ResendRow] = []
         while try statement.step() {
             guard let instance = statement.int64(0), let serial = statement.int64(1),
                 let expiry = statement.int64(4).flatMap({ UInt32(exactly: $0) }),
@@ -101,7 +101,7 @@ final class SQLiteResendRecord {
                 let answer = statement.int64(6), let recordedAt = statement.int64(7)
             else { throw StoreError(.corrupt, "the token store holds a resend record row this code could not have written") }
             rows.append(
-                TokenStore.ResendRow(
+                BridgeStateStore.ResendRow(
                     instance: instance, serial: serial, tenant: tenant, token: statement.bytes(2),
                     payload: statement.bytes(3), expiry: expiry, priority: priority, answer: answer, recordedAt: recordedAt))
         }

@@ -25,7 +25,7 @@ enum SQLiteSchema {
             PRIMARY KEY (token, time)
         ) WITHOUT ROWID;
         """,
-        // 2: the feedback outbox (TokenStore+FeedbackOutbox.swift). One row per (tenant,
+        // 2: the feedback outbox (BridgeStateStore+FeedbackOutbox.swift). One row per (tenant,
         // token), as Apple's feedback gave one tuple per token; the index serves a tenant's
         // oldest first without sorting all of its rows.
         """
@@ -37,7 +37,7 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX feedback_outbox_by_time ON feedback_outbox (tenant, time, token);
         """,
-        // 3: the bridge's resend record (TokenStore+ResendRecord.swift), kept so that a
+        // 3: the bridge's resend record (BridgeStateStore+ResendRecord.swift), kept so that a
         // restarted bridge answers a client's resends from it (#41). A row per entry, keyed
         // by the process that recorded it and its serial there.
         """
@@ -55,7 +55,7 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX bridge_resend_by_time ON bridge_resend (tenant, recorded_at);
         """,
-        // 4: the bridge's journal (TokenStore+Journal.swift): every notification a bridge
+        // 4: the bridge's journal (BridgeStateStore+Journal.swift): every notification a bridge
         // read, kept from before it is forwarded until a while after its answer, so that
         // what a killed bridge read is forwarded by the next and what it wrote is never
         // written twice (#41). A row is sent when its seq is at or below its tenant's

@@ -1,4 +1,4 @@
-/// Bridges sharing a SQLite store (TokenStore+BridgeInstances.swift): the registry, the
+/// Bridges sharing a SQLite store (BridgeStateStore+BridgeInstances.swift): the registry, the
 /// lock file beside the store, and the takeover of a dead bridge's rows.
 extension SQLiteTokenBackend {
     func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError) {
@@ -21,12 +21,12 @@ extension SQLiteTokenBackend {
 
     func takeOverDeadBridges(
         instance: Int64, tenants: [String], recordSince: Int64,
-        plan: (String, [TokenStore.ResendRow], TokenStore.JournalLeftover) -> TokenStore.BridgeTakeOver
-    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: TokenStore.BridgeTakeOver]) {
+        plan: (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver
+    ) throws(StoreError) -> (instances: [Int64], byTenant: [String: BridgeStateStore.BridgeTakeOver]) {
         let locks = try bridgeLocks()
         var dead: [Int64] = []
         defer { for other in dead { locks.unlock(other) } }
-        let byTenant = try database.transaction { () throws(StoreError) -> [String: TokenStore.BridgeTakeOver] in
+        let byTenant = try database.transaction { () throws(StoreError) -> [String: BridgeStateStore.BridgeTakeOver] in
             let registered = try database.prepare("SELECT instance FROM bridge_instances WHERE instance <> ?1", persistent: false)
             registered.bind(1, instance)
             var candidates: [Int64] = []
@@ -35,10 +35,10 @@ extension SQLiteTokenBackend {
             // Held until the rows are gone: a second survivor checking at once sees it alive.
             dead = candidates.filter { locks.tryLock($0) }
             guard !dead.isEmpty else { return [:] }
-            var byTenant: [String: TokenStore.BridgeTakeOver] = [:]
+            var byTenant: [String: BridgeStateStore.BridgeTakeOver] = [:]
             for tenant in tenants {
-                var record: [TokenStore.ResendRow] = []
-                var leftover = TokenStore.JournalLeftover()
+                var record: [BridgeStateStore.ResendRow] = []
+                var leftover = BridgeStateStore.JournalLeftover()
                 for other in dead {
                     record += try resend.rows(tenant: tenant, instance: other, recordedSince: recordSince)
                     let left = try journal.leftover(tenant: tenant, instance: other)
@@ -63,7 +63,7 @@ extension SQLiteTokenBackend {
         return (dead, byTenant)
     }
 
-    func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError) -> [TokenStore.ResendRow] {
+    func peerResendRows(tenant: String, excluding instance: Int64, since: Int64) throws(StoreError) -> [BridgeStateStore.ResendRow] {
         try resend.peerRows(tenant: tenant, excluding: instance, recordedSince: since)
     }
 

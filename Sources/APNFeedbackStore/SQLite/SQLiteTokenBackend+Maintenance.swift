@@ -44,7 +44,7 @@ extension SQLiteTokenBackend {
 
     // MARK: the feedback outbox (SQLiteFeedbackOutbox.swift)
 
-    func queueFeedback(_ items: some Sequence<TokenStore.QueuedFeedback>) throws(StoreError) {
+    func queueFeedback(_ items: some Sequence<BridgeStateStore.QueuedFeedback>) throws(StoreError) {
         try outbox.queue(items)
     }
 

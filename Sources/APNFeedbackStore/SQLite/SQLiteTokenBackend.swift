@@ -4,7 +4,7 @@ import APNCore
 /// batch survives the process being killed (not a power loss between checkpoints). One
 /// process writes at a time (`BEGIN IMMEDIATE`, others wait up to the busy timeout, then get
 /// ``StoreError/Kind/locked``); readers in other processes are not blocked. Not thread-safe.
-final class SQLiteTokenBackend: TokenStoreBackend {
+final class SQLiteTokenBackend: TokenRegistryBackend, BridgeStateBackend {
     /// The file, as given; internal for SQLiteTokenBackend+WriteCheck.swift.
     let path: String
     /// Internal for the extensions beside this file.
@@ -74,13 +74,13 @@ final class SQLiteTokenBackend: TokenStoreBackend {
 
     // MARK: the bridge's resend record
 
-    func applyResendChanges(_ changes: [TokenStore.ResendChange]) throws(StoreError) {
+    func applyResendChanges(_ changes: [BridgeStateStore.ResendChange]) throws(StoreError) {
         try resend.apply(changes)
     }
 
     // MARK: the bridge's journal
 
-    func applyJournal(_ batch: TokenStore.JournalBatch, instance: Int64) throws(StoreError) {
+    func applyJournal(_ batch: BridgeStateStore.JournalBatch, instance: Int64) throws(StoreError) {
         try journal.apply(batch, instance: instance)
     }
 
@@ -204,9 +204,5 @@ final class SQLiteTokenBackend: TokenStoreBackend {
         statement.bind(1, token)
         statement.bind(2, time)
         try statement.run()
-    }
-
-    func failCommits(after count: Int) {
-        database.commitsBeforeFailure = max(0, count)
     }
 }

@@ -11,7 +11,7 @@ public import APNCore
 /// latest time reported, as Apple's feedback gave one tuple per token. A tenant's tuples are
 /// never returned for, or removed by, another tenant. An empty tenant is refused
 /// (``StoreError/Kind/invalidValue``).
-extension TokenStore {
+extension BridgeStateStore {
     /// One 410 to queue for a tenant's feedback (``queueFeedback(_:)``).
     public struct QueuedFeedback: Hashable, Sendable {
         /// Whose clients are served it: the name the server gives the client's identity.

@@ -9,7 +9,7 @@
 ///
 /// A row's meaning is the bridge's (`ResendRecord` in APNBridge): the store keeps the
 /// columns and their order and does not interpret the answer code.
-extension TokenStore {
+extension BridgeStateStore {
     /// One entry of a bridge's resend record.
     package struct ResendRow: Hashable, Sendable, HoldsStoredNotification {
         /// The process that recorded it (random per start) …

@@ -3,7 +3,7 @@
 /// advisory lock on PostgreSQL — which the system releases when the process dies, however
 /// it dies. A bridge whose lock can be taken is dead, and another takes its state over
 /// (``takeOverDeadBridges(instance:tenants:recordSince:plan:)``) in one transaction.
-extension TokenStore {
+extension BridgeStateStore {
     /// What a starting or surviving bridge took over for one tenant.
     package struct BridgeTakeOver: Sendable {
         /// Record rows, now under the taker's instance.

@@ -1,4 +1,4 @@
-extension TokenStore {
+extension BridgeStateStore {
     /// A notification as the bridge's rows keep it (#41): whose client sent it and what is
     /// forwarded — token, payload bytes, expiry, priority. A journal row and a resend record
     /// row each hold one (``JournalRow``, ``ResendRow``), and read its fields as their own.
@@ -21,17 +21,17 @@ extension TokenStore {
     }
 }
 
-/// A bridge row holding a ``TokenStore/StoredNotification``, whose fields it reads and
+/// A bridge row holding a ``BridgeStateStore/StoredNotification``, whose fields it reads and
 /// writes as its own (`row.token`, `row.tenant = …`).
 @dynamicMemberLookup
 package protocol HoldsStoredNotification {
     /// The notification the row keeps.
-    var notification: TokenStore.StoredNotification { get set }
+    var notification: BridgeStateStore.StoredNotification { get set }
 }
 
 extension HoldsStoredNotification {
     /// The notification's fields, as the row's own.
-    package subscript<Value>(dynamicMember field: WritableKeyPath<TokenStore.StoredNotification, Value>) -> Value {
+    package subscript<Value>(dynamicMember field: WritableKeyPath<BridgeStateStore.StoredNotification, Value>) -> Value {
         get { notification[keyPath: field] }
         set { notification[keyPath: field] = newValue }
     }

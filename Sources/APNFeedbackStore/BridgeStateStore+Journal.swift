@@ -7,7 +7,7 @@
 /// mark was accepted; other answers are kept in the row, and tell the next bridge how to
 /// answer a resend. The bridge decides; the store keeps the rows and applies each batch in
 /// one transaction.
-extension TokenStore {
+extension BridgeStateStore {
     /// One notification a bridge read.
     package struct JournalRow: Hashable, Sendable, HoldsStoredNotification {
         /// The bridge process that read it (random per start) …
