@@ -8,10 +8,10 @@ import APNTestTraits
 
 /// #25 item 4, "the feedback service never consumes what it cannot commit": Apple's service
 /// serves each tuple once, and a full disk used to lose every tuple of the visit. Here the
-/// store's commits fail after the tuples were handed over (an injected SQLITE_FULL, as any
-/// machine can run; `ApnFeedbackServiceFullDiskTests` fills a real tmpfs where it may mount
-/// one), or the store cannot take a write before the visit (another connection holds its
-/// write lock). Every tuple the mock served must end in the store or in the recovery output,
+/// store's commits fail after the tuples were handed over (SQLITE_FULL at COMMIT from a
+/// preloaded shim, ``PreloadShim/storeFull(_:)``, as any machine with a C compiler can run;
+/// `ApnFeedbackServiceFullDiskTests` fills a real tmpfs where it may mount one), or the
+/// store cannot take a write before the visit (another connection holds its write lock). Every tuple the mock served must end in the store or in the recovery output,
 /// and a store that cannot be written must not be visited for.
 @Suite("apn feedback-service: a store that cannot commit", .threadPerTest, .ownsChildProcesses)
 struct ApnFeedbackServiceRecoveryTests {
@@ -97,14 +97,19 @@ struct ApnFeedbackServiceRecoveryTests {
         #expect(stays.isActive && stays.lastFeedbackAt == kept.time)
     }
 
-    @Test("commits fail after the tuples were handed over: each is in the store or the recovery output, once; the printed replay command completes the store")
+    @Test(
+        "commits fail after the tuples were handed over: each is in the store or the recovery output, once; the printed replay command completes the store",
+        .enabled(if: PreloadShim.compiler != nil, "no C compiler to build the shim that fails the commits"))
     func commitFailsMidVisit() throws {
         let setup = try Setup()
         try Setup.register(in: setup.store)
-        let service = try setup.service(
-            ["--once", "--batch-size", "1000"], environment: ["APN_TEST_STORE_FAILS_AFTER_COMMITS": "2"])
-        let visit = try jsonObject(try service.nextLine())
-        let (status, error) = try service.waitForExit()
+        let (visit, status, error) = try PreloadShim.storeFull { shim in
+            let service = try setup.service(
+                ["--once", "--batch-size", "1000"], environment: shim.environment([PreloadShim.sqliteCommitsBeforeFull: "2"]))
+            let visit = try jsonObject(try service.nextLine())
+            let (status, error) = try service.waitForExit()
+            return (visit, status, error)
+        }
         #expect(status == 1)
         #expect(visit["event"] as? String == "visit_failed", "\(visit)")
         #expect((visit["error"] as? String)?.contains("full") == true, "\(visit)")

@@ -7,8 +7,8 @@ import APNTestTraits
 
 /// `apn send --http2 --store FILE` (issue #26, row 10): the 410s `apn mock-gateway --http2`
 /// answers go into the token store by the feedback service's rule, and `apn tokens list`
-/// shows them inactive; a store whose commits fail leaves every 410 in the recovery file,
-/// which `apn tokens import` replays.
+/// shows them inactive; a store whose commits fail (``PreloadShim/storeFull(_:)``) leaves
+/// every 410 in the recovery file, which `apn tokens import` replays.
 @Suite("apn send --http2 --store", .threadPerTest, .ownsChildProcesses)
 struct ApnSendHTTP2StoreTests {
     static let accepted = String(repeating: "aa", count: 32)
@@ -61,16 +61,20 @@ struct ApnSendHTTP2StoreTests {
         #expect(!standardError.contains(Self.gone))
     }
 
-    @Test("commits fail: no 410 lost, each in the recovery file; the printed command replays it into the store")
+    @Test(
+        "commits fail: no 410 lost, each in the recovery file; the printed command replays it into the store",
+        .enabled(if: PreloadShim.compiler != nil, "no C compiler to build the shim that fails the commits"))
     func storeFails() throws {
         let folder = try ApnTokensTests.Folder()
         try Self.registered(folder)
         let fixture = try Self.gateway()
-        let (status, lines, standardError) = try fixture.sendHTTP2(
-            [
-                "--certs", fixture.certs, "--store", folder.store, "--alert", "Hi",
-                "--token", Self.accepted, "--token", Self.gone, "--token", Self.back,
-            ], environment: ["APN_TEST_STORE_FAILS_AFTER_COMMITS": "0"])
+        let (status, lines, standardError) = try PreloadShim.storeFull { shim in
+            try fixture.sendHTTP2(
+                [
+                    "--certs", fixture.certs, "--store", folder.store, "--alert", "Hi",
+                    "--token", Self.accepted, "--token", Self.gone, "--token", Self.back,
+                ], environment: shim.environment([PreloadShim.sqliteCommitsBeforeFull: "0"]))
+        }
         #expect(status == 1, "\(standardError)")
         let summary = try #require(lines.last)
         #expect(summary["unregistered"] as? Int == 2 && summary["stored"] as? Int == 0, "\(summary)")
@@ -114,18 +118,24 @@ struct ApnSendHTTP2StoreTests {
     "apn send --http2 --store postgresql://", .threadPerTest, .ownsChildProcesses,
     .enabled(if: PostgresAdmin.testURL != nil, "APN_TEST_POSTGRES_URL is not set: the PostgreSQL recovery file was not tested"))
 struct ApnSendHTTP2PostgresStoreTests {
-    @Test("commits fail: the 410s go to a recovery file in the current folder, the command to replay them names the store")
+    @Test(
+        "commits fail: the 410s go to a recovery file in the current folder, the command to replay them names the store",
+        .enabled(if: PreloadShim.compiler != nil, "no C compiler to build the shim that fails the commits"))
     func recoveryInTheCurrentFolder() throws {
         try ApnStoreLocation.with(.postgres) { folder, location in
             let fixture = try ApnSendHTTP2StoreTests.gateway()
             let address = try #require(fixture.http2Address)
-            let apn = try ApnProcess(
-                [
-                    "send", "--http2", "--ca", (fixture.certs as NSString).appendingPathComponent("ca.pem"), "--address",
-                    address, "--certs", fixture.certs, "--store", location, "--alert", "Hi", "--token",
-                    ApnSendHTTP2StoreTests.gone,
-                ], directory: folder.path, environment: ["APN_TEST_STORE_FAILS_AFTER_COMMITS": "0"])
-            let (status, standardError) = try apn.waitForExit(timeout: 60)
+            // The first commit is the one opening the store makes (its schema); the batch's fails.
+            let (apn, status, standardError) = try PreloadShim.storeFull { shim in
+                let apn = try ApnProcess(
+                    [
+                        "send", "--http2", "--ca", (fixture.certs as NSString).appendingPathComponent("ca.pem"), "--address",
+                        address, "--certs", fixture.certs, "--store", location, "--alert", "Hi", "--token",
+                        ApnSendHTTP2StoreTests.gone,
+                    ], directory: folder.path, environment: shim.environment([PreloadShim.postgresCommitsBeforeFull: "1"]))
+                let (status, standardError) = try apn.waitForExit(timeout: 60)
+                return (apn, status, standardError)
+            }
             #expect(status == 1, "\(standardError)")
             let summary = try jsonObject(try #require(try apn.remainingLines().last))
             let file = try #require(summary["recovery_file"] as? String, "\(summary)")

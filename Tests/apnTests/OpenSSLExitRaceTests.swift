@@ -37,36 +37,19 @@ import Testing
         __attribute__((constructor)) static void registerFirst(void) { atexit(linger); }
         """#
 
-    /// The C compiler beside the Swift toolchain, or the system's.
-    static var compiler: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
-        for name in ["clang", "cc"] {
-            for directory in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-                return "\(directory)/\(name)"
-            }
-        }
-        return nil
-    }
-
-    @Test(.enabled(if: compiler != nil, "no C compiler to build the shim"))
+    @Test(.enabled(if: PreloadShim.compiler != nil, "no C compiler to build the shim"))
     func apnSendExitsCleanlyWhileItsThreadsEnd() throws {
-        let directory = NSTemporaryDirectory() + "openssl-exit-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Self.shim.write(toFile: "\(directory)/shim.c", atomically: true, encoding: .utf8)
-        let build = try ApnProcess(
-            ["-shared", "-fPIC", "-o", "\(directory)/shim.so", "\(directory)/shim.c", "-ldl"], executable: Self.compiler!)
-        #expect(try build.waitForExit().status == 0)
-
-        let fixture = try SendFixture()
-        for round in 0..<3 {
-            let send = try ApnProcess(
-                ["send", "--certs", fixture.certs, "--address", fixture.address, "--token", String(repeating: "ab", count: 32),
-                 "--alert", "exit \(round)"],
-                environment: ["LD_PRELOAD": "\(directory)/shim.so"])
-            let (status, standardError) = try send.waitForExit(timeout: 30)
-            #expect(status == 0, "round \(round): \(standardError)")
-            #expect(!standardError.contains("double free"), "round \(round): \(standardError)")
+        try PreloadShim.with("openssl-exit", source: Self.shim) { shim in
+            let fixture = try SendFixture()
+            for round in 0..<3 {
+                let send = try ApnProcess(
+                    ["send", "--certs", fixture.certs, "--address", fixture.address, "--token", String(repeating: "ab", count: 32),
+                     "--alert", "exit \(round)"],
+                    environment: shim.environment())
+                let (status, standardError) = try send.waitForExit(timeout: 30)
+                #expect(status == 0, "round \(round): \(standardError)")
+                #expect(!standardError.contains("double free"), "round \(round): \(standardError)")
+            }
         }
     }
 }
