@@ -64,6 +64,8 @@ struct NotificationCacheTests {
         ("dismissal-date", { $0.dismissalDate = 1 }),
         ("attributes-type", { $0.attributesType = "T" }),
         ("attributes", { $0.attributes = [:] }),
+        ("input-push-token", { $0.inputPushToken = true }),
+        ("input-push-channel", { $0.inputPushChannel = "c" }),
         ("trim", { $0.trim(toLength: 30) }),
     ]
 

@@ -59,6 +59,19 @@ struct NotificationModernKeysTests {
                 .setStaleDate(1_700_007_200).setAttributesType("MatchAttributes")
                 .setAttributes(["homeTeam": "Lyon", "awayTeam": "Nantes"])
         },
+        Golden("input-push-token", #"{"aps":{"input-push-token":1}}"#) { Notification().setInputPushToken(true) },
+        Golden("input-push-token false is not written", "{}") { Notification().setInputPushToken(false) },
+        Golden("input-push-channel", #"{"aps":{"input-push-channel":"dHbSRbbq7h5wXqSCjhvzAA=="}}"#) {
+            Notification().setInputPushChannel("dHbSRbbq7h5wXqSCjhvzAA==")
+        },
+        Golden(
+            "Live Activity start subscribing to a channel and asking for a token (iOS 18), keys in order",
+            #"{"aps":{"alert":"Kick-off","timestamp":1700000000,"event":"start","content-state":{"home":0},"attributes-type":"MatchAttributes","attributes":{"homeTeam":"Lyon"},"input-push-token":1,"input-push-channel":"dHbSRbbq7h5wXqSCjhvzAA=="}}"#
+        ) {
+            Notification().setInputPushChannel("dHbSRbbq7h5wXqSCjhvzAA==").setInputPushToken(true)
+                .setAttributes(["homeTeam": "Lyon"]).setAttributesType("MatchAttributes")
+                .setContentState(["home": 0]).setEvent("start").setTimestamp(1_700_000_000).setAlertText("Kick-off")
+        },
         Golden(
             "Live Activity end",
             #"{"aps":{"timestamp":1700009000,"event":"end","content-state":{"home":2,"away":1},"dismissal-date":1700012600}}"#
@@ -72,6 +85,16 @@ struct NotificationModernKeysTests {
                 .setInterruptionLevel(nil).setRelevanceScore(0.1).setRelevanceScore(nil)
         },
     ]
+
+    @Test("the iOS 18 start keys read back")
+    func startKeysReadBack() {
+        let note = Notification()
+        note.inputPushToken = true
+        note.inputPushChannel = "c"
+        #expect(note.inputPushToken && note.inputPushChannel == "c")
+        note.inputPushToken = false
+        #expect(note.payloadString() == #"{"aps":{"input-push-channel":"c"}}"#)
+    }
 
     @Test("golden payloads", arguments: cases)
     func golden(_ golden: Golden) throws {

@@ -131,6 +131,7 @@ struct ProviderRequest: Sendable {
                 throw .invalid(
                     .invalidValue("a UCS-2 payload cannot be sent through the HTTP/2 provider API, which takes UTF-8 JSON only"))
             }
+            if let problem = notification.liveActivityStartProblem() { throw .invalid(.invalidValue(problem)) }
             try self.init(
                 payload: snapshot.payload, pushType: snapshot.pushType ?? (snapshot.silent ? .background : .alert),
                 priority: Int(snapshot.priority), expiry: snapshot.expiry, topic: snapshot.topic ?? defaultTopic,

@@ -6,7 +6,7 @@
 /// badge, sound, alert, content-available, mutable-content, url-args, category — then the
 /// keys Apple added later: thread-id, target-content-id, interruption-level,
 /// relevance-score, filter-criteria, timestamp, event, content-state, stale-date,
-/// dismissal-date, attributes-type, attributes.
+/// dismissal-date, attributes-type, attributes, input-push-token, input-push-channel.
 ///
 /// As in node-apn, a value JavaScript calls falsy is not written and leaves the custom
 /// `aps` value of that key, if any, alone: an empty string alert, sound or category, and
@@ -64,6 +64,8 @@ enum ApsBuilder {
         set(state.dismissalDate.map { .number(Double($0)) }, "dismissal-date", in: &aps)
         set(state.attributesType.map(JSONValue.string), "attributes-type", in: &aps)
         set(state.attributes.map(JSONValue.object), "attributes", in: &aps)
+        set(state.inputPushToken ? 1 : nil, "input-push-token", in: &aps)
+        set(state.inputPushChannel.map(JSONValue.string), "input-push-channel", in: &aps)
     }
 
     /// Sets `key` to `value` when there is one; `nil` leaves the key as it is.

@@ -35,6 +35,8 @@ package struct NotificationState: Sendable {
     var dismissalDate: Int? { didSet { payloadChanged() } }
     var attributesType: String? { didSet { payloadChanged() } }
     var attributes: JSONObject? { didSet { payloadChanged() } }
+    var inputPushToken = false { didSet { payloadChanged() } }
+    var inputPushChannel: String? { didSet { payloadChanged() } }
     package var encoding = PayloadEncoding.utf8 { didSet { compiled = nil } }
 
     // MARK: Delivery fields: not part of the payload, so they keep `compiled`.

@@ -119,6 +119,29 @@ struct ProviderRequestTests {
         #expect(!Self.fields(request).contains { $0.hasPrefix("apns-topic") })
     }
 
+    @Test("a Live Activity start needs an alert, attributes-type and attributes (Apple's rule); update and end do not")
+    func liveActivityStart() throws {
+        func start() -> PushNotification {
+            PushNotification().setEvent("start").setPushType(.liveactivity).setTimestamp(1)
+                .setContentState(["home": 0])
+        }
+        for (note, missing) in [
+            (start(), "an alert, attributes-type, attributes"),
+            (start().setAlertText("Kick-off"), "attributes-type, attributes"),
+            (start().setAlertText("Kick-off").setAttributesType("MatchAttributes"), "attributes"),
+            (start().setAttributesType("MatchAttributes").setAttributes([:]), "an alert"),
+        ] {
+            let error = #expect(throws: ProviderError.self) { try Self.request(note) }
+            #expect(error?.code == .invalidNotification && error?.notificationError?.code == .invalidValue)
+            #expect(error?.message.contains("needs \(missing) (Apple") == true, "\(error?.message ?? "")")
+        }
+        let complete = start().setAlertText("Kick-off").setAttributesType("MatchAttributes").setAttributes([:])
+            .setInputPushToken(true).setInputPushChannel("dHbSRbbq7h5wXqSCjhvzAA==")
+        #expect(Self.fields(try Self.request(complete)).contains("apns-push-type: liveactivity"))
+        _ = try Self.request(PushNotification().setEvent("update").setPushType(.liveactivity).setContentState([:]))
+        _ = try Self.request(PushNotification().setEvent("end").setPushType(.liveactivity).setContentState([:]))
+    }
+
     @Test("a UCS-2 payload is refused: the provider API takes UTF-8 JSON")
     func ucs2() {
         let note = PushNotification().setAlertText("hi")
