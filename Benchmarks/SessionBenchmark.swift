@@ -31,7 +31,7 @@ enum SessionBenchmark {
         }
         guard options.includes("memory") else { return }
         print("memory per cached entry".padding(toLength: 34, withPad: " ", startingAt: 0)
-            + " \(GatewaySession.entryFootprint) bytes (slot size); "
+            + " \(GatewaySession<Tag>.entryFootprint) bytes (slot size); "
             + String(format: "%.1f", measuredBytesPerCachedEntry(tokens: tokens, payload: payload))
             + " bytes measured (resident growth per entry over 1,000,000 cached, payload and token shared)")
     }
@@ -43,7 +43,7 @@ enum SessionBenchmark {
         var configuration = SessionConfiguration()
         configuration.command = .frame
         configuration.emitsTransmitted = transmitted
-        var session = GatewaySession(configuration: configuration)
+        var session = GatewaySession<Tag>(configuration: configuration)
         var now = Timestamp.zero
         var settled = 0
         var sinceRejection = 0
@@ -111,7 +111,7 @@ enum SessionBenchmark {
         let entries = 1_000_000
         var configuration = SessionConfiguration()
         configuration.cacheLength = entries
-        var session = GatewaySession(configuration: configuration)
+        var session = GatewaySession<Tag>(configuration: configuration)
         // One tag object per entry, as the connection keeps one record per single push:
         // allocated before measuring, since it is the caller's memory, not the session's.
         let entryTags = (0..<entries).map { _ in Tag() }

@@ -23,7 +23,7 @@ struct ConnectionLoop: ~Copyable {
     let connector: ClientConnector
     let clock: ConnectionClock
     var dispatcher: CallbackDispatcher
-    var pool: ConnectionPool
+    var pool: ConnectionPool<PushRecord>
     /// The sockets, by the pool's slot index (grown as the pool names new slots).
     var sockets = SlotTable<SocketSlot>()
     /// The time of the input being handled: taken once per turn for commands (and again
@@ -270,12 +270,11 @@ struct ConnectionLoop: ~Copyable {
             case .event(let event):
                 report(event)
             case .errorCallback(let code, let tag):
-                dispatcher.errorCallback(
-                    code, tag.map { unsafeDowncast($0.object, to: PushRecord.self) }, index: tag?.index ?? 0)
+                dispatcher.errorCallback(code, tag?.record, index: tag?.index ?? 0)
             case .outcome(let tag, let outcome):
                 let index = tag.index
                 // The tag's reference moves into `record` rather than being copied.
-                let record = unsafeDowncast((consume tag).object, to: PushRecord.self)
+                let record = (consume tag).record
                 dispatcher.outcome(record, index: index, outcome)
             case .reply(let id, let report):
                 guard let reply = reportReplies.removeValue(forKey: id) else { break }
@@ -300,18 +299,18 @@ struct ConnectionLoop: ~Copyable {
     }
 
     /// A connection event, with the notification and device its tag names.
-    private mutating func report(_ event: SessionEvent) {
+    private mutating func report(_ event: SessionEvent<PushRecord>) {
         switch event {
         case .timeout:
             dispatcher.event(.timeout)
         case .transmitted(let tag):
-            let record = unsafeDowncast(tag.object, to: PushRecord.self)
+            let record = tag.record
             if let device = record.device(at: tag.index) { dispatcher.event(.transmitted(record.notification, device)) }
         case .completed:
             dispatcher.event(.completed)
         case .transmissionError(let status, let tag):
             if let tag {
-                let record = unsafeDowncast(tag.object, to: PushRecord.self)
+                let record = tag.record
                 dispatcher.event(.transmissionError(status, record.notification, record.device(at: tag.index)))
             } else {
                 dispatcher.event(.transmissionError(status, nil, nil))
@@ -341,14 +340,14 @@ struct ConnectionLoop: ~Copyable {
 
 extension DeliveryReport {
     /// The caller's report of what the pool reported, each notification named by its record.
-    init(_ report: PoolReport) {
+    init(_ report: PoolReport<PushRecord>) {
         self.init()
         accepted = report.accepted
         possiblyDuplicated = report.possiblyDuplicated
         resent = report.resent
         confirmed = report.confirmed
         for (tag, outcome) in report.notAccepted {
-            let pushed = unsafeDowncast(tag.object, to: PushRecord.self)
+            let pushed = tag.record
             record(outcome, notification: pushed.notification, device: pushed.device(at: tag.index))
         }
     }
