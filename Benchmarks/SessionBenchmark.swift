@@ -7,8 +7,9 @@ import Foundation
 /// cached entry costs beyond its shared payload.
 enum SessionBenchmark {
     /// Stands for the connection's per-push record; a pool is reused so that the figure
-    /// is the state machine's, not the allocator's.
-    final class Tag: Sendable {}
+    /// is the state machine's, not the allocator's. The session is APN's
+    /// `MeasuredGatewaySession`: specialized inside APN, as a `Connection`'s is.
+    typealias Tag = MeasuredGatewaySession.Record
     static let tags = (0..<65_536).map { _ in Tag() }
 
     static func run(_ arguments: [String]) throws {
@@ -31,7 +32,7 @@ enum SessionBenchmark {
         }
         guard options.includes("memory") else { return }
         print("memory per cached entry".padding(toLength: 34, withPad: " ", startingAt: 0)
-            + " \(GatewaySession.entryFootprint) bytes (slot size); "
+            + " \(MeasuredGatewaySession.entryFootprint) bytes (slot size); "
             + String(format: "%.1f", measuredBytesPerCachedEntry(tokens: tokens, payload: payload))
             + " bytes measured (resident growth per entry over 1,000,000 cached, payload and token shared)")
     }
@@ -43,7 +44,7 @@ enum SessionBenchmark {
         var configuration = SessionConfiguration()
         configuration.command = .frame
         configuration.emitsTransmitted = transmitted
-        var session = GatewaySession(configuration: configuration)
+        var session = MeasuredGatewaySession(configuration: configuration)
         var now = Timestamp.zero
         var settled = 0
         var sinceRejection = 0
@@ -56,12 +57,12 @@ enum SessionBenchmark {
                 switch action {
                 case .outcome: settled += 1
                 case .connect: session.connected(now: now)
-                case .close: session.closed(error: nil, now: now)
+                case .close: session.closed(now: now)
                 default: break
                 }
             }
-            while !session.outboundBytes.isEmpty {
-                session.bytesWritten(session.outboundBytes.readableBytes, now: now)
+            while session.hasOutboundBytes {
+                session.writeAll(now: now)
                 drain()
             }
         }
@@ -72,7 +73,7 @@ enum SessionBenchmark {
             let batch = min(64, count - pushed)
             for offset in 0..<batch {
                 let index = (pushed + offset) & (tokens.count - 1)
-                session.push(SessionTag(tags[index]), token: tokens[index], payload: payload, now: now)
+                session.push(tags[index], token: tokens[index], payload: payload, now: now)
             }
             pushed += batch
             drain()
@@ -111,21 +112,21 @@ enum SessionBenchmark {
         let entries = 1_000_000
         var configuration = SessionConfiguration()
         configuration.cacheLength = entries
-        var session = GatewaySession(configuration: configuration)
+        var session = MeasuredGatewaySession(configuration: configuration)
         // One tag object per entry, as the connection keeps one record per single push:
         // allocated before measuring, since it is the caller's memory, not the session's.
         let entryTags = (0..<entries).map { _ in Tag() }
-        session.push(SessionTag(entryTags[0]), token: tokens[0], payload: payload, now: .zero)
+        session.push(entryTags[0], token: tokens[0], payload: payload, now: .zero)
         session.connected(now: .zero)
         let before = residentBytes()
         for index in 1..<entries {
-            session.push(SessionTag(entryTags[index]), token: tokens[index & (tokens.count - 1)], payload: payload, now: .zero)
+            session.push(entryTags[index], token: tokens[index & (tokens.count - 1)], payload: payload, now: .zero)
             if index % 256 == 0 {
-                session.bytesWritten(session.outboundBytes.readableBytes, now: .zero)
+                session.writeAll(now: .zero)
                 while let _ = session.nextAction() {}
             }
         }
-        session.bytesWritten(session.outboundBytes.readableBytes, now: .zero)
+        session.writeAll(now: .zero)
         while let _ = session.nextAction() {}
         let after = residentBytes()
         precondition(session.unresolvedCount == entries)

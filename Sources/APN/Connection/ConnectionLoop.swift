@@ -8,6 +8,13 @@ import Dispatch
 /// callers asked and what the sockets did, with the time, and performs the actions the
 /// pool drains: open, write, close, time, report. It decides nothing itself.
 ///
+/// The turn, the inbox, the clock's observer and the `poll()` are the ``PollDriver``'s,
+/// shared with ``ProviderLoop``; this loop gives it the hooks of a turn
+/// (`ConnectionLoop+Turn.swift`). Its sockets' reads and writes still perform the pool's
+/// actions as they go (`ConnectionLoop+Sockets.swift`), so a socket the pool closed is
+/// neither read nor written again; moving them to the driver's named points is #43's
+/// remaining step.
+///
 /// ## Concurrency model
 /// Everything here runs on the one thread that calls ``run()``: the loop is a noncopyable
 /// value created on that thread and owned by it, so it cannot be shared at all. Other
@@ -23,7 +30,7 @@ struct ConnectionLoop: ~Copyable {
     let connector: ClientConnector
     let clock: ConnectionClock
     var dispatcher: CallbackDispatcher
-    var pool: ConnectionPool
+    var pool: ConnectionPool<PushRecord>
     /// The sockets, by the pool's slot index (grown as the pool names new slots).
     var sockets = SlotTable<SocketSlot>()
     /// The time of the input being handled: taken once per turn for commands (and again
@@ -55,98 +62,39 @@ struct ConnectionLoop: ~Copyable {
 
     // MARK: The loop
 
+    /// Runs the loop's turns on the calling thread (see ``PollDriven`` for the order of a
+    /// turn) until the pool says `stop`, then closes what is left.
     mutating func run() {
-        let observer = clock.manual?.observe { [inbox] in inbox.post(.clockAdvanced) }
-        defer { if let observer { clock.manual?.removeObserver(observer) } }
-        var commands: [LoopCommand] = []
-        while !stopped {
-            inbox.take(swapping: &commands)
-            // After the take: a manual clock advanced before a command was posted is seen.
-            now = clock.now()
-            handledSinceClockRead = 0
-            // By index, so each command is borrowed from the array rather than copied out.
-            for index in commands.indices {
-                handle(commands[index])
-                performActions()
-            }
-            for slot in sockets.indices where sockets[slot].tls != nil { service(slot) }
-            fireTimers()
-            reportWatchedAcknowledgements()
-            pool.endOfTurn(now: now)
-            performActions()
-            dispatcher.flush()
-            if stopped { break }
-            if inbox.prepareToSleep() {
-                // A timer or an acknowledgement can let a session encode more (a paced
-                // window opened, cache room freed): write it before sleeping on the timers.
-                waitForActivity(timeout: hasUnwrittenBytes ? 0 : pollTimeout())
-                inbox.awake()
-            } else if sockets.contains(where: { $0.writeBlocked }) {
-                // Commands keep coming, so the loop does not sleep; a blocked socket's
-                // writability must still be learnt, or nothing more would be written.
-                waitForActivity(timeout: 0)
-            }
-        }
+        var driver = PollDriver(inbox: inbox, clock: clock, clockAdvanced: LoopCommand.clockAdvanced)
+        driver.run(&self)
         for slot in sockets.indices { sockets[slot].tls?.close() }
         connector.stop()
     }
 
-    /// Polls the wake pipe and every socket until something is ready or `timeout` (ms; -1
-    /// for none) passes.
-    private mutating func waitForActivity(timeout: Int32) {
-        var descriptors = [pollfd(fd: inbox.wake.descriptor, events: Int16(POLLIN), revents: 0)]
-        var polled: [Int] = []
-        for slot in sockets.indices {
-            guard let tls = sockets[slot].tls else { continue }
-            var events = Int16(POLLIN)
-            if sockets[slot].writeBlocked { events |= Int16(POLLOUT) }
-            descriptors.append(pollfd(fd: tls.fileDescriptor, events: events, revents: 0))
-            polled.append(slot)
-        }
-        let result = descriptors.withUnsafeMutableBufferPointer { buffer in
-            poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
-        }
-        guard result > 0 else { return }
-        for (offset, slot) in polled.enumerated() {
-            let revents = descriptors[offset + 1].revents
-            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { sockets[slot].readReady = true }
-            if revents & Int16(POLLOUT | POLLHUP | POLLERR) != 0 { sockets[slot].writeBlocked = false }
-        }
-    }
-
     /// Milliseconds until the earliest timer (rounded up), 0 when one is already due, or -1
     /// for none — and at most ``acknowledgementPollMilliseconds`` while a socket is watched
-    /// for the peer's acknowledgement. With a manual clock, time moves only by `advance`,
-    /// which posts to the inbox: only an already due timer needs a timeout.
-    private func pollTimeout() -> Int32 {
-        let timers = timerTimeout()
+    /// for the peer's acknowledgement.
+    func pollTimeout() -> Int32 {
+        var earliest: Timestamp?
+        for slot in sockets.indices {
+            if let timer = sockets[slot].timer, earliest.map({ timer < $0 }) ?? true { earliest = timer }
+        }
+        let timers = PollTimeout.milliseconds(until: earliest, now: clock.now(), manual: clock.manual != nil)
         // Acknowledgements come in real time, whatever the clock: look again soon.
         guard sockets.contains(where: { $0.watched }) else { return timers }
-        return timers < 0 ? Self.acknowledgementPollMilliseconds : min(timers, Self.acknowledgementPollMilliseconds)
+        return PollTimeout.earlier(timers, Self.acknowledgementPollMilliseconds)
     }
 
     /// A socket that could take the bytes its session encoded and has not been given them.
-    private var hasUnwrittenBytes: Bool {
+    var hasUnwrittenBytes: Bool {
         sockets.contains { $0.tls != nil && !$0.writeBlocked && $0.hasOutbound }
     }
 
     /// How often a watched socket is asked what the peer acknowledged.
     static let acknowledgementPollMilliseconds: Int32 = 10
 
-    /// The poll timeout the timers alone ask for (see ``pollTimeout()``).
-    private func timerTimeout() -> Int32 {
-        var earliest: Timestamp?
-        for slot in sockets.indices {
-            if let timer = sockets[slot].timer, earliest.map({ timer < $0 }) ?? true { earliest = timer }
-        }
-        guard let earliest else { return -1 }
-        let nanoseconds = earliest.nanoseconds &- clock.now().nanoseconds
-        if nanoseconds <= 0 { return 0 }
-        if clock.manual != nil { return -1 }
-        return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
-    }
-
-    private mutating func fireTimers() {
+    /// Ticks every slot whose timer is due.
+    mutating func tickDueTimers() {
         now = clock.now()
         for slot in sockets.indices {
             guard let timer = sockets[slot].timer, timer <= now else { continue }
@@ -158,7 +106,7 @@ struct ConnectionLoop: ~Copyable {
     }
 
     /// Asks the watched sockets what the peer acknowledged.
-    private mutating func reportWatchedAcknowledgements() {
+    mutating func reportWatchedAcknowledgements() {
         for slot in sockets.indices where sockets[slot].watched {
             if let tls = sockets[slot].tls { reportAcknowledgements(slot, tls) }
         }
@@ -166,7 +114,8 @@ struct ConnectionLoop: ~Copyable {
 
     // MARK: Commands
 
-    private mutating func handle(_ command: LoopCommand) {
+    /// One command, fed to the pool.
+    mutating func handle(_ command: LoopCommand) {
         switch command {
         case .push(let record):
             for index in 0..<UInt32(record.count) { take(record, index) }
@@ -270,12 +219,11 @@ struct ConnectionLoop: ~Copyable {
             case .event(let event):
                 report(event)
             case .errorCallback(let code, let tag):
-                dispatcher.errorCallback(
-                    code, tag.map { unsafeDowncast($0.object, to: PushRecord.self) }, index: tag?.index ?? 0)
+                dispatcher.errorCallback(code, tag?.record, index: tag?.index ?? 0)
             case .outcome(let tag, let outcome):
                 let index = tag.index
                 // The tag's reference moves into `record` rather than being copied.
-                let record = unsafeDowncast((consume tag).object, to: PushRecord.self)
+                let record = (consume tag).record
                 dispatcher.outcome(record, index: index, outcome)
             case .reply(let id, let report):
                 guard let reply = reportReplies.removeValue(forKey: id) else { break }
@@ -300,18 +248,18 @@ struct ConnectionLoop: ~Copyable {
     }
 
     /// A connection event, with the notification and device its tag names.
-    private mutating func report(_ event: SessionEvent) {
+    private mutating func report(_ event: SessionEvent<PushRecord>) {
         switch event {
         case .timeout:
             dispatcher.event(.timeout)
         case .transmitted(let tag):
-            let record = unsafeDowncast(tag.object, to: PushRecord.self)
+            let record = tag.record
             if let device = record.device(at: tag.index) { dispatcher.event(.transmitted(record.notification, device)) }
         case .completed:
             dispatcher.event(.completed)
         case .transmissionError(let status, let tag):
             if let tag {
-                let record = unsafeDowncast(tag.object, to: PushRecord.self)
+                let record = tag.record
                 dispatcher.event(.transmissionError(status, record.notification, record.device(at: tag.index)))
             } else {
                 dispatcher.event(.transmissionError(status, nil, nil))
@@ -341,14 +289,14 @@ struct ConnectionLoop: ~Copyable {
 
 extension DeliveryReport {
     /// The caller's report of what the pool reported, each notification named by its record.
-    init(_ report: PoolReport) {
+    init(_ report: PoolReport<PushRecord>) {
         self.init()
         accepted = report.accepted
         possiblyDuplicated = report.possiblyDuplicated
         resent = report.resent
         confirmed = report.confirmed
         for (tag, outcome) in report.notAccepted {
-            let pushed = unsafeDowncast(tag.object, to: PushRecord.self)
+            let pushed = tag.record
             record(outcome, notification: pushed.notification, device: pushed.device(at: tag.index))
         }
     }

@@ -11,6 +11,11 @@ import Glibc
 /// have to send, and sleeps in `poll` until a socket, the inbox or the pool's next
 /// deadline wakes it. Completions are called here, each quick: a continuation resumed, a
 /// counter decremented.
+///
+/// The turn, the inbox, the clock's observer and the `poll()` are the ``PollDriver``'s,
+/// shared with ``ConnectionLoop``; the extension at the end gives it the hooks of a turn.
+/// Reads and writes only feed the pool; its actions are performed at the driver's named
+/// points.
 struct ProviderLoop: ~Copyable {
     private let inbox: CommandInbox<ProviderCommand>
     private let connector: ClientConnector
@@ -61,32 +66,16 @@ struct ProviderLoop: ~Copyable {
 
     // MARK: The loop
 
+    /// Runs the loop's turns on the calling thread (see ``PollDriven`` for the order of a
+    /// turn) until the pool says `stop`.
     mutating func run() {
-        let observer = clock.manual?.observe { [inbox] in inbox.post(.clockAdvanced) }
-        defer { if let observer { clock.manual?.removeObserver(observer) } }
-        var commands: [ProviderCommand] = []
-        while !finished {
-            inbox.take(swapping: &commands)
-            now = clock.now()
-            for index in commands.indices { handle(commands[index]) }
-            performActions()
-            readSockets()
-            pool.endOfTurn(now: now)
-            performActions()
-            flushSockets()
-            // A write that failed ended its connection: close it and finish now, not a turn late.
-            pool.endOfTurn(now: now)
-            performActions()
-            dispatchEvents()
-            if finished { break }
-            let sleeps = inbox.prepareToSleep()
-            waitForActivity(timeout: sleeps ? pollTimeout() : 0)
-            if sleeps { inbox.awake() }
-        }
+        var driver = PollDriver(inbox: inbox, clock: clock, clockAdvanced: ProviderCommand.clockAdvanced)
+        driver.run(&self)
         connector.stop()
     }
 
-    private mutating func handle(_ command: ProviderCommand) {
+    /// One command, fed to the pool.
+    mutating func handle(_ command: ProviderCommand) {
         switch command {
         case .send(let submissions, let cancellation):
             pool.send(submissions, cancellation: cancellation)
@@ -128,7 +117,8 @@ struct ProviderLoop: ~Copyable {
         }
     }
 
-    private mutating func performActions() {
+    /// Performs or reports every action the pool asked for, in order.
+    mutating func performActions() {
         while let action = pool.nextAction() {
             switch action {
             case .connect(let attempt):
@@ -177,7 +167,7 @@ struct ProviderLoop: ~Copyable {
         readable.removeAll(keepingCapacity: true)
     }
 
-    private mutating func flushSockets() {
+    private mutating func writeSockets() {
         for socket in sockets {
             let number = socket.number
             switch socket.flush({ pool.appendOutput(of: number, to: &$0) }) {
@@ -186,35 +176,6 @@ struct ProviderLoop: ~Copyable {
             case .failed(let error):
                 pool.socketEnded(number, failure: error, now: now)
             }
-        }
-    }
-
-    /// Milliseconds until the pool's next deadline (rounded up), 0 when one is due or a
-    /// socket has decrypted bytes waiting, -1 for none. With a manual clock, time moves only
-    /// by `advance`, which posts to the inbox: only an already due deadline needs a timeout.
-    private mutating func pollTimeout() -> Int32 {
-        if sockets.contains(where: { $0.connection.hasDecryptedData }) { return 0 }
-        guard let earliest = pool.nextDeadline(now: now) else { return -1 }
-        let nanoseconds = earliest.nanoseconds &- clock.now().nanoseconds
-        if nanoseconds <= 0 { return 0 }
-        if clock.manual != nil { return -1 }
-        return Int32(clamping: (nanoseconds + 999_999) / 1_000_000)
-    }
-
-    private mutating func waitForActivity(timeout: Int32) {
-        var descriptors = [pollfd(fd: inbox.wake.descriptor, events: Int16(POLLIN), revents: 0)]
-        for socket in sockets {
-            var events = Int16(POLLIN)
-            if socket.hasRefusedBytes || pool.wantsWrite(socket.number) { events |= Int16(POLLOUT) }
-            descriptors.append(pollfd(fd: socket.connection.fileDescriptor, events: events, revents: 0))
-        }
-        let result = descriptors.withUnsafeMutableBufferPointer { buffer in
-            poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
-        }
-        guard result > 0 else { return }
-        for (offset, socket) in sockets.enumerated()
-        where descriptors[offset + 1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-            readable.insert(socket.number)
         }
     }
 
@@ -229,6 +190,73 @@ struct ProviderLoop: ~Copyable {
             for event in batch {
                 for listener in listeners { listener(event) }
             }
+        }
+    }
+}
+
+// The provider's loop at the named points of a ``PollDriver``'s turn: reads into the pool,
+// its checks (deadlines, streams to open), then writes what its sessions have to send.
+extension ProviderLoop: PollDriven {
+    /// Until the pool said `stop`.
+    var isRunning: Bool { !finished }
+
+    /// Takes the turn's time.
+    mutating func beginTurn(now: Timestamp) {
+        self.now = now
+    }
+
+    /// Reads what arrived into the pool.
+    mutating func serviceSockets() {
+        readSockets()
+    }
+
+    /// Nothing: the pool's deadlines are checked at its ``endOfTurn()``.
+    mutating func fireTimers() {}
+
+    /// The pool's checks across connections: deadlines, streams to open, connections to close.
+    mutating func endOfTurn() {
+        pool.endOfTurn(now: now)
+    }
+
+    /// Writes what the pool's sessions have to send. A write that failed ended its
+    /// connection: the pool's checks run again so it is closed and finished now, not a turn late.
+    mutating func flushSockets() {
+        writeSockets()
+        pool.endOfTurn(now: now)
+    }
+
+    /// The turn's events, as one block on the callback queue.
+    mutating func finishTurn() {
+        dispatchEvents()
+    }
+
+    /// Milliseconds until the pool's next deadline (rounded up), 0 when one is due or a
+    /// socket has decrypted bytes waiting, -1 for none.
+    mutating func sleepTimeout() -> Int32 {
+        if sockets.contains(where: { $0.connection.hasDecryptedData }) { return 0 }
+        return PollTimeout.milliseconds(
+            until: pool.nextDeadline(now: now), now: clock.now(), manual: clock.manual != nil)
+    }
+
+    /// Always: what the sockets are ready for is learnt every turn, busy or not.
+    var pollsWhileBusy: Bool { true }
+
+    /// Every socket: readable, and writable while it holds refused bytes or the pool has
+    /// more to send on it.
+    func appendPollDescriptors(to descriptors: inout [pollfd]) {
+        for socket in sockets {
+            var events = Int16(POLLIN)
+            if socket.hasRefusedBytes || pool.wantsWrite(socket.number) { events |= Int16(POLLOUT) }
+            descriptors.append(pollfd(fd: socket.connection.fileDescriptor, events: events, revents: 0))
+        }
+    }
+
+    /// Marks the sockets `poll()` found readable (or ended), in the order
+    /// ``appendPollDescriptors(to:)`` added them.
+    mutating func polled(_ descriptors: ArraySlice<pollfd>) {
+        for (offset, socket) in sockets.enumerated()
+        where descriptors[descriptors.startIndex + offset].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            readable.insert(socket.number)
         }
     }
 }

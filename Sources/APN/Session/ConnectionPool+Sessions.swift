@@ -1,8 +1,9 @@
 // Routing to sessions, turning what they report into the pool's actions, and the checks
 // across all slots made once per turn.
 extension ConnectionPool {
-    /// Queues an action for the driver.
-    mutating func emit(_ action: consuming PoolAction) {
+    /// Queues an action for the driver; owned, `__owned` for the reason
+    /// ``GatewaySession/emit(_:)`` gives.
+    mutating func emit(_ action: __owned PoolAction<Record>) {
         actions.append(action)
     }
 
@@ -32,7 +33,7 @@ extension ConnectionPool {
     @discardableResult
     mutating func addSlot() -> Int {
         let slot = slots.count
-        slots.append(PoolSlot(configuration: configuration.session, transmittedWanted: transmittedWanted))
+        slots.append(PoolSlot<Record>(configuration: configuration.session, transmittedWanted: transmittedWanted))
         return slot
     }
 
@@ -81,7 +82,7 @@ extension ConnectionPool {
         }
     }
 
-    mutating func handle(_ event: SessionEvent, from slot: Int) {
+    mutating func handle(_ event: SessionEvent<Record>, from slot: Int) {
         switch event {
         case .connected:
             openSockets += 1
@@ -199,8 +200,8 @@ extension ConnectionPool {
             let report = takeReport()
             for reply in shutdownReplies { emit(.reply(reply, report)) }
         }
-        for (_, request) in flushes.sorted(by: { $0.key < $1.key }) { emit(.reply(request.reply, PoolReport())) }
-        for reply in settleReplies { emit(.reply(reply, PoolReport())) }
+        for (_, request) in flushes.sorted(by: { $0.key < $1.key }) { emit(.reply(request.reply, PoolReport<Record>())) }
+        for reply in settleReplies { emit(.reply(reply, PoolReport<Record>())) }
         shutdownReplies.removeAll()
         flushes.removeAll()
         settleReplies.removeAll()
@@ -212,13 +213,13 @@ extension ConnectionPool {
     }
 
     /// The outcomes since the last report, and the resends since.
-    mutating func takeReport() -> PoolReport {
+    mutating func takeReport() -> PoolReport<Record> {
         var taken = report
         var resends = 0
         for slot in slots.indices { resends += slots[slot].session.resendCount }
         taken.resent = resends - resendsReported
         resendsReported = resends
-        report = PoolReport()
+        report = PoolReport<Record>()
         return taken
     }
 }

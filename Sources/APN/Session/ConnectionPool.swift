@@ -33,11 +33,14 @@
 /// acknowledgements before its `tick` and its `socketClosed`, and while it is watched.
 /// Call ``endOfTurn(now:)`` after each batch of inputs: the checks across all slots run
 /// there, once per batch rather than once per notification.
-package struct ConnectionPool: ~Copyable {
+///
+/// `Record`: the class of the caller's records, carried in each ``SessionTag`` and handed
+/// back in the pool's actions and reports (see ``GatewaySession``).
+package struct ConnectionPool<Record: AnyObject>: ~Copyable {
     package let configuration: PoolConfiguration
-    var slots = SlotTable<PoolSlot>()
+    var slots = SlotTable<PoolSlot<Record>>()
     var lifecycle = Lifecycle.unstarted
-    var actions = RingBuffer<PoolAction>(minimumCapacity: 64)
+    var actions = RingBuffer<PoolAction<Record>>(minimumCapacity: 64)
     /// The time of the input being handled.
     var now = Timestamp.zero
     /// The slot new notifications go to while it accepts them at once.
@@ -47,7 +50,7 @@ package struct ConnectionPool: ~Copyable {
     /// Something was pushed since the last `completed`.
     var queuedSinceCompleted = false
     /// Outcomes since the last report.
-    var report = PoolReport()
+    var report = PoolReport<Record>()
     /// Resends counted in reports so far, to report only the new ones.
     var resendsReported = 0
     /// Confirmed flushes by number; each slot lists the ones it has not answered yet.
@@ -98,7 +101,7 @@ package struct ConnectionPool: ~Copyable {
     }
 
     /// The next action to perform or report, or nil when there is none.
-    package mutating func nextAction() -> PoolAction? {
+    package mutating func nextAction() -> PoolAction<Record>? {
         if actions.isEmpty { return nil }
         return actions.removeFirst()
     }
@@ -117,7 +120,7 @@ package struct ConnectionPool: ~Copyable {
     /// refused once the connection is shutting down or terminated. `awaited`: a caller
     /// waits for its outcome (see ``GatewaySession/push(_:token:payload:expiry:priority:retryLimit:awaited:now:)``).
     package mutating func push(
-        _ tag: consuming SessionTag, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32,
+        _ tag: consuming SessionTag<Record>, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32,
         priority: UInt8, retryLimit: Int, awaited: Bool = false, now: Timestamp
     ) {
         self.now = now
@@ -140,7 +143,7 @@ package struct ConnectionPool: ~Copyable {
 
     /// A notification refused before it was queued: errorCallback first, then the event
     /// (node-apn's order for local paths), then the outcome.
-    package mutating func refuse(_ tag: consuming SessionTag, _ error: APNError) {
+    package mutating func refuse(_ tag: consuming SessionTag<Record>, _ error: APNError) {
         let status = error.status ?? .unknown
         emit(.errorCallback(.status(status), copy tag))
         emit(.event(.transmissionError(status, copy tag)))
@@ -313,8 +316,8 @@ package struct PoolConfiguration: Sendable {
 }
 
 /// One socket's place in the pool: its session and what the pool tracks of it.
-struct PoolSlot: ~Copyable {
-    var session: GatewaySession
+struct PoolSlot<Record: AnyObject>: ~Copyable {
+    var session: GatewaySession<Record>
     /// The number of the current connection attempt; answers to earlier ones are ignored.
     var attempt = 0
     var connecting = false
@@ -326,7 +329,7 @@ struct PoolSlot: ~Copyable {
     var watched = false
 
     init(configuration: SessionConfiguration, transmittedWanted: Bool) {
-        session = GatewaySession(configuration: configuration)
+        session = GatewaySession<Record>(configuration: configuration)
         session.wantsTransmitted(transmittedWanted)
     }
 }

@@ -50,7 +50,7 @@ extension GatewaySession {
 
     /// Decides the named entry's outcome: a marker confirms the flush, status 10 accepts
     /// the notification, any other status rejects it (reported without its tag if evicted).
-    private mutating func settleNamed(_ entry: consuming SessionEntry, status: StatusCode) {
+    private mutating func settleNamed(_ entry: consuming SessionEntry<Record>, status: StatusCode) {
         if entry.isFlushMarker {
             // The marker's answer (status 2 for its empty token, or 10 naming it as the
             // last success) settles everything written before it.
@@ -105,8 +105,8 @@ extension GatewaySession {
     /// Takes the entries still written — after the named one, so discarded by the gateway;
     /// without a usable identifier, perhaps taken — and decides each one's fate: returned to
     /// be resent, or of unknown fate (evicted, or a possibly duplicated copy again in doubt).
-    private mutating func takeDiscardedAfterAnswer(possiblyDuplicated: Bool) -> [SessionEntry] {
-        var resend: [SessionEntry] = []
+    private mutating func takeDiscardedAfterAnswer(possiblyDuplicated: Bool) -> [SessionEntry<Record>] {
+        var resend: [SessionEntry<Record>] = []
         let lostReason: UnknownFateReason = possiblyDuplicated ? .unattributedError : .evictedFromCache
         while takenCount > 0 {
             let entry = removeFirstWritten()
@@ -136,7 +136,7 @@ extension GatewaySession {
     mutating func connectionLost(_ error: APNError, now: Timestamp) {
         resolveByGraceWindow(now)
         let unsent = takeInFlight()
-        var unconfirmed: [SessionEntry] = []
+        var unconfirmed: [SessionEntry<Record>] = []
         while takenCount > 0 {
             let entry = removeFirstWritten()
             if entry.isFlushMarker {
@@ -165,7 +165,7 @@ extension GatewaySession {
     /// payload is gone: their fate is unknown.
     mutating func takeBackAfterRefusal() {
         let unsent = takeInFlight()
-        var written: [SessionEntry] = []
+        var written: [SessionEntry<Record>] = []
         while takenCount > 0 {
             let entry = removeFirstWritten()
             if entry.isAutomaticMarker { continue }
@@ -184,9 +184,9 @@ extension GatewaySession {
     /// retry limit (512 when exhausted) and `buffersNotifications`. Automatic markers are
     /// dropped: the session writes a new one when one is due.
     mutating func requeue(
-        _ entries: [SessionEntry], possiblyDuplicated: Bool, afterRejection: Bool, afterClose: Bool = false
+        _ entries: [SessionEntry<Record>], possiblyDuplicated: Bool, afterRejection: Bool, afterClose: Bool = false
     ) {
-        var kept: [SessionEntry] = []
+        var kept: [SessionEntry<Record>] = []
         kept.reserveCapacity(entries.count)
         for var entry in entries {
             if entry.isFlushMarker {
@@ -217,8 +217,8 @@ extension GatewaySession {
 
     /// Takes every in-flight entry back, in order (automatic markers dropped), and empties
     /// the outbound buffer; `sent` then holds written entries only.
-    mutating func takeInFlight() -> [SessionEntry] {
-        var entries: [SessionEntry] = []
+    mutating func takeInFlight() -> [SessionEntry<Record>] {
+        var entries: [SessionEntry<Record>] = []
         entries.reserveCapacity(inFlightCount)
         while sent.count > takenCount {
             let entry = sent.removeLast()
@@ -250,7 +250,7 @@ extension GatewaySession {
 
     /// A local failure with a node-apn code: errorCallback, transmissionError, and the
     /// outcome `failed` — or unknown fate when an earlier copy may have been delivered.
-    mutating func fail(_ entry: SessionEntry, _ error: APNError, status: StatusCode) {
+    mutating func fail(_ entry: SessionEntry<Record>, _ error: APNError, status: StatusCode) {
         guard let tag = entry.tag else { return }
         emit(.errorCallback(.status(status), tag))
         emit(.event(.transmissionError(status, tag)))
@@ -259,7 +259,7 @@ extension GatewaySession {
 
     /// Reports the entry accepted, moving its tag into the report (one reference count
     /// operation fewer per notification than copying it).
-    mutating func accept(_ entry: consuming SessionEntry, _ evidence: Acceptance.Evidence) {
+    mutating func accept(_ entry: consuming SessionEntry<Record>, _ evidence: Acceptance.Evidence) {
         let duplicated = entry.flags.contains(.possiblyDuplicated)
         guard let tag = entry.tag.take() else { return }
         emit(.outcome(consume tag, .accepted(Acceptance(evidence: evidence, possiblyDuplicated: duplicated))))

@@ -81,7 +81,7 @@ extension GatewaySession {
     /// Gives the entry the next identifier, appends its frame to the outbound buffer (asking
     /// the driver to write when the buffer was empty) and moves it in flight. Nothing is
     /// encoded after a flush marker until the gateway has answered it.
-    mutating func encode(_ entry: consuming SessionEntry) {
+    mutating func encode(_ entry: consuming SessionEntry<Record>) {
         let wasEmpty = outboundBytes.isEmpty
         let identifier = takeIdentifier()
         let start = outboundBytes.readableBytes
@@ -108,7 +108,7 @@ extension GatewaySession {
     /// Appends the entry's frame. Separate, with the entry borrowed, so its token and payload
     /// are lent to the encoder as they are: read from the consumed (so mutable) entry in
     /// `encode`, each was retained and released around the call, per notification.
-    mutating func writeFrame(of entry: borrowing SessionEntry, identifier: UInt32) {
+    mutating func writeFrame(of entry: borrowing SessionEntry<Record>, identifier: UInt32) {
         outboundBytes.writeNotification(
             configuration.command, identifier: identifier, expiry: entry.expiry, priority: entry.priority,
             token: entry.token, payload: entry.payload)
@@ -157,9 +157,9 @@ extension GatewaySession {
     /// What a written entry counts against the cache's memory. The token's length comes
     /// from the frame's, held in the entry itself: the token array, a separate allocation
     /// per device, is seconds cold by the time the entry is settled.
-    func charge(of entry: borrowing SessionEntry) -> Int {
+    func charge(of entry: borrowing SessionEntry<Record>) -> Int {
         let payload = entry.payload.count
-        let token = Int(entry.frameLength) - SessionEntry.frameOverhead(configuration.command) - payload
+        let token = Int(entry.frameLength) - SessionEntry<Record>.frameOverhead(configuration.command) - payload
         return Self.cacheCharge(tokenCount: token, payloadCount: entry.flags.contains(.payloadCharged) ? payload : 0)
     }
 
@@ -240,7 +240,7 @@ extension GatewaySession {
     }
 
     /// Removes the oldest written entry, to settle or requeue it.
-    mutating func removeFirstWritten() -> SessionEntry {
+    mutating func removeFirstWritten() -> SessionEntry<Record> {
         precondition(takenCount > 0, "no written entry to remove")
         takenCount -= 1
         if evictedCount > 0 { evictedCount -= 1 }
@@ -401,9 +401,12 @@ extension GatewaySession {
         return min(delay, configuration.maxBackoff)
     }
 
-    /// Queues an action for the driver. Consuming, so a tag moves into the queue rather
-    /// than being retained for it (and released by the caller).
-    mutating func emit(_ action: consuming SessionAction) {
+    /// Queues an action for the driver. Owned, so a tag moves into the queue rather than
+    /// being retained for it (and released by the caller). `__owned` rather than
+    /// `consuming`: Swift 6.3.1's move-only checker crashes on a `consuming` generic enum
+    /// with `indirect` cases (an assertion in `getBoxTypeForEnumElement`); the calling
+    /// convention is the same.
+    mutating func emit(_ action: __owned SessionAction<Record>) {
         actions.append(action)
     }
 }

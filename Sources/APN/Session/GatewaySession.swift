@@ -62,7 +62,10 @@ package import APNWire
 /// last `scheduleTimer`. With `tracksAcknowledgements`, report ``acknowledged(bytes:now:)``
 /// before each `tick` and each `closed`, and every few milliseconds of real time while
 /// ``awaitsAcknowledgement``.
-package struct GatewaySession: ~Copyable {
+///
+/// `Record`: the class of the caller's records, which the session only carries in each
+/// ``SessionTag`` and hands back in its reports (a connection's `PushRecord`).
+package struct GatewaySession<Record: AnyObject>: ~Copyable {
     package let configuration: SessionConfiguration
     /// The current count bound of the resend cache (nil: bounded by memory); grows on cache
     /// misses when `autoAdjustCache` is on.
@@ -80,8 +83,8 @@ package struct GatewaySession: ~Copyable {
     var stream = StreamPosition()
 
     var phase = Phase.idle
-    var pending = RingBuffer<SessionEntry>()
-    var sent = RingBuffer<SessionEntry>()
+    var pending = RingBuffer<SessionEntry<Record>>()
+    var sent = RingBuffer<SessionEntry<Record>>()
     /// `sent[0..<takenCount]` are written: taken whole by the socket.
     var takenCount = 0
     /// Bytes of the first in-flight frame (`sent[takenCount]`) the socket already took.
@@ -101,7 +104,7 @@ package struct GatewaySession: ~Copyable {
     package internal(set) var resendCount = 0
     /// Whether `transmitted` events are emitted (``wantsTransmitted(_:)``).
     var emitsTransmitted: Bool
-    var actions = RingBuffer<SessionAction>(minimumCapacity: 64)
+    var actions = RingBuffer<SessionAction<Record>>(minimumCapacity: 64)
     var scheduledDeadline: Timestamp?
     var shutdownRequested = false
     /// A flush marker is written and nothing may follow it on this connection.
@@ -173,7 +176,7 @@ package struct GatewaySession: ~Copyable {
     }
 
     /// The next action to perform or report, or nil when there is none.
-    package mutating func nextAction() -> SessionAction? {
+    package mutating func nextAction() -> SessionAction<Record>? {
         if actions.isEmpty { return nil }
         return actions.removeFirst()
     }
@@ -231,13 +234,13 @@ package struct GatewaySession: ~Copyable {
     /// queued behind it a confirmation marker follows it, and the gateway's answer settles
     /// it in a round trip instead of the grace window.
     package mutating func push(
-        _ tag: consuming SessionTag, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32 = 0,
+        _ tag: consuming SessionTag<Record>, token: consuming [UInt8], payload: consuming [UInt8], expiry: UInt32 = 0,
         priority: UInt8 = 10, retryLimit: Int = -1, awaited: Bool = false, now: Timestamp
     ) {
         let retries = retryLimit < 0 ? -1 : Int32(clamping: retryLimit)
         // Taken as consumed and moved into the entry, which each branch moves on: the
         // caller's references become the entry's, with no retain and release per field.
-        let entry = SessionEntry(
+        let entry = SessionEntry<Record>(
             token: consume token, payload: consume payload, tag: consume tag, expiry: expiry, retriesLeft: retries,
             priority: priority, flags: awaited ? .awaited : [])
         switch phase {
@@ -486,7 +489,7 @@ extension GatewaySession {
     /// ring buffer), not counting the payload and token bytes, which are shared with the
     /// caller's `Notification` and `Device` rather than copied. For `apn-bench session`.
     package static var entryFootprint: Int {
-        MemoryLayout<SessionEntry?>.stride
+        MemoryLayout<SessionEntry<Record>?>.stride
     }
 
     /// What one written notification counts against `cacheMemoryLimit`: its slot, its

@@ -1,6 +1,6 @@
 /// What the ``ConnectionPool`` asks its driver to do, or reports to the caller. Drained with
 /// `ConnectionPool.nextAction()` after every input, and performed in order.
-package enum PoolAction {
+package enum PoolAction<Record: AnyObject> {
     /// Open a socket for `slot`; answer with `socketOpened` or `socketFailed`, quoting
     /// `attempt` (the pool ignores answers to attempts it gave up on).
     case connect(slot: Int, attempt: Int)
@@ -23,13 +23,13 @@ package enum PoolAction {
     case disconnected(openSockets: Int)
     /// A connection event (never `connected`, `disconnected`, `flushed` or
     /// `shutdownComplete`, which the pool consumes; `completed` is the pool's own).
-    case event(SessionEvent)
+    case event(SessionEvent<Record>)
     /// A node-apn `errorCallback(code, notification)` call; nil where node-apn passed null.
-    case errorCallback(ErrorCallbackCode, SessionTag?)
+    case errorCallback(ErrorCallbackCode, SessionTag<Record>?)
     /// The final outcome of one notification: exactly one per notification pushed or refused.
-    case outcome(SessionTag, NotificationOutcome)
+    case outcome(SessionTag<Record>, NotificationOutcome)
     /// Answer the flush or shutdown `id` with this report.
-    indirect case reply(ReplyID, PoolReport)
+    indirect case reply(ReplyID, PoolReport<Record>)
     /// Answer the acknowledgement barrier `id`.
     case wake(ReplyID)
     /// The shutdown finished: event streams end.
@@ -43,7 +43,7 @@ package typealias ReplyID = Int
 
 /// What became of the notifications whose outcomes the pool reported since its previous
 /// report: the driver turns it into a ``DeliveryReport``.
-package struct PoolReport {
+package struct PoolReport<Record: AnyObject> {
     /// Outcomes `accepted`.
     package var accepted = 0
     /// Of those, possibly delivered twice.
@@ -51,14 +51,14 @@ package struct PoolReport {
     /// Notifications queued to be written again.
     package var resent = 0
     /// Every outcome that is not `accepted`, in order.
-    package var notAccepted: [(tag: SessionTag, outcome: NotificationOutcome)] = []
+    package var notAccepted: [(tag: SessionTag<Record>, outcome: NotificationOutcome)] = []
     /// For a confirmed flush: every socket's marker was answered.
     package var confirmed = false
 
     package init() {}
 
     /// Counts one outcome.
-    mutating func record(_ tag: borrowing SessionTag, _ outcome: NotificationOutcome) {
+    mutating func record(_ tag: borrowing SessionTag<Record>, _ outcome: NotificationOutcome) {
         if case .accepted(let acceptance) = outcome {
             // The common case, kept cheap: a count, no list entry.
             accepted += 1

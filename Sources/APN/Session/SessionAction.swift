@@ -2,7 +2,7 @@ package import APNWire
 
 /// What the session asks its driver to do, or reports to the caller. Drained with
 /// `GatewaySession.nextAction()` after every input.
-package enum SessionAction {
+package enum SessionAction<Record: AnyObject> {
     /// Open a connection; answer with `connected` or `connectFailed`.
     case connect
     /// Abort the connection attempt in progress; answer with `connectFailed`.
@@ -18,16 +18,16 @@ package enum SessionAction {
     /// Call `tick` at (or soon after) this time. Replaces any earlier request.
     case scheduleTimer(Timestamp)
     /// A node-apn event.
-    case event(SessionEvent)
+    case event(SessionEvent<Record>)
     /// A node-apn `errorCallback(code, notification)` call; the tag is nil where node-apn
     /// passed null.
-    case errorCallback(ErrorCallbackCode, SessionTag?)
+    case errorCallback(ErrorCallbackCode, SessionTag<Record>?)
     /// The final outcome of one notification. Exactly one per pushed notification.
-    case outcome(SessionTag, NotificationOutcome)
+    case outcome(SessionTag<Record>, NotificationOutcome)
 }
 
 /// node-apn's connection events, plus the two that complete `flush` and `shutdown`.
-package enum SessionEvent {
+package enum SessionEvent<Record: AnyObject> {
     /// A connection was established.
     case connected
     /// An established connection closed.
@@ -35,12 +35,12 @@ package enum SessionEvent {
     /// The connection was idle for `idleTimeout` and is being closed.
     case timeout
     /// A notification's bytes were handed to the socket (not a delivery confirmation).
-    case transmitted(SessionTag)
+    case transmitted(SessionTag<Record>)
     /// Everything queued has been written.
     case completed
     /// The gateway (or a local check) refused a notification; nil when the identifier was
     /// not found.
-    case transmissionError(StatusCode, SessionTag?)
+    case transmissionError(StatusCode, SessionTag<Record>?)
     /// An error response named a notification older than the cache holds, by this many.
     case cacheTooSmall(Int)
     /// An error response named a notification the grace window had already accepted:
@@ -64,22 +64,25 @@ package enum SessionEvent {
 
 
 /// The caller's handle for one pushed notification, handed back in every report about it:
-/// an object of the caller's and which of its notifications this is. A connection's push
-/// record holds every notification of one `push(_:to: [Device])`, so one object serves a
+/// a record of the caller's and which of its notifications this is. A connection's push
+/// record holds every notification of one `push(_:to: [Device])`, so one record serves a
 /// thousand entries, told apart by `index`.
 ///
-/// The object is a class reference rather than a generic parameter, so the session stays
-/// non-generic: generic code called across modules runs unspecialized, with a metadata
-/// lookup on every queue operation.
-package struct SessionTag {
-    /// The caller's object (a connection's `PushRecord`).
-    package var object: AnyObject
-    /// Which of the object's notifications (0 for an object that holds one).
+/// Generic over the record's class, so the driver gets its own type back with no cast
+/// (#43). The session, the pool and their actions carry the parameter; the driver in this
+/// module uses them with one record type (``ConnectionLoop``: `PushRecord`), so the
+/// optimizer specializes them there and the hot path costs what a plain reference did.
+/// The `AnyObject` constraint keeps the layout a single reference even where code runs
+/// unspecialized (a benchmark or a test in another module).
+package struct SessionTag<Record: AnyObject> {
+    /// The caller's record (a connection's `PushRecord`).
+    package var record: Record
+    /// Which of the record's notifications (0 for a record that holds one).
     package var index: UInt32
 
-    /// The handle for notification `index` of `object`.
-    package init(_ object: AnyObject, index: UInt32 = 0) {
-        self.object = object
+    /// The handle for notification `index` of `record`.
+    package init(_ record: Record, index: UInt32 = 0) {
+        self.record = record
         self.index = index
     }
 }

@@ -3,13 +3,13 @@ import APNWire
 /// One notification (or a flush marker) inside the session: what the frame needs, and the
 /// caller's tag to report about. Payload and token arrays are shared with the caller's
 /// `Notification` and `Device`, never copied.
-struct SessionEntry {
+struct SessionEntry<Record: AnyObject> {
     // Declared in this order so the tag's 4-byte index fills the gap before `expiry`: the
     // slot stays 56 bytes (it would be 64 with the tag first).
     var token: [UInt8]
     var payload: [UInt8]
     /// The caller's handle; nil only for a flush marker.
-    var tag: SessionTag?
+    var tag: SessionTag<Record>?
     var expiry: UInt32
     /// Resends still allowed; negative = unlimited.
     var retriesLeft: Int32
@@ -44,8 +44,8 @@ struct SessionEntry {
 
     /// The invalid frame (an empty token) whose error response confirms everything
     /// written before it; `automatic` when the session writes it on its own.
-    static func flushMarker(automatic: Bool = false) -> SessionEntry {
-        SessionEntry(
+    static func flushMarker(automatic: Bool = false) -> SessionEntry<Record> {
+        SessionEntry<Record>(
             token: [], payload: [], tag: nil, expiry: 0, retriesLeft: -1, priority: 10,
             flags: automatic ? [.flushMarker, .automaticMarker] : .flushMarker)
     }

@@ -237,7 +237,7 @@ struct ConnectionRemoteGatewayTests {
         faults.latency = .milliseconds(10)
         let fixture = try GatewayFixture(faults: faults)
         let (log, connection) = fixture.loggedConnection {
-            $0.cacheMemoryLimit = 200 * GatewaySession.cacheCharge(tokenCount: 32, payloadCount: 0)
+            $0.cacheMemoryLimit = 200 * GatewaySession<SessionHarness.Tag>.cacheCharge(tokenCount: 32, payloadCount: 0)
             $0.format = .frame
             Self.patient(&$0)
         }

@@ -9,7 +9,7 @@ import Testing
 /// does after each batch. Every action is recorded; outcomes are checked to be unique.
 /// A class, so that `#expect` can read its properties (the pool itself is noncopyable).
 final class PoolHarness {
-    var pool: ConnectionPool
+    var pool: ConnectionPool<SessionHarness.Tag>
     var now = Timestamp.zero
     /// The attempt each slot's pending `connect` quoted.
     var attempts: [Int: Int] = [:]
@@ -35,7 +35,7 @@ final class PoolHarness {
     var events: [String] = []
     var callbacks: [(code: ErrorCallbackCode, tag: Int?)] = []
     /// Replies by id, as answered.
-    var replies: [ReplyID: PoolReport] = [:]
+    var replies: [ReplyID: PoolReport<SessionHarness.Tag>] = [:]
     var replyOrder: [ReplyID] = []
     var woken: [ReplyID] = []
     var eventsEnded = false
@@ -48,7 +48,7 @@ final class PoolHarness {
         // peer's acknowledgement (``acknowledge(_:)``).
         configuration.session.tracksAcknowledgements = true
         configure(&configuration)
-        pool = ConnectionPool(configuration: configuration)
+        pool = ConnectionPool<SessionHarness.Tag>(configuration: configuration)
     }
 
     /// A pool of two sockets, both open, each having written one notification: 1 on slot 0

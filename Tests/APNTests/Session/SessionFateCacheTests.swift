@@ -40,11 +40,11 @@ struct SessionFateCacheTests {
         }
         h.connected()
         h.write()
-        let shared = 10 * GatewaySession.cacheCharge(tokenCount: 32, payloadCount: 0) + payload.count
+        let shared = 10 * GatewaySession<SessionHarness.Tag>.cacheCharge(tokenCount: 32, payloadCount: 0) + payload.count
         #expect(h.session.cacheMemory == shared, "one payload for ten notifications")
         h.push(11...12) // a payload each
         h.write()
-        let distinct = shared + 2 * GatewaySession.cacheCharge(tokenCount: 32, payloadCount: SessionHarness.payload(11).count)
+        let distinct = shared + 2 * GatewaySession<SessionHarness.Tag>.cacheCharge(tokenCount: 32, payloadCount: SessionHarness.payload(11).count)
         #expect(h.session.cacheMemory == distinct)
         h.advance(3)
         #expect(h.session.cacheMemory == 0)
@@ -55,7 +55,7 @@ struct SessionFateCacheTests {
     static func small(_ configure: (inout SessionConfiguration) -> Void = { _ in }) -> SessionHarness {
         SessionHarness {
             // Room for three written notifications of the harness's payload size.
-            $0.cacheMemoryLimit = 3 * GatewaySession.cacheCharge(tokenCount: 32, payloadCount: 24)
+            $0.cacheMemoryLimit = 3 * GatewaySession<SessionHarness.Tag>.cacheCharge(tokenCount: 32, payloadCount: 24)
             configure(&$0)
         }
     }

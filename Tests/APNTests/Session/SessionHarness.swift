@@ -6,7 +6,7 @@ import Testing
 /// `n` names `n` (see ``handle(_:)``), and its token is 32 bytes ending in `n`, so the bytes the session writes can
 /// be decoded back to tags. Every action is recorded; outcomes are checked to be unique.
 struct SessionHarness: ~Copyable {
-    var session: GatewaySession
+    var session: GatewaySession<Tag>
     var now = Timestamp.zero
     var outcomes: [Int: NotificationOutcome] = [:]
     var outcomeOrder: [Int] = []
@@ -29,7 +29,7 @@ struct SessionHarness: ~Copyable {
     init(_ configure: (inout SessionConfiguration) -> Void = { _ in }) {
         var configuration = SessionConfiguration()
         configure(&configuration)
-        session = GatewaySession(configuration: configuration)
+        session = GatewaySession<Tag>(configuration: configuration)
     }
 
     static func token(_ tag: Int) -> [UInt8] {
@@ -50,12 +50,12 @@ struct SessionHarness: ~Copyable {
     /// The session's handle for notification `n`: a batch object and an index into it, so
     /// a report names `n` only if the session kept both (an index lost on some path turns
     /// into the wrong number).
-    static func handle(_ n: Int) -> SessionTag {
+    static func handle(_ n: Int) -> SessionTag<Tag> {
         SessionTag(Tag(first: n & ~3), index: UInt32(n & 3))
     }
 
-    static func number(_ tag: SessionTag?) -> Int? {
-        tag.map { ($0.object as! Tag).first + Int($0.index) }
+    static func number(_ tag: SessionTag<Tag>?) -> Int? {
+        tag.map { $0.record.first + Int($0.index) }
     }
 
     static func payload(_ tag: Int) -> [UInt8] {
@@ -178,7 +178,7 @@ struct SessionHarness: ~Copyable {
         outcomes.filter { predicate($0.value) }.keys.sorted()
     }
 
-    static func name(of event: SessionEvent) -> String {
+    static func name(of event: SessionEvent<Tag>) -> String {
         switch event {
         case .connected: "connected"
         case .disconnected: "disconnected"

@@ -38,7 +38,7 @@ struct SessionSimulation: ~Copyable {
             var setup = Setup()
             setup.command = Bool.random(using: &random) ? .enhanced : .frame
             setup.cacheLength = [2, 5, 20, 1000, nil, nil].randomElement(using: &random)!
-            let entry = GatewaySession.cacheCharge(tokenCount: 32, payloadCount: 25)
+            let entry = GatewaySession<SessionHarness.Tag>.cacheCharge(tokenCount: 32, payloadCount: 25)
             setup.cacheMemoryLimit = [3 * entry, 20 * entry, 96 << 20].randomElement(using: &random)!
             setup.confirmationInterval = Int.random(in: 0..<5, using: &random) == 0 ? Int.random(in: 1...12, using: &random) : nil
             setup.tracksAcknowledgements = Bool.random(using: &random)
@@ -75,7 +75,7 @@ struct SessionSimulation: ~Copyable {
     let seed: UInt64
     let setup: Setup
     var random: SplitMix64
-    var session: GatewaySession
+    var session: GatewaySession<SessionHarness.Tag>
     var now = Timestamp.zero
     var timer: Timestamp?
     var socket = Socket.none
@@ -123,7 +123,7 @@ struct SessionSimulation: ~Copyable {
         configuration.connectionRetryLimit = 0
         configuration.maxBackoff = .seconds(4)
         configuration.writeBatchBytes = 700
-        session = GatewaySession(configuration: configuration)
+        session = GatewaySession<SessionHarness.Tag>(configuration: configuration)
     }
 
     /// The status a bad tag is rejected with; nil for a good tag. Fixed per tag, as a real
@@ -213,7 +213,7 @@ struct SessionSimulation: ~Copyable {
         }
     }
 
-    mutating func record(_ action: SessionAction) {
+    mutating func record(_ action: SessionAction<SessionHarness.Tag>) {
         switch action {
         case .connect:
             if case .none = socket { socket = .connecting } else { violations.append("connect while a socket exists") }
