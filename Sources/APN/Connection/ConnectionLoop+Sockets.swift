@@ -1,14 +1,19 @@
 import APNTLS
 
 // The socket side of the driver: writing what the pool's sessions encoded, reading what
-// the gateway sent, and telling the pool what each socket did.
+// the gateway sent, and telling the pool what each socket did. Nothing here performs the
+// pool's actions: they wait for the named point after ``PollDriven/serviceSockets()`` (or
+// after the timers), so no action runs in the middle of a read or a write. What the driver
+// must know sooner — whether the pool still holds a socket open, whether a session has more
+// to write — it asks the pool (``ConnectionPool/isConnected(slot:)``,
+// ``ConnectionPool/hasOutboundBytes(slot:)``), which answers from its state.
 extension ConnectionLoop {
     /// Writes and reads until the socket would block. Reads are tried every few writes
     /// whether or not `poll()` said so: while writes keep succeeding the loop never polls,
     /// and an error response left unread would be lost when the gateway closes.
     mutating func service(_ slot: Int) {
         var progress = true
-        while progress, let tls = sockets[slot].tls {
+        while progress, let tls = sockets[slot].tls, pool.isConnected(slot: slot) {
             progress = false
             if !sockets[slot].writeBlocked, sockets[slot].hasOutbound {
                 progress = write(slot, tls)
@@ -16,7 +21,7 @@ extension ConnectionLoop {
             }
             // Every 8th write (128 KiB of records) is enough to find an error response
             // promptly; reading after each would cost a system call per TLS record.
-            guard sockets[slot].tls != nil,
+            guard sockets[slot].tls != nil, pool.isConnected(slot: slot),
                   !progress || sockets[slot].readReady || sockets[slot].writesSinceRead >= Self.writesPerRead
             else { continue }
             sockets[slot].writesSinceRead = 0
@@ -40,12 +45,12 @@ extension ConnectionLoop {
             return false
         case .done(let count)?:
             now = clock.now()
-            // Emptied: the pool's next `write` says when the buffer holds bytes again.
-            if count == offered { sockets[slot].hasOutbound = false }
             sockets[slot].acknowledgements.wrote(count, ciphertextTotal: tls.bytesSentToSocket)
             pool.bytesWritten(slot: slot, count: count, now: now)
-            performActions()
-            if sockets[slot].acknowledgements.wantsRefresh, sockets[slot].tls != nil { reportAcknowledgements(slot, tls) }
+            // Asked, not waited for as a `write` action: taking these bytes may have let the
+            // session encode more (a paced window opened, cache room freed).
+            if count == offered { sockets[slot].hasOutbound = pool.hasOutboundBytes(slot: slot) }
+            if sockets[slot].acknowledgements.wantsRefresh, pool.isConnected(slot: slot) { reportAcknowledgements(slot, tls) }
             return true
         case .wantWrite?, .wantRead?:
             sockets[slot].writeBlocked = true
@@ -64,21 +69,22 @@ extension ConnectionLoop {
     /// is attributed rather than taken for a silent close (node-apn's "EPIPE fix").
     private mutating func writeFailed(_ slot: Int, _ tls: TLSConnection, _ error: APNError?) {
         _ = read(slot, tls)
-        if sockets[slot].tls != nil { socketEnded(slot, error: error) }
+        socketEnded(slot, error: error)
     }
 
     /// Reads what the gateway sent (an error response, or the end); whether anything
     /// happened.
     private mutating func read(_ slot: Int, _ tls: TLSConnection) -> Bool {
         var happened = false
-        while sockets[slot].tls != nil {
+        // Until the pool lets the socket go (an error response read: it closes it, and what
+        // follows on the socket is not the session's any more).
+        while sockets[slot].tls != nil, pool.isConnected(slot: slot) {
             let step = readBuffer.withUnsafeMutableBytes { tls.read(into: $0) }
             switch step {
             case .done(let count):
                 happened = true
                 now = clock.now()
                 pool.bytesReceived(slot: slot, Array(readBuffer[..<count]), now: now)
-                performActions()
             case .wantRead, .wantWrite:
                 sockets[slot].readReady = false
                 return happened
@@ -105,22 +111,21 @@ extension ConnectionLoop {
         // Reported even when the socket could not be asked (no progress then), so a peer
         // that never acknowledges is still given up as stalled.
         pool.acknowledged(slot: slot, bytes: plaintext, now: now)
-        performActions()
     }
 
     /// The gateway ended the connection (or it broke).
     private mutating func socketEnded(_ slot: Int, error: APNError?) {
-        guard let tls = sockets[slot].tls else { return }
+        guard let tls = sockets[slot].tls, pool.isConnected(slot: slot) else { return }
         // Before the socket goes: the session must know what the peer acknowledged. That
-        // may settle the rest and close the socket itself (idle, or shutting down).
+        // may settle the rest and close the socket itself (idle, or shutting down): then
+        // its `close` action, at the turn's next named point, closes it.
         now = clock.now()
         reportAcknowledgements(slot, tls)
-        guard sockets[slot].tls != nil else { return }
+        guard pool.isConnected(slot: slot) else { return }
         tls.close()
         sockets[slot].detach()
         now = clock.now()
         pool.socketClosed(slot: slot, error: error, now: now)
-        performActions()
     }
 
     /// The pool ends the connection: close_notify (best effort, never waited for), then

@@ -10,10 +10,10 @@ import Dispatch
 ///
 /// The turn, the inbox, the clock's observer and the `poll()` are the ``PollDriver``'s,
 /// shared with ``ProviderLoop``; this loop gives it the hooks of a turn
-/// (`ConnectionLoop+Turn.swift`). Its sockets' reads and writes still perform the pool's
-/// actions as they go (`ConnectionLoop+Sockets.swift`), so a socket the pool closed is
-/// neither read nor written again; moving them to the driver's named points is #43's
-/// remaining step.
+/// (`ConnectionLoop+Turn.swift`). The pool's actions are performed at the turn's named
+/// points only, never in the middle of a read or a write (`ConnectionLoop+Sockets.swift`):
+/// a socket the pool has let go is neither read nor written again because the driver asks
+/// the pool (``ConnectionPool/isConnected(slot:)``) before each read and write.
 ///
 /// ## Concurrency model
 /// Everything here runs on the one thread that calls ``run()``: the loop is a noncopyable
@@ -99,16 +99,15 @@ struct ConnectionLoop: ~Copyable {
         for slot in sockets.indices {
             guard let timer = sockets[slot].timer, timer <= now else { continue }
             sockets[slot].timer = nil
-            if let tls = sockets[slot].tls { reportAcknowledgements(slot, tls) }
+            if let tls = sockets[slot].tls, pool.isConnected(slot: slot) { reportAcknowledgements(slot, tls) }
             pool.tick(slot: slot, now: now)
-            performActions()
         }
     }
 
     /// Asks the watched sockets what the peer acknowledged.
     mutating func reportWatchedAcknowledgements() {
         for slot in sockets.indices where sockets[slot].watched {
-            if let tls = sockets[slot].tls { reportAcknowledgements(slot, tls) }
+            if let tls = sockets[slot].tls, pool.isConnected(slot: slot) { reportAcknowledgements(slot, tls) }
         }
     }
 

@@ -114,6 +114,19 @@ package struct ConnectionPool<Record: AnyObject>: ~Copyable {
     /// The number of slots (sockets opened or being opened, and idle ones kept).
     package var slotCount: Int { slots.count }
 
+    /// Whether slot `slot`'s session holds its socket open: false from the moment it decided
+    /// to close it (a `close` action queued, not yet performed). The driver reads and writes a
+    /// socket only while this holds, so it can leave the actions to the named points of its
+    /// turn and still never feed a socket the pool has let go.
+    package func isConnected(slot: Int) -> Bool {
+        slot < slots.count && slots[slot].session.isConnected
+    }
+
+    /// Whether slot `slot`'s session has encoded bytes its socket has not taken.
+    package func hasOutboundBytes(slot: Int) -> Bool {
+        slot < slots.count && !slots[slot].session.outboundBytes.isEmpty
+    }
+
     // MARK: Inputs from the caller
 
     /// A notification to send (its retry limit: negative = unlimited): routed to a slot, or
