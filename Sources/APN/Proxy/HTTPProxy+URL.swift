@@ -21,6 +21,12 @@ extension HTTPProxy {
     public init(url text: String) throws(URLError) {
         self = try HTTPProxyURL.parse(text)
     }
+
+    /// `url` with the password of its `user:password@` replaced by `***`, whether or not it
+    /// reads as a proxy URL: a URL fit to show (a configuration printed, a log line).
+    public static func redactingPassword(in url: String) -> String {
+        HTTPProxyURL.redacted(url)
+    }
 }
 
 /// The proxy URL's grammar, pure: `HTTPProxy(url:)` and the redaction of a URL shown.
