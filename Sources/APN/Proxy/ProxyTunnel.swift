@@ -13,9 +13,7 @@ enum ProxyTunnel {
         orSignal wake: WakeSignal, plan: () -> WaitPlan
     ) throws(ProxyTunnelError) {
         func failure(_ kind: ProxyTunnelError.Kind) -> ProxyTunnelError {
-            ProxyTunnelError(
-                kind: kind, proxy: proxy.address, origin: ProxyConnectRequest.authority(host: host, port: port) ?? "\(host):\(port)",
-                authenticated: proxy.username != nil)
+            ProxyTunnelError(kind, proxy: proxy, host: host, port: port)
         }
         guard let authority = ProxyConnectRequest.authority(host: host, port: port) else { throw failure(.invalidOrigin) }
         var decoder = ProxyResponseHeadDecoder()

@@ -14,6 +14,8 @@ struct ProxyTunnelError: Error, Sendable, CustomStringConvertible {
         case closed(received: Int)
         /// Bytes came after a 2xx head, before TLS began (a TLS server speaks second).
         case bytesAfterAnswer(Int)
+        /// The TCP connection to the proxy could not be made.
+        case unreachable(TLSError)
         /// Writing, reading or waiting failed, or the deadline passed.
         case transport(TLSError)
         /// The origin's host cannot be written in a request (a space, a control character).
@@ -27,6 +29,14 @@ struct ProxyTunnelError: Error, Sendable, CustomStringConvertible {
     let origin: String
     /// Whether `Proxy-Authorization` was sent: a 407 then means the credentials were refused.
     let authenticated: Bool
+
+    /// `kind` for a tunnel through `proxy` to `host`:`port`.
+    init(_ kind: Kind, proxy: HTTPProxy, host: String, port: UInt16) {
+        self.kind = kind
+        self.proxy = proxy.address
+        self.origin = ProxyConnectRequest.authority(host: host, port: port) ?? "\(host):\(port)"
+        self.authenticated = proxy.username != nil
+    }
 
     var description: String {
         let head = "the proxy \(proxy)"
@@ -51,6 +61,8 @@ struct ProxyTunnelError: Error, Sendable, CustomStringConvertible {
                 + (received > 0 ? " (after \(received) bytes of an answer)" : "")
         case .bytesAfterAnswer(let count):
             return "\(head) sent \(count) bytes after opening the tunnel to \(origin), before TLS began"
+        case .unreachable(let error):
+            return "\(head) cannot be reached: \(error)"
         case .transport(let error) where error.kind == .timeout:
             return "\(head) did not answer CONNECT \(origin) in time (\(error))"
         case .transport(let error):

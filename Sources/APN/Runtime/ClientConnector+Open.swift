@@ -15,7 +15,8 @@ extension ClientConnector {
                 host: settings.proxy?.host ?? settings.host, port: settings.proxy?.port ?? settings.port,
                 context: context, serverName: settings.host, noDelay: settings.noDelay, orSignal: wake, plan: plan)
         } catch {
-            return .failure(.connect(error))
+            guard let proxy = settings.proxy else { return .failure(.connect(error)) }
+            return .failure(.proxy(ProxyTunnelError(.unreachable(error), proxy: proxy, host: settings.host, port: settings.port)))
         }
         if let proxy = settings.proxy {
             do throws(ProxyTunnelError) {

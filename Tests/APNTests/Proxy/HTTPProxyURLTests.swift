@@ -80,6 +80,17 @@ struct HTTPProxyURLTests {
         #expect(NoProxyList(list).excludes(host) == excluded)
     }
 
+    @Test("docs/LIBRARY.md's proxy snippet")
+    func librarySnippet() throws {
+        var options = Provider.Options()
+        options.proxy = HTTPProxy(host: "proxy.example.com", port: 3128, username: "push", password: "secret")
+        options.proxy = try HTTPProxy(url: "http://push:secret@proxy.example.com:3128")   // the same
+        options.proxy = try HTTPProxy.fromEnvironment(for: options.host)   // https_proxy unless no_proxy lists the host
+        let given = HTTPProxy(host: "proxy.example.com", port: 3128, username: "push", password: "secret")
+        #expect(try HTTPProxy(url: "http://push:secret@proxy.example.com:3128") == given)
+        #expect("\(given)" == "http://push:***@proxy.example.com:3128")
+    }
+
     @Test("from the environment only when asked, no_proxy honoured")
     func environment() throws {
         let host = "api.push.apple.com"

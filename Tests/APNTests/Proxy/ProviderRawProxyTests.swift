@@ -123,6 +123,8 @@ struct ProviderRawProxyTests {
         proxy.stop()
         let response = try await fixture.sendOnce(through: HTTPProxy(host: "127.0.0.1", port: port))
         #expect(response.error?.code == .connectionFailed)
-        #expect(response.error?.message.contains("connecting to 127.0.0.1:\(port)") == true, "\(String(describing: response.error))")
+        #expect(
+            response.error?.message.contains("the proxy 127.0.0.1:\(port) cannot be reached: TCP connect failed: connecting to 127.0.0.1:\(port)")
+                == true, "\(String(describing: response.error))")
     }
 }
