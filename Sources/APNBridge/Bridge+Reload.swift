@@ -110,6 +110,7 @@ extension Bridge {
         check("upstream", { "\($0.upstream.host):\($0.upstream.port)" })
         check("sandbox", \.upstream.production)
         check("max_streams", \.upstream.maxConcurrentStreams)
+        check("proxy", \.upstream.proxy)
         return names
     }
 }

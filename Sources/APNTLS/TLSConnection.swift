@@ -11,8 +11,10 @@ internal import Glibc
 package final class TLSConnection {
     let ssl: OpaquePointer
     let socket: Socket
-    /// The peer address as given (host name or IP literal) and port, for error context.
-    package let peerDescription: String
+    /// The peer address as given (host name or IP literal) and port, for error context;
+    /// a tunnel's opener renames it for the server at the tunnel's end
+    /// (``describePeer(as:)``).
+    package internal(set) var peerDescription: String
     /// Keeps the context alive as long as the SSL that references it.
     private let contextHandle: SSLContextHandle
 

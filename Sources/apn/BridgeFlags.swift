@@ -6,7 +6,7 @@ import Foundation
 
 /// The flags of `apn bridge`, read into a ``Bridge/Configuration``: where it listens and
 /// with which certificate, whom it serves (one tenant by flags, several by `--config`),
-/// and where its notifications go (`--upstream`, `--sandbox`, `--upstream-ca`).
+/// and where its notifications go (`--upstream`, `--sandbox`, `--upstream-ca`, `--proxy`).
 enum BridgeFlags {
     static let about: String? = """
         A binary gateway (Apple's port 2195 protocol) and feedback service (2196) in front of
@@ -60,6 +60,7 @@ enum BridgeFlags {
                 .toggle("--sandbox", "Apple's sandbox environment"),
                 .valued("--upstream-ca", "FILE", "trust this CA for the upstream (default: the system store)"),
                 .valued("--max-streams", "N", "streams in flight per upstream connection", default: "1000"),
+                ProxyFlag.flag,
             ]),
         tenantGroup,
         FlagGroup(
@@ -247,6 +248,7 @@ enum BridgeFlags {
         if let streams = try flags.integer("--max-streams", as: Int.self, in: 1...100_000) {
             options.maxConcurrentStreams = streams
         }
+        options.proxy = try ProxyFlag.proxy(flags, host: options.host)
         return options
     }
 

@@ -1,10 +1,11 @@
+import APN
 import APNFeedbackStore
 
 /// `--check-config`'s line (#42), for any command with a configuration file: every flag of
 /// the command given (typed or from the file) or with a declared default, as the members of
 /// a configuration file, so what is printed, saved, starts the same command. A value the
-/// file took from the environment or a file is shown by that source; a store URL without
-/// its password; a passphrase or password typed as `***`. The line can go into a ticket.
+/// file took from the environment or a file is shown by that source; a store URL and a
+/// proxy URL without their passwords; a passphrase or password typed as `***`. The line can go into a ticket.
 enum ConfigShow {
     /// The members for `groups`' flags but `skipping`, from `flags` (the file's merged in)
     /// and `file`.
@@ -27,6 +28,7 @@ enum ConfigShow {
         }
         guard var text = flags.value(flag.name) ?? flag.defaultValue else { return nil }
         if flag.name == "--store" { text = TokenStore.redacted(text) }
+        if flag.name == "--proxy" { text = HTTPProxy.redactingPassword(in: text) }
         if isSecret(flag.name) { return .string("***") }
         let numeric = flag.value == "N" || flag.value == "SECONDS" || flag.value == "BYTES"
         if numeric, let number = Int(text) { return .integer(number) }

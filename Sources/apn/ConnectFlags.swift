@@ -97,9 +97,11 @@ enum ConnectFlags {
     }
 
     /// Why an attempt failed, short: a refused or unreachable TCP connect as its system
-    /// error (`connection refused (errno 111)`; the address is already in the line), else
-    /// the error's message.
+    /// error (`connection refused (errno 111)`; the address is already in the line), a
+    /// proxy's failure as the proxy's sentence, else the error's message.
     static func reason(_ message: String) -> String {
+        // Through a proxy, its own sentence says what failed (the line names the origin).
+        if let proxy = message.range(of: ": the proxy ") { return String(message[message.index(proxy.lowerBound, offsetBy: 2)...]) }
         guard message.contains("TCP connect failed"), let marker = message.range(of: "errno ", options: .backwards),
               case let rest = message[marker.upperBound...], let space = rest.firstIndex(of: " ")
         else { return message }

@@ -3,7 +3,8 @@ import Foundation
 
 /// The flags of `apn send --http2`: provider-token authentication (`--key-id`,
 /// `--team-id`, `--p8`, or `--provider-token`), the HTTP/2 headers (`--topic`,
-/// `--push-type`, `--collapse-id`) and the streams (`--max-streams`). Certificates and
+/// `--push-type`, `--collapse-id`), the streams (`--max-streams`) and the proxy
+/// (`--proxy`). Certificates and
 /// the address come from ``CredentialFlags``.
 enum ProviderFlags {
     /// The environment variable a provider token is read from when no flag gives one.
@@ -27,6 +28,7 @@ enum ProviderFlags {
             .valued("--push-type", "TYPE", "apns-push-type: \(PushType.documented.map(\.rawValue).joined(separator: ", "))"),
             .valued("--collapse-id", "ID", "apns-collapse-id (at most 64 bytes)"),
             .valued("--max-streams", "N", "streams in flight per connection", default: "1000"),
+            ProxyFlag.flag,
             .valued(
                 "--request-timeout", "SECONDS",
                 "how long Apple may take to answer a notification once it is written (time queued for a stream does "
@@ -70,6 +72,7 @@ enum ProviderFlags {
             options.authentication = .token(keyID: keyID, teamID: teamID, key: .file(p8))
         }
         options.topic = flags.value("--topic")
+        options.proxy = try ProxyFlag.proxy(flags, host: options.host)
         if options.authentication != .certificate && options.topic == nil {
             throw UsageError("provider tokens need --topic (apns-topic, the app's bundle id)")
         }

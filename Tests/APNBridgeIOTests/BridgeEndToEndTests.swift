@@ -160,6 +160,14 @@ struct BridgeEndToEndTests {
         #expect(throws: BridgeConfigurationError.self) { try fixture.bridge.reload(fixture.bridge.configuration) }
     }
 
+    /// #44: the upstream's proxy is taken at start; a reload that changes it says so.
+    @Test func aProxyChangedAtReloadNeedsARestart() throws {
+        let fixture = try BridgeFixture()
+        var configuration = fixture.bridge.configuration
+        configuration.upstream.proxy = HTTPProxy(host: "127.0.0.1", port: 3128)
+        #expect(try fixture.bridge.reload(configuration).needsRestart == ["proxy"])
+    }
+
     @Test func anUnknownClientCertificateIsRefused() async throws {
         let fixture = try BridgeFixture()
         let stranger = try fixture.authority.issueClientCertificate(topic: "com.example.stranger")

@@ -20,6 +20,9 @@ extension ConnectResult {
         case .failure(.connect(let error)): self = .failed(APNError.connectFailure(error))
         case .failure(.protocolNotChosen(let required, let chosen)):
             self = .failed(APNError(code: .connectionFailed, message: "the server chose \(chosen ?? "no protocol"), not \(required)"))
+        case .failure(.proxy(let error)):
+            // The binary gateway is never reached through a proxy; a failure is told all the same.
+            self = .failed(APNError(code: .connectionFailed, message: "\(error)"))
         case .failure(.threadNotStarted):
             self = .failed(APNError(code: .connectionFailed, message: ClientConnector.threadNotStartedMessage))
         }

@@ -2,12 +2,12 @@ import APNSupport
 import APNTLS
 
 extension ClientConnector.Settings {
-    /// A provider connection's: its host and port, `connectTimeout`, `TCP_NODELAY`, and the
-    /// server must choose HTTP/2 (ALPN `h2`).
+    /// A provider connection's: its host and port, `connectTimeout`, `TCP_NODELAY`, the
+    /// server must choose HTTP/2 (ALPN `h2`), and the proxy, if any.
     init(_ options: Provider.Options) {
         self.init(
             host: options.host, port: options.port, timeout: options.connectTimeout, noDelay: true,
-            requiredProtocol: "h2", threadName: "swift-apn.provider.connect")
+            requiredProtocol: "h2", threadName: "swift-apn.provider.connect", proxy: options.proxy)
     }
 }
 
@@ -25,6 +25,8 @@ extension ProviderConnectResult {
                 ProviderError(
                     code: .connectionFailed,
                     message: "\(peer) did not agree to HTTP/2 (ALPN \(required)); it chose \(chosen ?? "nothing")"))
+        case .failure(.proxy(let error)):
+            self = .failed(ProviderError(code: .connectionFailed, message: "connecting to \(peer): \(error)"))
         case .failure(.threadNotStarted):
             self = .failed(ProviderError(code: .connectionFailed, message: "connecting to \(peer): \(ClientConnector.threadNotStartedMessage)"))
         }

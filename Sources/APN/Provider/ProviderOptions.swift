@@ -69,6 +69,14 @@ extension Provider {
 
         // MARK: Connections
 
+        /// The HTTP proxy connections go through (`CONNECT`, then TLS with Apple end to
+        /// end); `nil`, the default: straight to ``ServiceAccess/address``. Never taken from
+        /// the environment by itself: `options.proxy = try HTTPProxy.fromEnvironment(for:
+        /// options.host)` asks for `https_proxy` and `no_proxy`. A proxy that refuses the
+        /// tunnel fails the attempt as a refused connection would
+        /// (``ProviderError/Code/connectionFailed``, the proxy's status line in the message);
+        /// ``connectTimeout`` bounds the proxy's answer too.
+        public var proxy: HTTPProxy?
         /// The bound on the TCP connect and the TLS handshake together, on ``clock`` (name
         /// resolution is the system's).
         public var connectTimeout: Duration = .seconds(10)

@@ -28,6 +28,9 @@ final class ClientConnector: Sendable {
         var requiredProtocol: String?
         /// The name threads of attempts carry.
         var threadName: String
+        /// The HTTP proxy the TCP connection goes to, and through whose `CONNECT` tunnel
+        /// the TLS session with ``host`` runs; `nil`: straight to ``host``.
+        var proxy: HTTPProxy? = nil
     }
 
     /// Why an attempt opened no socket.
@@ -38,6 +41,9 @@ final class ClientConnector: Sendable {
         case connect(TLSError)
         /// The server chose another application protocol (or none) than ``Settings/requiredProtocol``.
         case protocolNotChosen(required: String, chosen: String?)
+        /// The proxy of ``Settings/proxy`` opened no tunnel: it refused `CONNECT`, answered
+        /// something unreadable, closed, or did not answer in time.
+        case proxy(ProxyTunnelError)
         /// No thread could be started for the attempt (the system's thread or memory limit).
         case threadNotStarted
     }
@@ -96,18 +102,12 @@ final class ClientConnector: Sendable {
             let deadline = settings.timeout.map { attempt.now() + $0 }
             let bound = deadline == nil ? ContinuousClock.now + Self.unboundedAttemptLimit : nil
             let plan = { attempt.plan(until: deadline, bound: bound) }
-            return Result { () throws(TLSError) in
-                let connection = try TLSConnection.connect(
-                    host: settings.host, port: settings.port, context: tlsContext, noDelay: settings.noDelay,
-                    orSignal: attempt.wake, plan: plan)
-                try connection.handshake(orSignal: attempt.wake, plan: plan)
-                return connection
-            }
+            return Self.open(settings, context: tlsContext, wake: attempt.wake, plan: plan)
         }
         let connection: TLSConnection
         switch opened {
         case .success(let opened): connection = opened
-        case .failure(let error): return .failure(.connect(error))
+        case .failure(let failure): return .failure(failure)
         }
         if let required = settings.requiredProtocol, connection.applicationProtocol != required {
             connection.close()

@@ -38,19 +38,21 @@ final class ConnectAttempts: Sendable {
 
     /// Runs `body` as an attempt; a failure when the attempts were stopped or no wake-up
     /// signal could be made.
-    func run<Success>(_ body: (Attempt) -> Result<Success, TLSError>) -> Result<Success, TLSError> {
+    func run<Success>(
+        _ body: (Attempt) -> Result<Success, ClientConnector.Failure>
+    ) -> Result<Success, ClientConnector.Failure> {
         let wake: WakeSignal
         do throws(SystemCallError) {
             wake = try WakeSignal()
         } catch {
-            return .failure(TLSError(error))
+            return .failure(.connect(TLSError(error)))
         }
         let key = ObjectIdentifier(wake)
         let running = signals.withLock { signals in
             signals?[key] = wake
             return signals != nil
         }
-        guard running else { return .failure(TLSError(.timeout, "the connection has ended")) }
+        guard running else { return .failure(.connect(TLSError(.timeout, "the connection has ended"))) }
         defer { _ = signals.withLock { $0?.removeValue(forKey: key) } }
         let observer = clock.manual?.observe { wake.signal() }
         defer { if let observer { clock.manual?.removeObserver(observer) } }
