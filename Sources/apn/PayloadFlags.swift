@@ -32,7 +32,8 @@ enum PayloadFlags {
     /// Refuses a send with no payload flag at all: an empty `{"aps":{}}` is rarely what was
     /// meant, so it takes `--payload '{}'`. Checked last, after every other mistake.
     static func requirePayload(_ flags: Flags) throws(UsageError) {
-        guard !(["--payload", "--payload-file"] + builders + switches).contains(where: flags.given) else { return }
+        guard !(["--payload", "--payload-file"] + builders + switches + LiveActivityFlags.names).contains(where: flags.given)
+        else { return }
         throw UsageError(
             "no payload: give --alert TEXT (or --title, --badge, --sound, --category, --custom, --content-available), "
                 + "or --payload JSON (--payload '{}' sends an empty one)")
@@ -49,6 +50,7 @@ enum PayloadFlags {
         let text = try payloadText(flags)
         let builderFlags =
             builders.filter { flags.value($0) != nil } + (switches + ["--trim"]).filter { flags.has($0) }
+            + LiveActivityFlags.names.filter(flags.given)
         if let text {
             guard builderFlags.isEmpty else {
                 throw UsageError("\(builderFlags[0]) cannot be combined with --payload or --payload-file")

@@ -27,6 +27,7 @@ enum SendCommand: Subcommand {
                         + "a bad line is reported and skipped"),
             ]),
         PayloadFlags.group,
+        LiveActivityFlags.group,
         FlagGroup(
             "Output (the same for both protocols; README's \"apn send output\" lists every key):",
             [
@@ -69,7 +70,7 @@ enum SendCommand: Subcommand {
         // stops the send instead of killing it.
         let interrupt = SendInterrupt()
         if flags.has("--http2") { return try runHTTP2(flags, interrupt: interrupt) }
-        if let flag = ProviderFlags.http2Only(flags).first {
+        if let flag = (ProviderFlags.http2Only(flags) + LiveActivityFlags.names.filter(flags.given)).first {
             throw UsageError("\(flag) is for the HTTP/2 provider API: add --http2")
         }
         var options = Connection.Options()
@@ -130,6 +131,7 @@ enum SendCommand: Subcommand {
         ConnectFlags.apply(try ConnectFlags.settings(flags), to: &options)
         let note = try PayloadFlags.notification(flags)
         try ProviderFlags.applyHeaders(flags, to: note)
+        try LiveActivityFlags.apply(flags, to: note, topic: note.topic ?? options.topic)
         guard [10, 5, 1].contains(note.priority) else {
             throw UsageError("--priority \(note.priority): the provider API takes 10, 5 or 1")
         }
