@@ -108,6 +108,10 @@ extension HTTP2ConnectionLoop {
     }
 
     private func submit(_ answer: Answer) {
+        if let response = answer.broadcast {
+            try? session.submitResponse(streamID: answer.streamID, headers: response.headers, body: response.body)
+            return
+        }
         let uniqueID = sendsUniqueID ? uniqueIDs.next() : nil
         // Submitting fails only when the client reset the stream meanwhile: nothing to answer then.
         guard answer.refusal == nil else {
