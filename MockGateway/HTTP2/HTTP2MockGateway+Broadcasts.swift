@@ -90,7 +90,12 @@ extension HTTP2MockGateway {
     ///
     /// - Returns: whether the count was reached.
     public func waitForBroadcasts(count: Int, timeout: Duration) -> Bool {
-        shared.wait(until: .now + timeout) { $0.broadcasts.count >= count }
+        // Not a counted waiter, which would make every read of every connection wake it: the
+        // connection that records a broadcast wakes the waiters itself.
+        let shared = shared
+        return shared.server.waitForChange(until: .now + timeout, countingAsWaiter: false) {
+            shared.read { $0.broadcasts.count >= count }
+        }
     }
 
     /// Appends the record file's lines (`apn mock-gateway --record`) of at most `limit`
