@@ -127,7 +127,10 @@ struct BroadcastStore {
     /// Stores `record` (its ``HTTP2MockGateway/BroadcastRecord/sequence`` is set here).
     mutating func append(_ record: HTTP2MockGateway.BroadcastRecord) {
         count += 1
-        guard limit > 0 else { return firstKept = count }
+        guard limit > 0 else {
+            firstKept = count
+            return
+        }
         var record = record
         record.sequence = count
         kept.append(record)

@@ -92,3 +92,39 @@ import Testing
         #expect(registry.judge(Self.create0, bundleID: Self.app) == .refused(.cannotCreateChannelConfig))
     }
 }
+
+/// The accepted broadcasts the mock keeps: numbered in order, the oldest let go beyond the
+/// limit or once released, and their record file line.
+@Suite struct BroadcastStoreTests {
+    static func record(_ payload: String = "{}") -> HTTP2MockGateway.BroadcastRecord {
+        HTTP2MockGateway.BroadcastRecord(
+            connection: 2, sequence: 0, bundleID: "com.example.app", channelID: "AAAAAAAAAAAAAAAAAAAAAA==", priority: 5,
+            expiration: 0, requestID: "r", uniqueID: "u", payload: Array(payload.utf8),
+            authentication: .token(keyID: "K", teamID: "T"))
+    }
+
+    @Test func keepsTheLatestAtLeastAndReleasesOnRequest() {
+        var store = BroadcastStore(limit: 2)
+        for _ in 0..<5 { store.append(Self.record()) }
+        #expect(store.count == 5)
+        #expect(store.records(from: 0, limit: .max).map(\.sequence) == [4, 5])
+        #expect(store.records(from: 3, limit: 1).map(\.sequence) == [4])
+        store.release(upTo: 4)
+        #expect(store.records(from: 0, limit: .max).map(\.sequence) == [5])
+        var none = BroadcastStore(limit: 0)
+        none.append(Self.record())
+        #expect(none.count == 1 && none.records(from: 0, limit: .max).isEmpty)
+    }
+
+    @Test func writesItsRecordLine() {
+        var record = Self.record(#"{"aps":{"event":"end"}}"#)
+        record.sequence = 7
+        var lines = RecordLineBuffer()
+        BroadcastStore.appendLine(record, to: &lines)
+        let text = lines.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text == #"""
+            {"protocol":"http2","kind":"broadcast","connection":2,"seq":7,"bundle_id":"com.example.app","channel_id":"AAAAAAAAAAAAAAAAAAAAAA==","priority":5,"expiration":0,"request_id":"r","unique_id":"u","auth":"token","key_id":"K","team_id":"T","payload":"{\"aps\":{\"event\":\"end\"}}"}
+
+            """#)
+    }
+}

@@ -1,4 +1,5 @@
 import APNHTTP2
+import APNTLS
 import APNWire
 import Foundation
 import APNMockGateway
@@ -206,5 +207,31 @@ import Testing
         #expect(try client.exchange(headers: Self.broadcast(Self.id(1)), body: Self.payload)?.status == 200)
         #expect(try client.waitForEnd() != nil)
         #expect(client.goaway?.lastStreamID == 3)
+    }
+
+    /// docs/MOCKS.md's snippet, verbatim.
+    @Test func theSnippetOfMocksMd() throws {
+        /// Creates a channel of `com.example.app` and broadcasts to it, with a certificate from `authority`.
+        func createAChannelAndBroadcast(port: UInt16, authority: CertificateAuthority) throws {
+            let client = try HTTP2TestClient.connect(
+                port: port,
+                context: TLSClientContext(
+                    trustedCertificates: [authority.certificate],
+                    credentials: try authority.issueClientCertificate(topic: Self.app).credentials(),
+                    applicationProtocols: ["h2"]))
+            let created = try #require(try client.exchange(headers: Self.management("POST"), body: Self.createBody(policy: 0)))
+            let channel = try #require(created.headers["apns-channel-id"])
+            #expect(try client.exchange(headers: Self.broadcast(channel), body: Self.payload)?.status == 200)
+        }
+
+        var configuration = HTTP2MockGateway.Configuration()
+        configuration.channelIDSeed = 42                      // channel ids known in advance
+        let gateway = try HTTP2MockGateway(configuration: configuration)
+        try gateway.start()
+        defer { gateway.stop() }
+        try createAChannelAndBroadcast(port: gateway.port, authority: gateway.certificateAuthority)  // your client
+        #expect(gateway.waitForBroadcasts(count: 1, timeout: .seconds(5)))
+        let broadcast = gateway.broadcasts[0]  // bundleID, channelID, priority, expiration, requestID, uniqueID, payload
+        #expect(broadcast.channelID == gateway.channels(bundleID: "com.example.app")[0].id)
     }
 }
