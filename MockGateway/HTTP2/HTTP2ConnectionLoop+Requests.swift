@@ -1,6 +1,7 @@
 import APNSupport
 import APNWire
 import APNHTTP2
+import APNGatewayServer
 
 extension HTTP2ConnectionLoop {
     /// Handles the events of one read: validates each complete request (in arrival order),
@@ -65,10 +66,14 @@ extension HTTP2ConnectionLoop {
             }
         }
         guard !pending.isEmpty || rejectedStreams > 0 else { return nil }
-        shared.update { ledger in
+        let broadcasted = shared.update { ledger in
+            let broadcasts = ledger.broadcasts.count
             ledger.judge(&pending, connection: number, into: &answers)
             ledger.summary.rejectedStreams += rejectedStreams
+            return ledger.broadcasts.count != broadcasts
         }
+        // ``HTTP2MockGateway/waitForBroadcasts(count:timeout:)`` waits uncounted: woken here.
+        if broadcasted { shared.server.wakeWaiters(always: true) }
         rejectedStreams = 0
         let delay = faults.responseDelay
         let due = ContinuousClock.now + delay
@@ -108,6 +113,10 @@ extension HTTP2ConnectionLoop {
     }
 
     private func submit(_ answer: Answer) {
+        if let response = answer.broadcast {
+            try? session.submitResponse(streamID: answer.streamID, headers: response.headers, body: response.body)
+            return
+        }
         let uniqueID = sendsUniqueID ? uniqueIDs.next() : nil
         // Submitting fails only when the client reset the stream meanwhile: nothing to answer then.
         guard answer.refusal == nil else {

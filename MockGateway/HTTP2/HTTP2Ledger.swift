@@ -1,4 +1,6 @@
 import APNWire
+import APNHTTP2
+import APNSupport
 import Foundation
 import APNGatewayServer
 
@@ -16,11 +18,19 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     var summary = HTTP2MockGateway.Summary()
     /// Connections open now (``HTTP2MockGateway/Summary/connections`` counts every one).
     var openConnectionCount = 0
+    /// The broadcast channels, per bundle id.
+    var channels: ChannelRegistry
+    /// The accepted broadcasts.
+    var broadcasts: BroadcastStore
+    /// The `apns-unique-id`s of accepted broadcasts.
+    private var broadcastIDs = UUIDSequence()
 
-    init(faults: HTTP2MockGateway.Faults, retention: RecordRetention) {
+    init(faults: HTTP2MockGateway.Faults, retention: RecordRetention, channels: ChannelRegistry) {
         self.faults = faults
         records = HTTP2RecordStore(retention: retention)
         judgesByFaults = faults.judgesRequests
+        self.channels = channels
+        broadcasts = BroadcastStore(limit: retention.limit)
     }
 
     var recordCount: Int { records.count }
@@ -59,6 +69,10 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
                 }
                 records.append(request, connection: connection)
                 answers.append(Answer(streamID: streamID, apnsID: request.apnsID))
+            case .broadcast(let request):
+                answers.append(answer(streamID, judge(request, connection: connection)))
+            case .broadcastRefused(let response):
+                answers.append(answer(streamID, response))
             }
         }
         requests.removeAll(keepingCapacity: true)
@@ -70,6 +84,7 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     func currentSummary(counters: ServerCounters) -> HTTP2MockGateway.Summary {
         var current = summary
         current.accepted = records.count
+        current.broadcasts = broadcasts.count
         if records.count > 0 { current.statuses[200, default: 0] += records.count }
         current.handshakeFailures = counters.handshakeFailures
         current.refusedConnections = current.alpnRefusals + counters.handshakeFailures
@@ -114,6 +129,61 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
         return nil
     }
 
+    /// The answer to a validated broadcast or channel management request: the faults first
+    /// (``HTTP2MockGateway/Faults/broadcastDisabled``, then ``HTTP2MockGateway/Faults/failingRequests``
+    /// and ``HTTP2MockGateway/Faults/throttledRequests`` as for device requests), then the
+    /// channels; an accepted broadcast is recorded.
+    private mutating func judge(_ request: BroadcastRequest, connection: Int) -> BroadcastResponse {
+        let requestID = request.requestID
+        func refuse(_ reason: ProviderReason) -> BroadcastResponse {
+            BroadcastResponse(refusal: HTTP2MockGateway.Refusal(reason: reason), requestID: requestID)
+        }
+        if faults.broadcastDisabled { return refuse(.featureNotEnabled) }
+        if faults.failingRequests > 0 {
+            faults.failingRequests -= 1
+            return refuse(faults.failingReason)
+        }
+        if faults.throttledRequests > 0 && records.count >= faults.throttleAfterAccepting {
+            faults.throttledRequests -= 1
+            return refuse(.tooManyRequests)
+        }
+        switch channels.judge(request.operation, bundleID: request.bundleID) {
+        case .refused(let reason):
+            return refuse(reason)
+        case .created(let id):
+            return BroadcastResponse(status: 201, requestID: requestID, extra: [HTTP2Header("apns-channel-id", id)])
+        case .channel(let channel):
+            return BroadcastResponse(
+                status: 200, requestID: requestID,
+                json: #"{"message-storage-policy":\#(channel.messageStoragePolicy),"push-type":"#
+                    + JSONStringEscaping.quoted(channel.pushType) + "}")
+        case .deleted:
+            return BroadcastResponse(status: 204, requestID: requestID)
+        case .list(let ids):
+            return BroadcastResponse(
+                status: 200, requestID: requestID,
+                json: #"{"channels":["# + ids.map(JSONStringEscaping.quoted).joined(separator: ",") + "]}")
+        case .sent:
+            guard case .send(let send) = request.operation else { preconditionFailure("sent without a send") }
+            let uniqueID = broadcastIDs.next()
+            broadcasts.append(HTTP2MockGateway.BroadcastRecord(
+                connection: connection, sequence: 0, bundleID: request.bundleID, channelID: send.channelID,
+                priority: send.priority, expiration: send.expiration, requestID: requestID, uniqueID: uniqueID,
+                payload: send.payload, authentication: request.authentication))
+            return BroadcastResponse(
+                status: 200, requestID: requestID, extra: [HTTP2Header("apns-unique-id", uniqueID, isIndexable: false)])
+        }
+    }
+
+    /// The answer carrying `response`, counted in the summary.
+    private mutating func answer(_ streamID: Int32, _ response: BroadcastResponse) -> Answer {
+        summary.statuses[response.status, default: 0] += 1
+        if let reason = response.reason { summary.reasons[reason, default: 0] += 1 }
+        var answer = Answer(streamID: streamID, apnsID: "")
+        answer.broadcast = response
+        return answer
+    }
+
     private mutating func refuse(_ streamID: Int32, _ refusal: HTTP2MockGateway.Refusal, apnsID: String) -> Answer {
         summary.statuses[refusal.status, default: 0] += 1
         summary.reasons[refusal.reason, default: 0] += 1
@@ -148,6 +218,10 @@ enum RequestVerdict {
     case valid(ValidatedRequest)
     /// Refused, answered with this `apns-id`.
     case refused(HTTP2MockGateway.Refusal, apnsID: String)
+    /// A broadcast or channel management request: the channels and the faults decide.
+    case broadcast(BroadcastRequest)
+    /// A broadcast or channel management request refused by validation.
+    case broadcastRefused(BroadcastResponse)
 }
 
 /// One answer to send: 200, or a refusal with its JSON body.
@@ -157,6 +231,9 @@ struct Answer {
     var refusal: HTTP2MockGateway.Refusal?
     /// For 410 `Unregistered`: since when the token is inactive.
     var timestamp: Date?
+    /// The whole answer to a broadcast or channel management request (then ``apnsID`` and
+    /// ``refusal`` are unused).
+    var broadcast: BroadcastResponse?
 
     init(streamID: Int32, apnsID: String, refusal: HTTP2MockGateway.Refusal? = nil) {
         self.streamID = streamID

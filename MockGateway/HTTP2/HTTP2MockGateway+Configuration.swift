@@ -116,6 +116,15 @@ extension HTTP2MockGateway {
         public var recordRetention: RecordRetention
         /// The faults injected from the start.
         public var faults: Faults
+        /// How many broadcast channels each bundle id may have (Apple's: 10,000 per
+        /// environment); a create beyond is refused with `CannotCreateChannelConfig`.
+        public var channelLimit = 10_000
+        /// The first 8 bytes of every channel id the gateway makes, the other 8 counting the
+        /// channels created (1, 2, …): a test that sets it knows the ids in advance. `nil` (the
+        /// default) draws one at random.
+        public var channelIDSeed: UInt64?
+        /// The largest broadcast payload, in bytes (Apple's: 5,120).
+        public var broadcastPayloadLimit = 5120
 
         /// A configuration with the defaults described on each property.
         public init(

@@ -57,6 +57,11 @@ extension HTTP2MockGateway {
         /// `{"reason":"IdleTimeout"}` once its open streams are answered, then the close.
         /// `nil` (the default) leaves it to ``Configuration/idleTimeout``.
         public var idleTimeout: Duration?
+        /// Answer every broadcast and channel management request that passed validation with
+        /// 400 `FeatureNotEnabled`, as Apple does for an app without the Broadcast capability
+        /// (`false` by default). It comes before ``failingRequests`` and ``throttledRequests``,
+        /// which apply to those requests as to device requests.
+        public var broadcastDisabled: Bool
 
         /// No faults: the gateway behaves as Apple's does.
         public init() {
@@ -72,6 +77,7 @@ extension HTTP2MockGateway {
             stallAfterRequests = nil
             responseDelay = .zero
             idleTimeout = nil
+            broadcastDisabled = false
         }
 
         /// Answers requests for `token` (hex, either case) with `reason` and its status

@@ -63,6 +63,9 @@ extension HTTP2MockGateway {
     public struct Summary: Sendable, Hashable {
         /// Notifications accepted (recorded): ``HTTP2MockGateway/recordCount``.
         public var accepted = 0
+        /// Broadcasts accepted (recorded): ``HTTP2MockGateway/broadcastCount``. Their 200s are
+        /// in ``statuses``, as are the answers to channel management (201, 200, 204).
+        public var broadcasts = 0
         /// Answers decided, by HTTP status (200 included). An answer held back by
         /// ``Faults/responseDelay`` counts when decided, even if its connection ends first.
         public var statuses: [Int: Int] = [:]

@@ -78,7 +78,9 @@ public final class HTTP2MockGateway: Sendable {
         session.maxConcurrentStreams = configuration.maxConcurrentStreams
         // Room above Apple's payload limits, so an oversized payload gets Apple's 413
         // rather than a reset stream.
-        session.maxBodySize = max(session.maxBodySize, configuration.payloadLimit + 1, configuration.voipPayloadLimit + 1)
+        session.maxBodySize = max(
+            session.maxBodySize, configuration.payloadLimit + 1, configuration.voipPayloadLimit + 1,
+            configuration.broadcastPayloadLimit + 1)
         settings = HTTP2ConnectionSettings(
             validator: RequestValidator(rules: RequestValidator.Rules(configuration)),
             streamsUntilTokenVerified: configuration.streamsUntilTokenVerified,
@@ -89,7 +91,10 @@ public final class HTTP2MockGateway: Sendable {
             idleTimeout: configuration.idleTimeout)
         certificateAuthority = certificates.authority
         shared = try GatewayState(
-            HTTP2Ledger(faults: configuration.faults, retention: configuration.recordRetention),
+            HTTP2Ledger(
+                faults: configuration.faults, retention: configuration.recordRetention,
+                channels: ChannelRegistry(
+                    limit: configuration.channelLimit, seed: configuration.channelIDSeed ?? .random(in: 0...UInt64.max))),
             threadStarter: threadStarter)
         self.configuration = configuration
     }

@@ -68,19 +68,26 @@ extension HTTP2RecordStore.Copy: RecordFileLines {
                     if entry.collapseIDLength == 0 { line.raw("null") } else { line.quoted(parts.collapseID) }
                     line.raw(#","apns_id":"#)
                     line.quoted(parts.apnsID)
-                    switch authentication {
-                    case .certificate:
-                        line.raw(#","auth":"certificate""#)
-                    case .token(let keyID, let teamID):
-                        line.raw(#","auth":"token","key_id":"#)
-                        line.quoted(keyID)
-                        line.raw(#","team_id":"#)
-                        line.quoted(teamID)
-                    }
+                    line.authentication(authentication)
                     line.payload(parts.payload)
                     line.raw("}\n")
                 }
             }
+        }
+    }
+}
+
+extension RecordLineCursor {
+    /// Appends `,"auth":"certificate"`, or `,"auth":"token","key_id":…,"team_id":…`.
+    mutating func authentication(_ authentication: HTTP2MockGateway.Authentication) {
+        switch authentication {
+        case .certificate:
+            raw(#","auth":"certificate""#)
+        case .token(let keyID, let teamID):
+            raw(#","auth":"token","key_id":"#)
+            quoted(keyID)
+            raw(#","team_id":"#)
+            quoted(teamID)
         }
     }
 }

@@ -15,6 +15,9 @@ struct RequestHeaders {
     var topic: String?
     var collapseID: String?
     var pushType: String?
+    /// `apns-channel-id` and `apns-request-id`: broadcast push and channel management only.
+    var channelID: String?
+    var requestID: String?
     private(set) var hasDuplicates = false
 
     /// The values of `fields` the gateway reads; `strings` hands back the previous request's
@@ -56,6 +59,11 @@ struct RequestHeaders {
             if Self.store(RequestFieldStrings.value(value, reusing: &strings.pushType), in: &pushType) { hasDuplicates = true }
         case (15, UInt8(ascii: "p")) where Self.is(name, "apns-expiration"):
             if Self.store(RequestFieldStrings.value(value, reusing: &strings.expiration), in: &expiration) { hasDuplicates = true }
+        case (15, UInt8(ascii: "p")) where Self.is(name, "apns-channel-id"):
+            // Broadcast and channel requests only: after the device path's names.
+            if Self.store(String(decoding: value, as: UTF8.self), in: &channelID) { hasDuplicates = true }
+        case (15, UInt8(ascii: "p")) where Self.is(name, "apns-request-id"):
+            if Self.store(String(decoding: value, as: UTF8.self), in: &requestID) { hasDuplicates = true }
         case (16, UInt8(ascii: "p")) where Self.is(name, "apns-collapse-id"):
             if Self.store(RequestFieldStrings.value(value, reusing: &strings.collapseID), in: &collapseID) { hasDuplicates = true }
         default:

@@ -24,6 +24,9 @@ import APNWire
 /// | the payload is within 4 KB (5 KB for VoIP) | 413 PayloadTooLarge |
 /// | the payload is a JSON object | 400 PayloadEmpty (Apple documents no reason for this) |
 /// | the token belongs to the topic | 400 DeviceTokenNotForTopic |
+///
+/// A `:path` of broadcast push or channel management (`/1/…`, `/4/…`) is validated by
+/// ``checkBroadcast(_:body:authenticator:ids:now:)`` instead.
 struct RequestValidator: Sendable {
     /// The limits and tables from the configuration.
     struct Rules: Sendable {
@@ -35,6 +38,7 @@ struct RequestValidator: Sendable {
         var requiresJSONObjectPayload: Bool
         var teamTopics: [String: [String]]
         var deviceTopics: [String: String]
+        var broadcastPayloadLimit: Int
 
         init(_ configuration: HTTP2MockGateway.Configuration) {
             let lengths = configuration.deviceTokenLengths.filter { $0 > 0 && $0.isMultiple(of: 2) }
@@ -42,6 +46,7 @@ struct RequestValidator: Sendable {
             payloadLimit = configuration.payloadLimit
             voipPayloadLimit = configuration.voipPayloadLimit
             requiresJSONObjectPayload = configuration.requiresJSONObjectPayload
+            broadcastPayloadLimit = configuration.broadcastPayloadLimit
             teamTopics = configuration.teamTopics
             deviceTopics = Dictionary(
                 configuration.deviceTopics.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
@@ -64,6 +69,9 @@ struct RequestValidator: Sendable {
         strings: inout RequestFieldStrings, now: Double
     ) -> RequestVerdict {
         let fields = RequestHeaders.read(headers, reusing: &strings)
+        if let path = fields.path, Self.isBroadcastPath(path) {
+            return checkBroadcast(fields, body: body, authenticator: &authenticator, ids: &ids, now: now)
+        }
         var apnsID: String {
             if let sent = fields.apnsID, UUIDText.isCanonical(sent) { return sent }
             return ids.next()
@@ -170,7 +178,7 @@ struct RequestValidator: Sendable {
         pushTypes.contains(value)
     }
 
-    private static func isNonNegativeInteger(_ text: String) -> Bool {
+    static func isNonNegativeInteger(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 18 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 }

@@ -45,6 +45,25 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
     /// Pushing to this topic is not allowed.
     public static let topicDisallowed = ProviderReason(rawValue: "TopicDisallowed")
 
+    // MARK: 400 Bad request: broadcast push and channel management
+
+    /// The Broadcast capability is not enabled for the topic (the bundle id).
+    public static let featureNotEnabled = ProviderReason(rawValue: "FeatureNotEnabled")
+    /// The `apns-channel-id` header is missing.
+    public static let missingChannelID = ProviderReason(rawValue: "MissingChannelId")
+    /// The `apns-channel-id` value is not properly encoded, or too long.
+    public static let badChannelID = ProviderReason(rawValue: "BadChannelId")
+    /// The channel named by `apns-channel-id` does not exist.
+    public static let channelNotRegistered = ProviderReason(rawValue: "ChannelNotRegistered")
+    /// The JSON request body has an attribute APNs does not recognise.
+    public static let badRequestParams = ProviderReason(rawValue: "BadRequestParams")
+    /// The JSON request body cannot be parsed.
+    public static let badRequestPayload = ProviderReason(rawValue: "BadRequestPayload")
+    /// The `apns-push-type` header is missing.
+    public static let missingPushType = ProviderReason(rawValue: "MissingPushType")
+    /// The app has as many channels as allowed (10,000 per environment): delete unused ones.
+    public static let cannotCreateChannelConfig = ProviderReason(rawValue: "CannotCreateChannelConfig")
+
     // MARK: 403 Forbidden
 
     /// The certificate is invalid.
@@ -57,6 +76,9 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
     public static let forbidden = ProviderReason(rawValue: "Forbidden")
     /// The provider token is not valid, or its signature could not be verified.
     public static let invalidProviderToken = ProviderReason(rawValue: "InvalidProviderToken")
+    /// The bundle ids of the certificate or provider token do not include the bundle id in
+    /// the path (broadcast push and channel management).
+    public static let topicMismatch = ProviderReason(rawValue: "TopicMismatch")
     /// Neither a certificate nor a provider token authenticated the request.
     public static let missingProviderToken = ProviderReason(rawValue: "MissingProviderToken")
     /// The key id in the provider token is unrelated to this connection's key id.
@@ -98,16 +120,25 @@ public struct ProviderReason: RawRepresentable, Hashable, Sendable, CustomString
         .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,
     ]
 
+    /// The reasons Apple documents only for broadcast push and channel management requests
+    /// (its "Handling error responses from APNs" page), in the order of its documentation;
+    /// those requests are also answered with many of ``documented``.
+    public static let broadcastDocumented: [ProviderReason] = [
+        .featureNotEnabled, .missingChannelID, .badChannelID, .channelNotRegistered, .badRequestParams,
+        .badRequestPayload, .missingPushType, .cannotCreateChannelConfig, .topicMismatch,
+    ]
+
     /// The HTTP status Apple answers this reason with, or `nil` for a reason it does not
     /// document.
     public var status: Int? {
         switch self {
         case .badCollapseID, .badDeviceToken, .badExpirationDate, .badMessageID, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-            .missingTopic, .payloadEmpty, .topicDisallowed:
+            .missingTopic, .payloadEmpty, .topicDisallowed, .featureNotEnabled, .missingChannelID, .badChannelID,
+            .channelNotRegistered, .badRequestParams, .badRequestPayload, .missingPushType, .cannotCreateChannelConfig:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-            .missingProviderToken, .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken:
+            .missingProviderToken, .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken, .topicMismatch:
             403
         case .badPath: 404
         case .methodNotAllowed: 405

@@ -36,6 +36,13 @@ enum HTTP2MockFlags {
                 "a connection goes silent at its N-th request: nothing more answered, PINGs included"),
             .valued("--http2-delay-ms", "MS", "hold every answer back MS milliseconds"),
             .valued("--http2-max-streams", "N", "SETTINGS_MAX_CONCURRENT_STREAMS", default: "1000"),
+            .valued(
+                "--http2-channel-limit", "N",
+                "broadcast channels per bundle id (POST /1/apps/BUNDLE/channels beyond: 400 CannotCreateChannelConfig)",
+                default: "10000"),
+            .toggle(
+                "--http2-broadcast-disabled",
+                "answer every channel management and broadcast request 400 FeatureNotEnabled (no Broadcast capability)"),
         ])
 
     /// The HTTP/2 gateway's configuration from the flags, or nil without `--http2` (then
@@ -51,6 +58,9 @@ enum HTTP2MockFlags {
         configuration.port = try flags.integer("--http2-port", in: 0...UInt16.max) ?? 0
         if let streams = try flags.integer("--http2-max-streams", as: UInt32.self, in: 1...100_000) {
             configuration.maxConcurrentStreams = streams
+        }
+        if let limit = try flags.integer("--http2-channel-limit", in: 0...1_000_000) {
+            configuration.channelLimit = limit
         }
         for text in flags.all("--provider-key") {
             let parts = text.split(separator: ":", maxSplits: 2).map(String.init)
@@ -104,6 +114,7 @@ enum HTTP2MockFlags {
         if let delay = try flags.integer("--http2-delay-ms", in: 0...3_600_000) {
             faults.responseDelay = .milliseconds(delay)
         }
+        faults.broadcastDisabled = flags.has("--http2-broadcast-disabled")
         configuration.faults = faults
         return configuration
     }

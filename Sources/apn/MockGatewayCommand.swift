@@ -182,6 +182,7 @@ extension HTTP2MockFlags {
         .object([
             ("connections", .integer(summary.connections)),
             ("accepted", .integer(summary.accepted)),
+            ("broadcasts", .integer(summary.broadcasts)),
             ("statuses", .object(summary.statuses.keys.sorted().map { (String($0), .integer(summary.statuses[$0]!)) })),
             ("reasons", .object(summary.reasons.keys.map(\.rawValue).sorted().map { name in
                 (name, .integer(summary.reasons[ProviderReason(rawValue: name)]!))

@@ -21,9 +21,11 @@ extension MockGatewayCommand {
         /// Each gateway's record writer, with `--record`.
         let binaryRecorder: RecordWriter?
         let http2Recorder: RecordWriter?
+        /// The HTTP/2 gateway's broadcasts, with `--record` (`"kind":"broadcast"` lines).
+        let broadcastRecorder: RecordWriter?
         let refusalLog: RefusalLog
 
-        var recorders: [RecordWriter] { [binaryRecorder, http2Recorder].compactMap { $0 } }
+        var recorders: [RecordWriter] { [binaryRecorder, http2Recorder, broadcastRecorder].compactMap { $0 } }
     }
 
     /// Opens `--record`'s file for appending (nil without it).
@@ -70,6 +72,11 @@ extension MockGatewayCommand {
             http2Recorder: recordDescriptor.flatMap { descriptor in
                 http2.map { RecordWriter($0, descriptor: descriptor, threadName: RecordWriter.http2ThreadName) }
             },
+            broadcastRecorder: recordDescriptor.flatMap { descriptor in
+                http2.map {
+                    RecordWriter(BroadcastRecords(gateway: $0), descriptor: descriptor, threadName: RecordWriter.broadcastThreadName)
+                }
+            },
             refusalLog: refusalLog)
         for recorder in writers.recorders { recorder.start() }
         return writers
@@ -112,7 +119,10 @@ extension MockGatewayCommand {
         let http2Summary = gateways.http2?.stop()
         let accepted = gateways.binary.recordCount
         writers.binaryRecorder?.finish(upTo: accepted)
-        if let http2Summary { writers.http2Recorder?.finish(upTo: http2Summary.accepted) }
+        if let http2Summary {
+            writers.http2Recorder?.finish(upTo: http2Summary.accepted)
+            writers.broadcastRecorder?.finish(upTo: http2Summary.broadcasts)
+        }
         if let recordDescriptor = writers.recordDescriptor { close(recordDescriptor) }
         writers.refusalLog.finish()
         printSummary(gateways.binary, accepted: accepted, http2: http2Summary)

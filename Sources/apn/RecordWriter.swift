@@ -27,6 +27,7 @@ final class RecordWriter: Sendable {
     /// The writing threads' names, as `top -H` and `/proc/PID/task/*/comm` show them.
     static let binaryThreadName = "apn-record"
     static let http2ThreadName = "apn-record-h2"
+    static let broadcastThreadName = "apn-record-bc"
 
     private let source: any RecordSource
     private let descriptor: Int32
@@ -118,3 +119,21 @@ protocol RecordSource: Sendable {
 extension MockGateway: RecordSource {}
 
 extension HTTP2MockGateway: RecordSource {}
+
+/// The HTTP/2 gateway's accepted broadcasts, as a ``RecordWriter`` takes them: their own
+/// positions (1, 2, … among broadcasts), their own `"kind":"broadcast"` lines.
+struct BroadcastRecords: RecordSource {
+    let gateway: HTTP2MockGateway
+
+    func waitForRecords(count: Int, timeout: Duration) -> Bool {
+        gateway.waitForBroadcasts(count: count, timeout: timeout)
+    }
+
+    func appendRecordLines(from start: Int, limit: Int, to lines: inout RecordLineBuffer) -> Int {
+        gateway.appendBroadcastLines(from: start, limit: limit, to: &lines)
+    }
+
+    func releaseRecords(through sequence: Int) {
+        gateway.releaseBroadcasts(through: sequence)
+    }
+}

@@ -31,6 +31,17 @@ import Testing
         #expect(!fields.hasDuplicates)
     }
 
+    @Test func theBroadcastFieldsAreReadAndTheirRepeatsCaught() {
+        var strings = RequestFieldStrings()
+        let broadcast = Self.base + [("apns-channel-id", "dHN0LXNyY2gtY2hubA=="), ("apns-request-id", "r-1")]
+        let fields = RequestHeaders.read(Self.request(broadcast), reusing: &strings)
+        #expect(fields.channelID == "dHN0LXNyY2gtY2hubA==" && fields.requestID == "r-1")
+        #expect(fields.expiration == "0" && !fields.hasDuplicates)
+        #expect(RequestHeaders.read(Self.request(broadcast + [("apns-channel-id", "x")]), reusing: &strings).hasDuplicates)
+        #expect(RequestHeaders.read(Self.request(broadcast + [("apns-request-id", "x")]), reusing: &strings).hasDuplicates)
+        #expect(RequestHeaders.read(Self.request(Self.base), reusing: &strings).channelID == nil)
+    }
+
     @Test func aLaterRequestReadsItsOwnValuesWhetherTheyRepeatOrNot() {
         var strings = RequestFieldStrings()
         _ = RequestHeaders.read(Self.request(Self.base), reusing: &strings)

@@ -53,6 +53,19 @@ struct ProviderAnswerTests {
         }
     }
 
+    @Test("every broadcast and channel reason decodes typed, with Apple's status (400, TopicMismatch 403)")
+    func everyBroadcastReason() throws {
+        #expect(ProviderReason.broadcastDocumented.count == 9)
+        #expect(Set(ProviderReason.broadcastDocumented).isDisjoint(with: ProviderReason.documented))
+        for reason in ProviderReason.broadcastDocumented {
+            let status = try #require(reason.status)
+            #expect(status == (reason == .topicMismatch ? 403 : 400), "\(reason)")
+            let answer = try ProviderAnswer(
+                headers: [HTTP2Header(":status", String(status))], body: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
+            #expect(answer.reason == reason)
+        }
+    }
+
     @Test("what each status asks: retry 429/500/503, renew on ExpiredProviderToken, never retry other 4xx")
     func dispositions() {
         #expect(ProviderAnswer(status: 429, reason: .tooManyRequests).disposition == .retryAfterBackoff)
