@@ -11,10 +11,19 @@ import Foundation
 /// seed and an 8-byte counter, so a test that sets the seed knows every id in advance
 /// (``channelID(seed:serial:)``). The counter never repeats, so a deleted channel's id is
 /// never given again.
+///
+/// Bounded as a whole too (``totalLimit``): a client may name any bundle id it is allowed,
+/// and 10,000 channels under each of an endless stream of names would grow the mock without
+/// bound. A bundle id whose last channel is deleted is forgotten, so creating and deleting
+/// under new names leaves nothing behind.
 struct ChannelRegistry: Sendable {
     /// Channels per bundle id (Apple's: 10,000 per environment).
     let limit: Int
+    /// Channels across every bundle id; a create beyond is refused as one beyond ``limit`` is.
+    let totalLimit: Int
     private let seed: UInt64
+    /// Channels kept now, across bundle ids.
+    private(set) var total = 0
     /// Channels created so far, across bundle ids: the next id's counter.
     private var serial: UInt64 = 0
     private var apps: [String: App] = [:]
@@ -26,8 +35,10 @@ struct ChannelRegistry: Sendable {
         var channels: [String: HTTP2MockGateway.Channel] = [:]
     }
 
-    init(limit: Int, seed: UInt64) {
+    /// A registry of at most `limit` channels per bundle id and `totalLimit` in all.
+    init(limit: Int, seed: UInt64, totalLimit: Int = 100_000) {
         self.limit = limit
+        self.totalLimit = totalLimit
         self.seed = seed
     }
 
@@ -44,8 +55,9 @@ struct ChannelRegistry: Sendable {
     /// Creates a channel for `bundleID`; its id, or `nil` when the bundle id has ``limit``
     /// channels already.
     mutating func create(bundleID: String, messageStoragePolicy: Int, pushType: String) -> String? {
-        guard (apps[bundleID]?.ids.count ?? 0) < limit else { return nil }
+        guard (apps[bundleID]?.ids.count ?? 0) < limit, total < totalLimit else { return nil }
         serial += 1
+        total += 1
         let id = Self.channelID(seed: seed, serial: serial)
         apps[bundleID, default: App()].ids.append(id)
         apps[bundleID]!.channels[id] = HTTP2MockGateway.Channel(
@@ -62,6 +74,8 @@ struct ChannelRegistry: Sendable {
     mutating func delete(_ id: String, bundleID: String) -> Bool {
         guard apps[bundleID]?.channels.removeValue(forKey: id) != nil else { return false }
         apps[bundleID]!.ids.removeAll { $0 == id }
+        if apps[bundleID]!.ids.isEmpty { apps[bundleID] = nil }
+        total -= 1
         return true
     }
 

@@ -91,6 +91,22 @@ import Testing
         #expect(registry.ids(bundleID: Self.app).count == 10_000)
         #expect(registry.judge(Self.create0, bundleID: Self.app) == .refused(.cannotCreateChannelConfig))
     }
+
+    @Test("bounded across bundle ids too; a bundle id whose channels are all deleted is forgotten and frees its room")
+    func boundedAcrossBundleIDs() {
+        var registry = ChannelRegistry(limit: 10, seed: 1, totalLimit: 3)
+        for name in ["a", "b", "c"] { #expect(registry.create(bundleID: name, messageStoragePolicy: 0, pushType: "LiveActivity") != nil) }
+        #expect(registry.judge(Self.create0, bundleID: "d") == .refused(.cannotCreateChannelConfig))
+        #expect(registry.total == 3)
+        let id = registry.ids(bundleID: "a")[0]
+        #expect(registry.judge(.delete(id), bundleID: "a") == .deleted)
+        #expect(registry.total == 2 && registry.ids(bundleID: "a").isEmpty)
+        guard case .created = registry.judge(Self.create0, bundleID: "d") else {
+            Issue.record("the room a deleted channel freed was not given")
+            return
+        }
+        #expect(registry.total == 3)
+    }
 }
 
 /// The accepted broadcasts the mock keeps: numbered in order, the oldest let go beyond the
