@@ -17,9 +17,10 @@ extension FeedbackService {
         /// socket. Default 1,000.
         public var batchSize = 1000
         /// Room the store's disk must have before each visit
-        /// (``TokenStore/checkWritable(freeBytes:)``). Default: 8 KiB per batch tuple, from
-        /// 1 MiB to 64 MiB.
-        public var minimumFreeBytes: Int
+        /// (``TokenStore/checkWritable(freeBytes:)``); nil (the default): 8 KiB per
+        /// ``batchSize`` tuple, from 1 MiB to 64 MiB (``defaultMinimumFreeBytes(batchSize:)``),
+        /// so a larger batch asks for more room without being told.
+        public var minimumFreeBytes: Int?
         /// Told of everything the service does, on the thread that runs it; quick, it holds
         /// the visit (and the socket) while it runs. Default: nothing.
         public var events: @Sendable (Event) -> Void = { _ in }
@@ -28,8 +29,11 @@ extension FeedbackService {
         public init(store: String, feedback: Feedback.Options) {
             self.store = store
             self.feedback = feedback
-            minimumFreeBytes = Self.defaultMinimumFreeBytes(batchSize: 1000)
         }
+
+        /// The room checked before each visit: ``minimumFreeBytes``, or the default for
+        /// ``batchSize``.
+        var freeBytesChecked: Int { minimumFreeBytes ?? Self.defaultMinimumFreeBytes(batchSize: batchSize) }
 
         /// The default room for `batchSize`: a commit's WAL frames are whole 4 KiB pages, and a
         /// tuple can touch two (its feedback row and its token), so 8 KiB a tuple is a batch of

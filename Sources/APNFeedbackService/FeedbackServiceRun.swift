@@ -20,7 +20,7 @@ struct FeedbackServiceRun {
         events = configuration.events
         self.store = store
         self.lock = lock
-        check = FeedbackStoreCheck(store: store, freeBytes: configuration.minimumFreeBytes)
+        check = FeedbackStoreCheck(store: store, freeBytes: configuration.freeBytesChecked)
         schedule = FeedbackServiceSchedule(interval: configuration.interval)
     }
 

@@ -128,6 +128,18 @@ struct FeedbackServiceTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
+    @Test("the room checked before a visit follows the batch size unless set: 8 KiB a tuple, 1 MiB to 64 MiB")
+    func roomFollowsTheBatchSize() {
+        var configuration = FeedbackService.Configuration(store: "unused", feedback: Feedback.Options())
+        #expect(configuration.freeBytesChecked == 1000 * 8192)
+        configuration.batchSize = 10
+        #expect(configuration.freeBytesChecked == 1 << 20)
+        configuration.batchSize = 100_000
+        #expect(configuration.freeBytesChecked == 64 << 20)
+        configuration.minimumFreeBytes = 0
+        #expect(configuration.freeBytesChecked == 0)
+    }
+
     @Test("stop() during the wait between visits ends the run with .stopped, after one visit")
     func stopBetweenVisits() throws {
         let fixture = try Fixture(tuples: 10)
