@@ -29,6 +29,7 @@ enum ErrorText {
     static func message(_ error: ProviderError) -> String {
         var text = error.notificationError.map(message) ?? error.message
         if let status = error.status { text += " (status \(status)\(error.reason.map { ", \($0)" } ?? ""))" }
+        if let requestID = error.requestID { text += " apns-request-id \(requestID.apnsText)" }
         return text
     }
 }

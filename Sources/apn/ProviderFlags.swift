@@ -13,18 +13,10 @@ enum ProviderFlags {
     static let group = FlagGroup(
         "HTTP/2 provider API (--http2; default address api.sandbox.push.apple.com:443, api.push.apple.com:443 with "
             + "--production):",
-        [
-            .toggle("--http2", "send through the HTTP/2 provider API instead of the binary gateway"),
-            .valued("--key-id", "ID", "provider-token authentication (else the certificate): the .p8 key's id; with "
-                + "--team-id and --p8"),
-            .valued("--team-id", "ID", "the team the key belongs to"),
-            .valued("--p8", "FILE", "the .p8 signing key"),
-            .valued(
-                "--provider-token", "JWT",
-                "a provider token made elsewhere, sent as it is; it shows in `ps`, so prefer --provider-token-file or "
-                    + "$\(tokenVariable)"),
-            .valued("--provider-token-file", "FILE", "read the provider token from FILE's first line instead"),
+        [.toggle("--http2", "send through the HTTP/2 provider API instead of the binary gateway")] + authentication
+            + [
             .valued("--topic", "TOPIC", "apns-topic (the bundle id; required with provider tokens)"),
+            .valued("--channel", "ID", "broadcast to this channel (iOS 18 broadcast push) instead of to tokens"),
             .valued("--push-type", "TYPE", "apns-push-type: \(PushType.documented.map(\.rawValue).joined(separator: ", "))"),
             .valued("--collapse-id", "ID", "apns-collapse-id (at most 64 bytes)"),
             .valued("--max-streams", "N", "streams in flight per connection", default: "1000"),
@@ -42,11 +34,39 @@ enum ProviderFlags {
         ],
         notes: "  Without --key-id, --provider-token or --provider-token-file, a provider token is $\(tokenVariable), if set.")
 
+    /// Provider-token authentication, shared with `apn channels`.
+    static let authentication: [Flag] = [
+        .valued("--key-id", "ID", "provider-token authentication (else the certificate): the .p8 key's id; with "
+            + "--team-id and --p8"),
+        .valued("--team-id", "ID", "the team the key belongs to"),
+        .valued("--p8", "FILE", "the .p8 signing key"),
+        .valued(
+            "--provider-token", "JWT",
+            "a provider token made elsewhere, sent as it is; it shows in `ps`, so prefer --provider-token-file or "
+                + "$\(tokenVariable)"),
+        .valued("--provider-token-file", "FILE", "read the provider token from FILE's first line instead"),
+    ]
+
     /// The flags only `--http2` gives meaning to.
     static let http2OnlyFlags = group.flags.map(\.name).filter { $0 != "--http2" }
 
     /// The provider options these flags (and the credential flags) ask for.
     static func options(_ flags: Flags) throws(UsageError) -> Provider.Options {
+        var options = try authenticatedOptions(flags)
+        options.proxy = try ProxyFlag.proxy(flags, host: options.host)
+        if let streams = try flags.integer("--max-streams", as: Int.self, in: 1...100_000) {
+            options.maxConcurrentStreams = streams
+        }
+        if let connections = try flags.integer("--max-connections", as: Int.self, in: 1...64) {
+            options.maxConnections = connections
+        }
+        try applyRequestTimeout(flags, to: &options)
+        return options
+    }
+
+    /// The log, the credentials, the provider token and `--topic` (required with provider
+    /// tokens): what every command speaking to Apple's HTTP/2 API reads (`apn channels`).
+    static func authenticatedOptions(_ flags: Flags) throws(UsageError) -> Provider.Options {
         var options = Provider.Options()
         options.logHandler = try LogFlags.handler(flags)
         let credentials = try CredentialFlags(flags)
@@ -72,23 +92,19 @@ enum ProviderFlags {
             options.authentication = .token(keyID: keyID, teamID: teamID, key: .file(p8))
         }
         options.topic = flags.value("--topic")
-        options.proxy = try ProxyFlag.proxy(flags, host: options.host)
         if options.authentication != .certificate && options.topic == nil {
             throw UsageError("provider tokens need --topic (apns-topic, the app's bundle id)")
         }
-        if let streams = try flags.integer("--max-streams", as: Int.self, in: 1...100_000) {
-            options.maxConcurrentStreams = streams
-        }
-        if let connections = try flags.integer("--max-connections", as: Int.self, in: 1...64) {
-            options.maxConnections = connections
-        }
-        if let text = flags.value("--request-timeout") {
-            guard let seconds = Double(text), seconds >= 0.1, seconds <= 3_600 else {
-                throw UsageError("--request-timeout: \"\(text)\" is not a number of seconds in 0.1...3600")
-            }
-            options.requestTimeout = .milliseconds(Int((seconds * 1_000).rounded()))
-        }
         return options
+    }
+
+    /// `--request-timeout SECONDS`, when given.
+    static func applyRequestTimeout(_ flags: Flags, to options: inout Provider.Options) throws(UsageError) {
+        guard let text = flags.value("--request-timeout") else { return }
+        guard let seconds = Double(text), seconds >= 0.1, seconds <= 3_600 else {
+            throw UsageError("--request-timeout: \"\(text)\" is not a number of seconds in 0.1...3600")
+        }
+        options.requestTimeout = .milliseconds(Int((seconds * 1_000).rounded()))
     }
 
     /// Refuses options with neither a certificate nor a provider token (the library would

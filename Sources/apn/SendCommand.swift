@@ -131,10 +131,13 @@ enum SendCommand: Subcommand {
         ConnectFlags.apply(try ConnectFlags.settings(flags), to: &options)
         let note = try PayloadFlags.notification(flags)
         try ProviderFlags.applyHeaders(flags, to: note)
-        try LiveActivityFlags.apply(flags, to: note, topic: note.topic ?? options.topic)
+        let channel = flags.value("--channel")
+        // A broadcast names the bundle id itself: the Live Activity topic suffix is not needed.
+        try LiveActivityFlags.apply(flags, to: note, topic: channel == nil ? note.topic ?? options.topic : nil)
         guard [10, 5, 1].contains(note.priority) else {
             throw UsageError("--priority \(note.priority): the provider API takes 10, 5 or 1")
         }
+        if let channel { return try BroadcastSendRun.run(flags, note: note, channel: channel, options: options) }
         let list = try TokenList(recipientsOf: flags, binary: false)
         let store = try ProviderFlags.store(flags)
         // Apple's limit: 4 KB, 5 KB for VoIP (the provider refuses a longer one per notification).

@@ -77,6 +77,9 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
     public var timestamp: Date? { storage.timestamp }
     /// The `apns-id` of the refused request, when Apple answered.
     public var apnsID: UUID? { storage.apnsID }
+    /// The `apns-request-id` Apple answered to a broadcast or a channel management request
+    /// (``BroadcastChannels``, ``Provider/broadcast(_:to:bundleID:)``): quote it to Apple.
+    public var requestID: UUID? { storage.requestID }
     /// For ``Code/invalidNotification``: what is wrong with the notification.
     public var notificationError: APNError? { storage.notificationError }
     /// Whether Apple may have received the notification all the same: it was written and no
@@ -97,12 +100,13 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
         let reason: ProviderReason?
         let timestamp: Date?
         let apnsID: UUID?
+        let requestID: UUID?
         let notificationError: APNError?
         let mayHaveBeenDelivered: Bool
 
         init(
             code: Code, message: String, status: Int?, reason: ProviderReason?, timestamp: Date?, apnsID: UUID?,
-            notificationError: APNError?, mayHaveBeenDelivered: Bool
+            requestID: UUID?, notificationError: APNError?, mayHaveBeenDelivered: Bool
         ) {
             self.code = code
             self.message = message
@@ -110,6 +114,7 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
             self.reason = reason
             self.timestamp = timestamp
             self.apnsID = apnsID
+            self.requestID = requestID
             self.notificationError = notificationError
             self.mayHaveBeenDelivered = mayHaveBeenDelivered
         }
@@ -118,7 +123,7 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
             lhs === rhs
                 || (lhs.code == rhs.code && lhs.message == rhs.message && lhs.status == rhs.status
                     && lhs.reason == rhs.reason && lhs.timestamp == rhs.timestamp && lhs.apnsID == rhs.apnsID
-                    && lhs.notificationError == rhs.notificationError
+                    && lhs.requestID == rhs.requestID && lhs.notificationError == rhs.notificationError
                     && lhs.mayHaveBeenDelivered == rhs.mayHaveBeenDelivered)
         }
 
@@ -129,6 +134,7 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
             hasher.combine(reason)
             hasher.combine(timestamp)
             hasher.combine(apnsID)
+            hasher.combine(requestID)
             hasher.combine(notificationError)
             hasher.combine(mayHaveBeenDelivered)
         }
@@ -137,11 +143,12 @@ public struct ProviderError: Error, Hashable, Sendable, CustomStringConvertible 
     /// Creates an error; the library makes them, tests may too.
     public init(
         code: Code, message: String, status: Int? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil,
-        apnsID: UUID? = nil, notificationError: APNError? = nil, mayHaveBeenDelivered: Bool = false
+        apnsID: UUID? = nil, requestID: UUID? = nil, notificationError: APNError? = nil,
+        mayHaveBeenDelivered: Bool = false
     ) {
         storage = Storage(
             code: code, message: message, status: status, reason: reason, timestamp: timestamp, apnsID: apnsID,
-            notificationError: notificationError, mayHaveBeenDelivered: mayHaveBeenDelivered)
+            requestID: requestID, notificationError: notificationError, mayHaveBeenDelivered: mayHaveBeenDelivered)
     }
 
     /// `code: message`, with the status and reason when Apple answered.

@@ -48,7 +48,7 @@ struct ProviderLoop: ~Copyable {
         self.log = options.log
         var session = HTTP2Session.Configuration()
         // Apple's answers are small; a larger body is a broken or hostile peer.
-        session.maxBodySize = ProviderAnswer.bodyLimit
+        session.maxBodySize = options.responseBodyLimit
         session.maxConcurrentStreams = 100  // server-initiated streams: none expected
         session.keptResponseFields = ProviderAnswer.fieldsRead
         self.pool = ProviderPool(
@@ -129,7 +129,9 @@ struct ProviderLoop: ~Copyable {
                 guard let index = sockets.firstIndex(where: { $0.number == number }) else { continue }
                 sockets.remove(at: index).close(lastBytes: lastBytes)
             case .complete(let completion):
-                if !completion.response.isSuccess && hub.hasListeners { events.append(.failed(completion.response)) }
+                if !completion.response.isSuccess && completion.response.exchange == nil && hub.hasListeners {
+                    events.append(.failed(completion.response))
+                }
                 completion()
             case .event(let event):
                 log.record(event)

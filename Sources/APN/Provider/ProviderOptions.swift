@@ -131,6 +131,11 @@ extension Provider {
         /// warnings and above on standard error.
         public var logHandler: any APNLogHandler = StandardErrorLogHandler()
 
+        /// The largest response body taken: Apple's answers to notifications are under 100
+        /// bytes; a channel list (``BroadcastChannels``) holds up to 10,000 ids. A larger
+        /// body fails its request as a protocol error.
+        var responseBodyLimit = ProviderAnswer.bodyLimit
+
         /// The provider's log: ``logHandler`` under its label.
         var log: ComponentLog { ComponentLog(logHandler, label: ComponentLog.Label.provider) }
 

@@ -1,15 +1,19 @@
+@_spi(APNBridge) import APNCore
 import APNHTTP2
 import APNWire
 import Foundation
 
 /// One notification for one device as an HTTP/2 request to Apple's provider API: the
 /// header fields (without `authorization`, added when written so a renewed provider token
-/// is used on a retry) and the payload as the body.
+/// is used on a retry) and the payload as the body. Or an *exchange*: a request of Apple's
+/// that names no device (a broadcast, a channel management request), its `:path` fixed in
+/// its ``Template`` (``Template/isExchange``).
 ///
 /// Made before anything is sent, so a notification Apple would refuse for its form alone
 /// (payload too large, priority or collapse id out of range, no topic where one is needed)
 /// is refused here, typed, without a round trip.
 struct ProviderRequest: Sendable {
+    /// The device; for an exchange, ``exchangeDevice``.
     let device: Device
     /// The notification's header fields and body, shared by every device it goes to: a
     /// waiting request holds two references, not its own header list.
@@ -30,11 +34,26 @@ struct ProviderRequest: Sendable {
     func appendHeaders(to headers: inout [HTTP2Header]) {
         let start = headers.count
         headers.append(contentsOf: template.headers)
+        guard !template.isExchange else { return }
         headers[start + Template.pathIndex].value = hexString(device.token, after: Self.pathPrefix)
     }
 
-    /// The header fields but `:path`, checked and laid out for nghttp2 once per notification.
-    var headerBlock: HTTP2HeaderBlock { template.block }
+    /// Queues the request on `session`, `extra` (the `authorization` field) after its fields:
+    /// the stream id.
+    func submit(on session: HTTP2Session, appending extra: HTTP2HeaderBlock?) throws(HTTP2Error) -> Int32 {
+        guard !template.isExchange else {
+            return try session.submitRequest(template.block, path: nil, appending: extra, body: template.body)
+        }
+        return try withPath { (path) throws(HTTP2Error) in
+            try session.submitRequest(template.block, path: path, appending: extra, body: template.body)
+        }
+    }
+
+    /// What an exchange's request names as its device: the pool's unit is a device's
+    /// request, and its response a device's. It never reaches a caller — a broadcast or a
+    /// channel request is answered as a ``BroadcastResponse`` or a channel — and an
+    /// exchange's failure makes no ``ProviderEvent/failed(_:)`` event.
+    static let exchangeDevice = Device(unvalidated: [0])
 
     /// Calls `body` with this request's `:path` (`/3/device/` and the token in lowercase
     /// hex), written on the stack: no string is made for it.
@@ -108,6 +127,13 @@ struct ProviderRequest: Sendable {
         fileprivate let block: HTTP2HeaderBlock
         fileprivate let body: [UInt8]
         fileprivate static let pathIndex = 2
+        /// A request naming no device, its `:path` in ``headers`` (a broadcast, a channel
+        /// management request).
+        let isExchange: Bool
+        /// Whether a 5xx answer is retried (after a backoff, as a 429 is). Not for a request
+        /// that must not be repeated once the server may have acted on it (a channel create:
+        /// two channels).
+        let retriesServerErrors: Bool
 
         /// Reads and checks the notification.
         ///
@@ -202,6 +228,42 @@ struct ProviderRequest: Sendable {
             }
             self.headers = headers
             self.body = payload
+            isExchange = false
+            retriesServerErrors = true
+        }
+
+        /// An exchange: `method` on `path`, the `fields` after the pseudo-header fields,
+        /// and `body`. The fields' values are checked here.
+        ///
+        /// - Throws: ``ProviderError/Code/invalidNotification`` when a value cannot be sent.
+        init(
+            exchange method: String, path: String, authority: String, fields: [HTTP2Header], body: [UInt8],
+            retriesServerErrors: Bool
+        ) throws(ProviderError) {
+            for field in fields where !ProviderRequest.isValidHeaderValue(field.value) {
+                throw .invalid(
+                    .invalidValue(
+                        "\(field.name) \(String(reflecting: field.value)) cannot be sent: no control characters, no space at either end"))
+            }
+            let headers =
+                [
+                    HTTP2Header(":method", method), HTTP2Header(":scheme", "https"), HTTP2Header(":path", path),
+                    HTTP2Header(":authority", authority),
+                ] + fields
+            do throws(HTTP2Error) {
+                block = try HTTP2HeaderBlock(headers, varying: [])
+            } catch {
+                throw .invalid(.invalidValue("a header field cannot be sent: \(error)"))
+            }
+            self.headers = headers
+            self.body = body
+            isExchange = true
+            self.retriesServerErrors = retriesServerErrors
+        }
+
+        /// The exchange's request (``exchangeDevice`` as its device).
+        var exchangeRequest: ProviderRequest {
+            ProviderRequest(device: ProviderRequest.exchangeDevice, template: self)
         }
 
         /// The request for `device`.

@@ -19,6 +19,9 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     /// How many times the request was sent (retries after 429 or 5xx, a refused stream or
     /// an expired provider token count).
     public let attempts: Int
+    /// For an exchange (a broadcast, a channel request; ``ProviderRequest/Template/isExchange``):
+    /// what its answer carried besides, empty when no answer came. `nil` for a device's.
+    let exchange: ProviderExchangeAnswer?
 
     /// Creates a response; the library makes them, tests may too.
     public init(
@@ -30,6 +33,18 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         self.apnsID = apnsID
         self.uniqueID = uniqueID
         self.attempts = attempts
+        exchange = nil
+    }
+
+    /// The response to `request`: `answer`'s fields, when one came.
+    init(_ request: ProviderRequest, error: ProviderError?, answer: ProviderAnswer?, attempts: Int) {
+        device = request.device
+        self.error = error
+        status = answer?.status
+        apnsID = answer?.apnsID
+        uniqueID = answer?.uniqueID
+        self.attempts = attempts
+        exchange = request.template.isExchange ? (answer?.exchange ?? ProviderExchangeAnswer.none) : nil
     }
 
     /// Whether Apple accepted the notification (HTTP 200).

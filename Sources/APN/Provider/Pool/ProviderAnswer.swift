@@ -12,9 +12,12 @@ struct ProviderAnswer: Sendable, Equatable {
     var reason: ProviderReason?
     /// The 410 timestamp: milliseconds since 1970 in Apple's body.
     var timestamp: Date?
+    /// What only an exchange's answer carries (`apns-request-id`, `apns-channel-id`, a
+    /// body on success); nil when none came, as for every device's answer.
+    var exchange: ProviderExchangeAnswer?
 
     /// The response fields read besides `:status` (the session keeps no other).
-    static let fieldsRead = ["apns-id", "apns-unique-id"]
+    static let fieldsRead = ["apns-id", "apns-unique-id", "apns-request-id", "apns-channel-id"]
 
     /// The largest response body read as JSON; Apple's are under 100 bytes.
     static let bodyLimit = 4_096
@@ -24,6 +27,8 @@ struct ProviderAnswer: Sendable, Equatable {
     /// know is kept as it came.
     init(headers: [HTTP2Header], body: [UInt8]) throws(ProviderError) {
         var status: Int?
+        var requestID: UUID?
+        var channelID: String?
         for header in headers {
             // Told apart by length and first byte before `==`: equal small strings compare
             // in one step, unequal ones take the slow path, and most fields are neither.
@@ -32,6 +37,8 @@ struct ProviderAnswer: Sendable, Equatable {
             case (7, UInt8(ascii: ":")) where header.name == ":status": status = Self.statusCode(header.value)
             case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = UUID(apnsText: header.value)
             case (14, UInt8(ascii: "a")) where header.name == "apns-unique-id": uniqueID = header.value
+            case (15, UInt8(ascii: "a")) where header.name == "apns-request-id": requestID = UUID(apnsText: header.value)
+            case (15, UInt8(ascii: "a")) where header.name == "apns-channel-id": channelID = header.value
             default: break
             }
         }
@@ -39,7 +46,12 @@ struct ProviderAnswer: Sendable, Equatable {
             throw ProviderError(code: .protocolError, message: "a response without a valid :status")
         }
         self.status = status
-        guard status != 200, !body.isEmpty else { return }
+        let success = Self.successStatuses.contains(status)
+        if requestID != nil || channelID != nil || (success && !body.isEmpty) {
+            exchange = ProviderExchangeAnswer(
+                requestID: requestID, channelID: channelID, body: success ? body : [])
+        }
+        guard !success, !body.isEmpty else { return }
         guard body.count <= Self.bodyLimit,
             let object = try? JSONParser(maximumDepth: 4, maximumSize: Self.bodyLimit).parseObject(bytes: body)
         else {
@@ -52,6 +64,10 @@ struct ProviderAnswer: Sendable, Equatable {
             timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
         }
     }
+
+    /// The statuses that accept a request: 200 (a notification, a broadcast, a channel
+    /// read or list), 201 (a channel created), 204 (a channel deleted).
+    static let successStatuses: Set<Int> = [200, 201, 204]
 
     /// A `:status` value: three digits (RFC 9110 §15), or nil.
     static func statusCode(_ text: String) -> Int? {
@@ -78,12 +94,37 @@ struct ProviderAnswer: Sendable, Equatable {
     /// What to do with a request after this answer.
     var disposition: ProviderDisposition {
         switch status {
-        case 200: .delivered
+        case 200, 201, 204: .delivered
         case 403 where reason == .expiredProviderToken: .renewTokenAndRetry
         case 429 where reason == .tooManyProviderTokenUpdates: .fail
         case 429, 500...599: .retryAfterBackoff
         default: .fail
         }
+    }
+}
+
+/// What an exchange's answer carries besides a device's: made only when one of them came,
+/// so a device's answer carries one nil reference. A class, for that reference.
+final class ProviderExchangeAnswer: Sendable, Equatable {
+    /// `apns-request-id`, echoed or made by Apple.
+    let requestID: UUID?
+    /// `apns-channel-id` (a channel created).
+    let channelID: String?
+    /// The body of an accepted request (a channel's configuration, the list of channels),
+    /// bounded by the session (``Provider/Options/responseBodyLimit``).
+    let body: [UInt8]
+
+    /// An exchange's answer that carried none of them, or no answer.
+    static let none = ProviderExchangeAnswer(requestID: nil, channelID: nil, body: [])
+
+    init(requestID: UUID?, channelID: String?, body: [UInt8]) {
+        self.requestID = requestID
+        self.channelID = channelID
+        self.body = body
+    }
+
+    static func == (lhs: ProviderExchangeAnswer, rhs: ProviderExchangeAnswer) -> Bool {
+        lhs.requestID == rhs.requestID && lhs.channelID == rhs.channelID && lhs.body == rhs.body
     }
 }
 

@@ -25,10 +25,7 @@ extension ProviderPool {
             var room = connection.capacity(limit: streamLimit)
             while room > 0, let (id, request) = scheduler.take(now: now) {
                 do throws(HTTP2Error) {
-                    let streamID = try request.withPath { (path) throws(HTTP2Error) in
-                        try connection.session.submitRequest(
-                            request.headerBlock, path: path, appending: authorizationBlock, body: request.body)
-                    }
+                    let streamID = try request.submit(on: connection.session, appending: authorizationBlock)
                     if connection.streams.isEmpty { connection.busySince = now }
                     connection.carried += 1
                     connection.streams.insert(

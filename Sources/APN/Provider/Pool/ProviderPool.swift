@@ -125,9 +125,7 @@ struct ProviderPool: ~Copyable {
                     .complete(
                         ProviderScheduler.Completion(
                             id: 0,
-                            response: ProviderResponse(
-                                device: submission.request.device, error: error, status: nil, apnsID: nil,
-                                uniqueID: nil, attempts: 0),
+                            response: ProviderResponse(submission.request, error: error, answer: nil, attempts: 0),
                             completion: submission.completion, stream: nil)))
                 continue
             }

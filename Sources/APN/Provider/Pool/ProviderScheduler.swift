@@ -165,10 +165,19 @@ struct ProviderScheduler: ~Copyable {
             entry.renewedToken = true
             sendFirst(id, entry)
             return nil
+        case .retryAfterBackoff where answer.status >= 500 && !entry.request.template.retriesServerErrors:
+            // The server may have acted on it (a channel created): not sent again; the caller
+            // decides.
+            let error = ProviderError(
+                code: .rejected,
+                message: "Apple answered a server error; the request is not sent again, as Apple may have acted on it",
+                status: answer.status, reason: answer.reason, apnsID: answer.apnsID,
+                requestID: answer.exchange?.requestID, mayHaveBeenDelivered: true)
+            return complete(id, error: error, answer: answer)
         case .retryAfterBackoff:
             guard entry.retries < configuration.retryLimit else {
                 return complete(
-                    id, error: .answered(answer, code: .retriesExhausted, after: entry.attempts), answer: answer)
+                    id, error: .answered(answer, code: .retriesExhausted, after: entry.attempts, exchange: entry.request.template.isExchange), answer: answer)
             }
             entry.retries += 1
             entry.stream = nil
@@ -180,7 +189,7 @@ struct ProviderScheduler: ~Copyable {
             backingOff.insert((until, id), at: index)
             return nil
         case .delivered, .fail, .renewTokenAndRetry, .retryNow:  // .delivered: completed above
-            return complete(id, error: .answered(answer, code: .rejected, after: entry.attempts), answer: answer)
+            return complete(id, error: .answered(answer, code: .rejected, after: entry.attempts, exchange: entry.request.template.isExchange), answer: answer)
         }
     }
 
@@ -310,9 +319,7 @@ struct ProviderScheduler: ~Copyable {
         let entry = entries.remove(id)!
         if entry.place == .inFlight { dropStaleDeadlines() }
         if entry.place == .ready { readyCount -= 1 }
-        let response = ProviderResponse(
-            device: entry.request.device, error: error, status: answer?.status, apnsID: answer?.apnsID,
-            uniqueID: answer?.uniqueID, attempts: entry.attempts)
+        let response = ProviderResponse(entry.request, error: error, answer: answer, attempts: entry.attempts)
         return Completion(
             id: id, response: response, completion: entry.completion,
             stream: entry.place == .inFlight ? entry.stream : nil)
@@ -321,12 +328,12 @@ struct ProviderScheduler: ~Copyable {
 
 extension ProviderError {
     /// Apple's refusal as an error.
-    static func answered(_ answer: ProviderAnswer, code: Code, after attempts: Int) -> ProviderError {
+    static func answered(_ answer: ProviderAnswer, code: Code, after attempts: Int, exchange: Bool = false) -> ProviderError {
         let message = code == .retriesExhausted
             ? "Apple answered each of \(attempts) attempts with a status worth retrying; the last"
-            : "Apple refused the notification"
+            : exchange ? "Apple refused the request" : "Apple refused the notification"
         return ProviderError(
             code: code, message: message, status: answer.status, reason: answer.reason, timestamp: answer.timestamp,
-            apnsID: answer.apnsID)
+            apnsID: answer.apnsID, requestID: answer.exchange?.requestID)
     }
 }
