@@ -86,17 +86,21 @@ import APNTestTraits
             headers: [
                 HTTP2Header(":status", "201"), HTTP2Header("apns-request-id", "2288cf3f-70d8-46a6-97d7-dd5d00867127"),
                 HTTP2Header("apns-channel-id", Self.channel),
-            ], body: [])
+            ], body: [], exchange: true)
         #expect(created.disposition == .delivered)
         #expect(created.exchange == ProviderExchangeAnswer(requestID: Self.requestID, channelID: Self.channel, body: []))
         let read = try ProviderAnswer(
-            headers: [HTTP2Header(":status", "200")], body: Array(#"{"message-storage-policy":0}"#.utf8))
+            headers: [HTTP2Header(":status", "200")], body: Array(#"{"message-storage-policy":0}"#.utf8), exchange: true)
         #expect(read.exchange?.body == Array(#"{"message-storage-policy":0}"#.utf8))
         #expect(try ProviderAnswer(headers: [HTTP2Header(":status", "204")], body: []).disposition == .delivered)
-        #expect(try ProviderAnswer(headers: [HTTP2Header(":status", "200")], body: []).exchange == nil, "a device's answer: none")
+        #expect(try ProviderAnswer(headers: [HTTP2Header(":status", "200")], body: [], exchange: true).exchange == nil)
+        let device = try ProviderAnswer(
+            headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-request-id", "2288cf3f-70d8-46a6-97d7-dd5d00867127")],
+            body: Array("{}".utf8))
+        #expect(device.exchange == nil, "a device's answer keeps neither the fields nor the body")
         let refused = try ProviderAnswer(
             headers: [HTTP2Header(":status", "400"), HTTP2Header("apns-request-id", "2288cf3f-70d8-46a6-97d7-dd5d00867127")],
-            body: Array(#"{"reason":"MissingChannelId"}"#.utf8))
+            body: Array(#"{"reason":"MissingChannelId"}"#.utf8), exchange: true)
         #expect(refused.reason == .missingChannelID && refused.exchange?.requestID == Self.requestID)
         #expect(refused.exchange?.body == [], "a refusal's body is its reason, not kept")
     }

@@ -65,4 +65,26 @@ struct ProviderTinyproxyTests {
         #expect(delivered.isSuccess)
         #expect(fixture.gateway.records.map(\.token) == [ProviderFixture.device(2).hexString])
     }
+
+    @Test("channel management and a broadcast through the tunnel")
+    func broadcastChannels() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        let directory = try ProviderFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tinyproxy = try Tinyproxy(directory: directory, connectPorts: [fixture.gateway.port])
+        var options = try fixture.tokenOptions()
+        options.proxy = HTTPProxy(host: "127.0.0.1", port: tinyproxy.port)
+        let channels = BroadcastChannels(options: options)
+        let channel = try await channels.create(storagePolicy: .mostRecentMessageStored)
+        let provider = Provider(options: options)
+        let update = PushNotification()
+        update.event = "update"
+        update.contentState = ["score": "1-0"]
+        try await provider.broadcast(update, to: channel)
+        #expect(try await channels.list() == [channel.id])
+        await provider.shutdown()
+        await channels.shutdown()
+        #expect(fixture.gateway.broadcasts.map(\.channelID) == [channel.id])
+    }
 }

@@ -24,8 +24,9 @@ struct ProviderAnswer: Sendable, Equatable {
 
     /// Reads an answer. A status that is not a number, or a refusal whose body is not the
     /// JSON object Apple sends, is a protocol error; a reason string this library does not
-    /// know is kept as it came.
-    init(headers: [HTTP2Header], body: [UInt8]) throws(ProviderError) {
+    /// know is kept as it came. An `exchange`'s answer (a request naming no device) keeps
+    /// its extra fields and a success's body (``exchange``); a device's keeps neither.
+    init(headers: [HTTP2Header], body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError) {
         var status: Int?
         var requestID: UUID?
         var channelID: String?
@@ -47,7 +48,7 @@ struct ProviderAnswer: Sendable, Equatable {
         }
         self.status = status
         let success = Self.successStatuses.contains(status)
-        if requestID != nil || channelID != nil || (success && !body.isEmpty) {
+        if isExchange && (requestID != nil || channelID != nil || (success && !body.isEmpty)) {
             exchange = ProviderExchangeAnswer(
                 requestID: requestID, channelID: channelID, body: success ? body : [])
         }

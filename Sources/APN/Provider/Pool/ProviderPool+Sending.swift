@@ -29,7 +29,9 @@ extension ProviderPool {
                     if connection.streams.isEmpty { connection.busySince = now }
                     connection.carried += 1
                     connection.streams.insert(
-                        ProviderPoolConnection.OpenStream(id: id, tokenIssuedAt: authorization.issuedAt), for: streamID)
+                        ProviderPoolConnection.OpenStream(
+                            id: id, tokenIssuedAt: authorization.issuedAt, isExchange: request.template.isExchange),
+                        for: streamID)
                     scheduler.sent(id, socket: connection.number, stream: streamID)
                     room -= 1
                 } catch where error.kind == .sessionClosing || error.kind == .streamIDsExhausted {

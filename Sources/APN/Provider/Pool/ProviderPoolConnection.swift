@@ -8,6 +8,9 @@ final class ProviderPoolConnection {
     struct OpenStream {
         let id: ProviderScheduler.ID
         let tokenIssuedAt: Int64?
+        /// The request names no device (``ProviderRequest/Template/isExchange``): its
+        /// answer's extra fields and body are kept. (In the padding: the stride stays 24.)
+        var isExchange = false
     }
 
     let number: Int
