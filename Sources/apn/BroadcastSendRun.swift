@@ -11,9 +11,10 @@ enum BroadcastSendRun {
 
     /// The exit status: 0 when Apple accepted it, 1 when not, 2 when it cannot be sent as
     /// given (bad usage: a start, a push type other than liveactivity, a channel id that is
-    /// not base64).
+    /// not base64), 130 when interrupted (SIGINT, SIGTERM: the answer is awaited for
+    /// ``SendInterrupt/drainWindow``, then the broadcast is withdrawn).
     static func run(
-        _ flags: Flags, note: APN.Notification, channel id: String, options: Provider.Options
+        _ flags: Flags, note: APN.Notification, channel id: String, options: Provider.Options, interrupt: SendInterrupt
     ) throws(UsageError) -> Int32 {
         if let flag = excluded.first(where: flags.given) { throw UsageError("\(flag) does not go with --channel (a broadcast)") }
         if flags.value("--push-type") == nil { note.setPushType(.liveactivity) }
@@ -25,8 +26,18 @@ enum BroadcastSendRun {
             let started = ContinuousClock.now
             var members: [(String, JSONValue)] = [("channel_id", .string(id))]
             let status: Int32
+            let sending = Task { () -> Result<BroadcastResponse, ProviderError> in
+                do throws(ProviderError) {
+                    return .success(try await provider.broadcast(note, to: channel))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let stopper = interrupt.cancel(sending, afterStopAnd: SendInterrupt.drainWindow)
+            let result = await sending.value
+            stopper.cancel()
             do throws(ProviderError) {
-                let response = try await provider.broadcast(note, to: channel)
+                let response = try result.get()
                 members += [
                     ("outcome", .string("accepted")), ("http_status", .integer(response.status)),
                     ("request_id", response.requestID.map { .string($0.apnsText) } ?? .null),
@@ -39,23 +50,28 @@ enum BroadcastSendRun {
                 LineWriter.stderr("apn send: --channel: \(ErrorText.message(error))")
                 return 2
             } catch {
+                let outcome =
+                    error.status != nil
+                    ? "rejected"
+                    : error.mayHaveBeenDelivered ? "unknown_fate" : error.code == .cancelled ? "not_sent" : "failed"
                 members += [
-                    ("outcome", .string(error.status == nil ? (error.mayHaveBeenDelivered ? "unknown_fate" : "failed") : "rejected")),
+                    ("outcome", .string(outcome)),
                     ("http_status", error.status.map(JSONValue.integer) ?? .null),
                     ("reason", error.reason.map { .string($0.rawValue) } ?? .null),
                     ("request_id", error.requestID.map { .string($0.apnsText) } ?? .null),
                     ("error", .string(error.code.description)),
                     ("description", .string(ErrorText.message(error))),
                 ]
-                status = 1
+                status = interrupt.isRequested ? 130 : 1
             }
-            await provider.shutdown()
+            if !interrupt.isRequested { await provider.shutdown() }
             let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
             LineWriter.stdout(.object(members))
             LineWriter.stdout(
                 .object([
                     ("protocol", .string("http2")), ("broadcast", .bool(true)), ("total", .integer(1)),
-                    ("accepted", .integer(status == 0 ? 1 : 0)), ("seconds", .decimal(seconds, places: 3)),
+                    ("accepted", .integer(status == 0 ? 1 : 0)), ("interrupted", .bool(interrupt.isRequested)),
+                    ("seconds", .decimal(seconds, places: 3)),
                 ]))
             return status
         }

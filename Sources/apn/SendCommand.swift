@@ -137,7 +137,9 @@ enum SendCommand: Subcommand {
         guard [10, 5, 1].contains(note.priority) else {
             throw UsageError("--priority \(note.priority): the provider API takes 10, 5 or 1")
         }
-        if let channel { return try BroadcastSendRun.run(flags, note: note, channel: channel, options: options) }
+        if let channel {
+            return try BroadcastSendRun.run(flags, note: note, channel: channel, options: options, interrupt: interrupt)
+        }
         let list = try TokenList(recipientsOf: flags, binary: false)
         let store = try ProviderFlags.store(flags)
         // Apple's limit: 4 KB, 5 KB for VoIP (the provider refuses a longer one per notification).
