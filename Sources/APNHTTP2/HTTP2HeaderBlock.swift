@@ -29,7 +29,7 @@ package final class HTTP2HeaderBlock: @unchecked Sendable {
     ///
     /// - Throws: ``HTTP2Error/Kind/invalidHeader`` for a name or value HTTP/2 cannot carry
     ///   (names are lowercase tokens; values have no CR, LF, NUL or surrounding white space).
-    package init(_ headers: [HTTP2Header], varying: Set<String> = [":path"]) throws(HTTP2Error) {
+    package init(_ headers: [HTTP2Header], varying: [String] = [":path"]) throws(HTTP2Error) {
         self.headers = headers
         let total = headers.reduce(1) { $0 + $1.name.utf8.count + $1.value.utf8.count }  // 1: never a zero-size allocation
         bytes = .allocate(byteCount: total, alignment: 1)
@@ -53,6 +53,8 @@ package final class HTTP2HeaderBlock: @unchecked Sendable {
                     name: name, value: value, namelen: nameLength, valuelen: valueLength,
                     flags: UInt8(header.isIndexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue)))
         }
+        // An array, not a set: one or two names, compared rather than hashed (a set hashed
+        // every field's name, on every template).
         varyingIndices = headers.indices.filter { varying.contains(headers[$0].name) }
         if let invalid {
             throw HTTP2Error(

@@ -23,6 +23,11 @@ struct BridgeForwardingTests {
         (#"{"content-available":1,"aps":{}}"#, .alert, 10),
         (#"{"mdm":"00000000-1111-2222-3333-444444444444"}"#, .alert, 10),
         (#"{"aps":{"content-available":1}"#, .alert, 10),  // not JSON: Apple judges it, not us
+        // The byte search: a near miss before the key, the key's first byte repeated.
+        (#"{"aps":{"ccontent-availablcontent-available":1}}"#, .alert, 10),
+        (#"{"x":"content-availabl","aps":{"content-available":1}}"#, .background, 5),
+        (#"{"aps":{"cccccontent-available":1}}"#, .alert, 10),
+        ("content-available", .alert, 10),
     ])
     func derived(payload: String, pushType: PushType, priority: Int) {
         let forwarded = Self.note(payload).forwarded(topic: "com.example.app", pushType: nil)

@@ -41,4 +41,20 @@ import Testing
             #expect(rebuilt == uuid)
         }
     }
+
+    /// Every position, each byte around the hex ranges: a digit where a hyphen belongs, or
+    /// anything but a digit elsewhere, is refused.
+    @Test func refusesABadByteAtEveryPosition() {
+        let good = Array("0a1B2c3D-4e5F-6789-abcd-EF0123456789".utf8)
+        #expect(UUIDText.isCanonical(String(decoding: good, as: UTF8.self)))
+        let bad: [UInt8] = [0x00, 0x2F, 0x3A, 0x40, 0x47, 0x60, 0x67, 0x7F, 0x80, 0xFF, UInt8(ascii: "-")]
+        for position in good.indices {
+            let hyphen = [8, 13, 18, 23].contains(position)
+            for byte in hyphen ? [UInt8(ascii: "0"), UInt8(ascii: "a"), UInt8(ascii: "_")] : bad {
+                var text = good
+                text[position] = byte
+                #expect(UUIDText.value(of: String(decoding: text, as: UTF8.self)) == nil, "\(position): \(byte)")
+            }
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import APNSupport
+import Synchronization
 import Foundation
 
 /// A notification in the HTTP/2 API's own terms, its payload as bytes sent exactly as given:
@@ -42,13 +44,26 @@ extension Provider {
     ) {
         var submissions: [ProviderSubmission] = []
         submissions.reserveCapacity(min(notifications.count, Self.submissionBatch))
+        // The templates used last: a bridge's notifications mostly share their header
+        // fields, so their headers are built and laid out once, not per notification.
+        var recent = forwardTemplates.withLock { $0 }
         for (index, notification) in notifications.enumerated() {
-            let template: ProviderRequest.Template
+            let request: ProviderRequest
             do throws(ProviderError) {
-                template = try ProviderRequest.Template(
-                    payload: notification.payload, pushType: notification.pushType, priority: notification.priority,
-                    expiry: notification.expiry, topic: notification.topic ?? options.topic, collapseID: nil,
-                    apnsID: nil, authority: options.host, requiresTopic: requiresTopic)
+                try ProviderRequest.checkPayload(size: notification.payload.count, pushType: notification.pushType)
+                let key = ProviderRequest.ForwardKey(
+                    pushType: notification.pushType, priority: notification.priority, expiry: notification.expiry,
+                    topic: notification.topic ?? options.topic)
+                let template: ProviderRequest.Template
+                if let found = recent.first(where: { $0.forwardKey == key }) {
+                    template = found
+                } else {
+                    template = try ProviderRequest.Template(
+                        forwarding: key, authority: options.host, requiresTopic: requiresTopic)
+                    recent.insert(template, at: 0)
+                    if recent.count > Self.forwardTemplateCount { recent.removeLast() }
+                }
+                request = template.request(to: notification.device, payload: notification.payload)
             } catch {
                 completion(
                     index,
@@ -56,14 +71,18 @@ extension Provider {
                         device: notification.device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
                 continue
             }
-            submissions.append(
-                ProviderSubmission(
-                    request: template.request(to: notification.device), completion: ProviderReply(index: index, sink: completion)))
+            submissions.append(ProviderSubmission(request: request, completion: ProviderReply(index: index, sink: completion)))
             if submissions.count == Self.submissionBatch {
                 inbox.post(.send(submissions, nil))
                 submissions.removeAll(keepingCapacity: true)
             }
         }
+        forwardTemplates.withLock { $0 = recent }
         if !submissions.isEmpty { inbox.post(.send(submissions, nil)) }
     }
+
+    /// How many templates ``forward(_:completion:)`` keeps: a tenant's few combinations of
+    /// push type, priority, expiry and topic (an expiry that moves with the clock makes a
+    /// new one each second).
+    static let forwardTemplateCount = 4
 }

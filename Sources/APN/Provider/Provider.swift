@@ -40,6 +40,8 @@ public final class Provider: Sendable {
     let hub = ListenerHub<ProviderEvent>()
     private let callbackQueue: DispatchQueue
     let requiresTopic: Bool
+    /// The templates ``forward(_:completion:)`` used last, most recent first.
+    let forwardTemplates = Lock<[ProviderRequest.Template]>([])
 
     /// The operating system's name for a provider's I/O thread (at most 15 characters).
     package static let threadName = "apn-provider-io"

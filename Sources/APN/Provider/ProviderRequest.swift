@@ -15,9 +15,13 @@ import Foundation
 struct ProviderRequest: Sendable {
     /// The device; for an exchange, ``exchangeDevice``.
     let device: Device
-    /// The notification's header fields and body, shared by every device it goes to: a
-    /// waiting request holds two references, not its own header list.
+    /// The notification's header fields, shared by every device it goes to (and, forwarded,
+    /// by every payload with the same fields): a waiting request holds references, not its
+    /// own header list.
     let template: Template
+    /// The payload: the template's (one notification to many devices), or the request's
+    /// own (a forwarded payload under a template many share).
+    let body: [UInt8]
 
     /// The header fields, `:path` naming the device (the tests' view; the I/O thread
     /// appends them to its scratch list with ``appendHeaders(to:)``).
@@ -26,9 +30,6 @@ struct ProviderRequest: Sendable {
         appendHeaders(to: &headers)
         return headers
     }
-
-    /// The payload.
-    var body: [UInt8] { template.body }
 
     /// Appends the header fields, `:path` naming the device, to `headers`.
     func appendHeaders(to headers: inout [HTTP2Header]) {
@@ -42,10 +43,10 @@ struct ProviderRequest: Sendable {
     /// the stream id.
     func submit(on session: HTTP2Session, appending extra: HTTP2HeaderBlock?) throws(HTTP2Error) -> Int32 {
         guard !template.isExchange else {
-            return try session.submitRequest(template.block, path: nil, appending: extra, body: template.body)
+            return try session.submitRequest(template.block, path: nil, appending: extra, body: body)
         }
         return try withPath { (path) throws(HTTP2Error) in
-            try session.submitRequest(template.block, path: path, appending: extra, body: template.body)
+            try session.submitRequest(template.block, path: path, appending: extra, body: body)
         }
     }
 
@@ -82,6 +83,24 @@ struct ProviderRequest: Sendable {
     /// What every device's `:path` starts with.
     static let pathPrefix: StaticString = "/3/device/"
 
+    /// The header fields of a forwarded payload's template: what a bridge's notifications
+    /// mostly share, so that one template serves them (its headers built and laid out once).
+    struct ForwardKey: Equatable {
+        var pushType: PushType
+        var priority: Int
+        var expiry: UInt32
+        var topic: String?
+    }
+
+    /// Throws unless a payload of `size` bytes fits the provider API's limit for `pushType`.
+    static func checkPayload(size: Int, pushType: PushType) throws(ProviderError) {
+        let limit = payloadLimit(for: pushType)
+        guard size > limit else { return }
+        throw .invalid(
+            .payloadTooLarge(
+                size: size, limit: limit, encoding: "utf8", context: "the HTTP/2 provider API (\(pushType) push)"))
+    }
+
     /// The payload limit: 4 KB, 5 KB for VoIP notifications.
     static func payloadLimit(for pushType: PushType) -> Int {
         pushType == .voip ? 5_120 : 4_096
@@ -111,9 +130,10 @@ struct ProviderRequest: Sendable {
         ).request(to: device)
     }
 
-    private init(device: Device, template: Template) {
+    private init(device: Device, template: Template, body: [UInt8]) {
         self.device = device
         self.template = template
+        self.body = body
     }
 
     /// What every device's request for one notification shares: read from the notification
@@ -130,6 +150,9 @@ struct ProviderRequest: Sendable {
         /// A request naming no device, its `:path` in ``headers`` (a broadcast, a channel
         /// management request).
         let isExchange: Bool
+        /// The fields a forwarded payload's template was made from, to be found again
+        /// (``Provider/forward(_:completion:)``); nil for every other template.
+        let forwardKey: ForwardKey?
         /// Whether a 5xx answer is retried (after a backoff, as a 429 is). Not for a request
         /// that must not be repeated once the server may have acted on it (a channel create:
         /// two channels).
@@ -172,16 +195,10 @@ struct ProviderRequest: Sendable {
         /// - Throws: ``ProviderError/Code/invalidNotification``, with the ``APNError`` saying what.
         init(
             payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?, collapseID: String?,
-            apnsID: UUID?, authority: String, requiresTopic: Bool
+            apnsID: UUID?, authority: String, requiresTopic: Bool, forwardKey: ForwardKey? = nil
         ) throws(ProviderError) {
-            let limit = ProviderRequest.payloadLimit(for: pushType)
-            if payload.count > limit {
-                throw .invalid(
-                    .payloadTooLarge(
-                        size: payload.count, limit: limit, encoding: "utf8",
-                        context: "the HTTP/2 provider API (\(pushType) push)"))
-            }
-            guard [10, 5, 1].contains(priority) else {
+            try ProviderRequest.checkPayload(size: payload.count, pushType: pushType)
+            guard priority == 10 || priority == 5 || priority == 1 else {
                 throw .invalid(.invalidValue("apns-priority must be 10, 5 or 1, not \(priority) (BadPriority)"))
             }
             // Apple: a background push must have priority 5 (or 1). Binary-era senders and
@@ -228,8 +245,19 @@ struct ProviderRequest: Sendable {
             }
             self.headers = headers
             self.body = payload
+            self.forwardKey = forwardKey
             isExchange = false
             retriesServerErrors = true
+        }
+
+        /// The template for forwarded payloads with `key`'s fields (the body each request's
+        /// own).
+        ///
+        /// - Throws: ``ProviderError/Code/invalidNotification``, as ``init(payload:pushType:priority:expiry:topic:collapseID:apnsID:authority:requiresTopic:forwardKey:)``.
+        convenience init(forwarding key: ForwardKey, authority: String, requiresTopic: Bool) throws(ProviderError) {
+            try self.init(
+                payload: [], pushType: key.pushType, priority: key.priority, expiry: key.expiry, topic: key.topic,
+                collapseID: nil, apnsID: nil, authority: authority, requiresTopic: requiresTopic, forwardKey: key)
         }
 
         /// An exchange: `method` on `path`, the `fields` after the pseudo-header fields,
@@ -257,18 +285,25 @@ struct ProviderRequest: Sendable {
             }
             self.headers = headers
             self.body = body
+            forwardKey = nil
             isExchange = true
             self.retriesServerErrors = retriesServerErrors
         }
 
         /// The exchange's request (``exchangeDevice`` as its device).
         var exchangeRequest: ProviderRequest {
-            ProviderRequest(device: ProviderRequest.exchangeDevice, template: self)
+            ProviderRequest(device: ProviderRequest.exchangeDevice, template: self, body: body)
         }
 
         /// The request for `device`.
         func request(to device: Device) -> ProviderRequest {
-            ProviderRequest(device: device, template: self)
+            ProviderRequest(device: device, template: self, body: body)
+        }
+
+        /// The request for `device` carrying `payload` instead of the template's body (a
+        /// forwarded notification, its size checked with ``ProviderRequest/checkPayload(size:pushType:)``).
+        func request(to device: Device, payload: [UInt8]) -> ProviderRequest {
+            ProviderRequest(device: device, template: self, body: payload)
         }
     }
 }

@@ -95,4 +95,44 @@ struct ProviderForwardingTests {
         await provider.shutdown()
         #expect(fixture.gateway.records.map(\.token) == [ProviderFixture.device(2).hexString])
     }
+
+    /// The templates `forward` keeps (a few, most recent first) are shared by notifications
+    /// with the same fields, across calls: each request still carries its own fields and
+    /// payload, through more combinations than are kept.
+    @Test("shared templates: every request with its own fields, across calls and evictions")
+    func sharedTemplates() async throws {
+        let fixture = try ProviderFixture()
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let combinations: [(PushType, Int, UInt32, String?)] = [
+            (.alert, 10, 0, nil), (.alert, 5, 0, nil), (.alert, 10, 1_900_000_000, nil), (.background, 5, 0, nil),
+            (.alert, 10, 0, "com.example.app"), (.alert, 1, 7, nil), (.alert, 10, 1_900_000_001, nil),
+        ]
+        var notifications: [ForwardedNotification] = []
+        for number in 0..<42 {
+            let (pushType, priority, expiry, topic) = combinations[(number * 5) % combinations.count]
+            notifications.append(
+                ForwardedNotification(
+                    device: ProviderFixture.device(number), payload: Array(#"{"aps":{"badge":\#(number)}}"#.utf8),
+                    pushType: pushType, priority: priority, expiry: expiry, topic: topic))
+        }
+        let answers = Answers(expected: notifications.count)
+        for batch in stride(from: 0, to: notifications.count, by: 10) {
+            let end = min(batch + 10, notifications.count)
+            provider.forward(Array(notifications[batch..<end])) { index, response in
+                answers.deliver(batch + index, response)
+            }
+        }
+        #expect(await onThread { answers.all.wait(timeout: .now() + 60) == .success })
+        #expect(answers.responses.withLock { $0.values.allSatisfy { $0.count == 1 && $0[0].status == 200 } })
+        await provider.shutdown()
+        let records = Dictionary(uniqueKeysWithValues: fixture.gateway.records.map { ($0.token, $0) })
+        #expect(records.count == notifications.count)
+        for (number, notification) in notifications.enumerated() {
+            let record = try #require(records[ProviderFixture.device(number).hexString])
+            #expect(record.payload == notification.payload)
+            #expect(record.pushType == notification.pushType && record.priority == notification.priority)
+            #expect(record.expiration == Int(notification.expiry) && record.topic == ProviderFixture.topic)
+        }
+    }
 }
