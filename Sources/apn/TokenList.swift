@@ -53,21 +53,39 @@ struct TokenList {
             add(Array(token.utf8)[...], source: "--token", line: 0)
         }
         guard let file else { return }
-        let bytes = try Self.read(file)
-        devices.reserveCapacity(devices.count + bytes.count / 65)
+        // Read a chunk at a time, a line never split: the file is never held whole (a
+        // million tokens are 66 MB of text, twice that as Data and then an array).
+        let source = file == "-" ? "stdin" : file
         var lineNumber = 0
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
-            lineNumber += 1
-            var line = bytes[start..<end]
-            while let first = line.first, first == 0x20 || first == 0x09 { line = line.dropFirst() }
-            while let last = line.last, last == 0x20 || last == 0x09 || last == 0x0D { line = line.dropLast() }
-            if !line.isEmpty && line.first != UInt8(ascii: "#") {
-                add(line, source: file == "-" ? "stdin" : file, line: lineNumber)
+        var pending: [UInt8] = []
+        try Self.read(file) { chunk in
+            var start = 0
+            while let newline = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                lineNumber += 1
+                if pending.isEmpty {
+                    addLine(chunk[start..<newline], source: source, line: lineNumber)
+                } else {
+                    pending.append(contentsOf: chunk[start..<newline])
+                    addLine(pending[...], source: source, line: lineNumber)
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = newline + 1
             }
-            start = end < bytes.endIndex ? end + 1 : end
+            pending.append(contentsOf: chunk[start...])
         }
+        if !pending.isEmpty {
+            lineNumber += 1
+            addLine(pending[...], source: source, line: lineNumber)
+        }
+    }
+
+    /// One line of the file: trimmed; skipped when blank or a comment.
+    private mutating func addLine(_ text: ArraySlice<UInt8>, source: String, line number: Int) {
+        var line = text
+        while let first = line.first, first == 0x20 || first == 0x09 { line = line.dropFirst() }
+        while let last = line.last, last == 0x20 || last == 0x09 || last == 0x0D { line = line.dropLast() }
+        guard !line.isEmpty && line.first != UInt8(ascii: "#") else { return }
+        add(line, source: source, line: number)
     }
 
     private mutating func add(_ text: ArraySlice<UInt8>, source: String, line: Int) {
@@ -113,15 +131,26 @@ struct TokenList {
         }
     }
 
-    /// The whole file, or standard input for `-`.
-    private static func read(_ path: String) throws(UsageError) -> [UInt8] {
-        if path == "-" {
-            return Array(FileHandle.standardInput.readDataToEndOfFile())
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
+    /// The bytes of file `path` (standard input for `-`), handed to `body` a chunk at a time.
+    private static func read(_ path: String, _ body: (ArraySlice<UInt8>) -> Void) throws(UsageError) {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
             throw UsageError("--tokens-file: \(path) \(reason)")
         }
-        return Array(data)
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw UsageError("--tokens-file: \(path == "-" ? "standard input" : path) cannot be read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return }
+            body(chunk[0..<count])
+        }
     }
+
+    /// How much of the tokens file is read at a time.
+    private static let chunkSize = 1 << 20
 }

@@ -2,7 +2,9 @@ import Dispatch
 
 /// Collects what the I/O thread reports during one turn of its loop and hands it to the
 /// callback queue as one block, so callbacks run in order, off the I/O thread, at a cost
-/// of one dispatch per turn rather than one per report.
+/// of one dispatch per turn rather than one per report — or per ``sliceLimit`` reports, for
+/// a turn that settles a million notifications at once (a final confirmation) would
+/// otherwise build, and grow by doubling, one array of them all.
 struct CallbackDispatcher {
     enum Delivery: Sendable {
         case event(ConnectionEvent)
@@ -31,33 +33,44 @@ struct CallbackDispatcher {
     /// Whether `transmitted` events are wanted (a listener added without sparing them).
     var wantsTransmitted: Bool { hub.hasListenersToAll }
 
+    /// The most reports handed over in one block.
+    static let sliceLimit = 4_096
+
     mutating func event(_ event: ConnectionEvent) {
         log.record(event)
-        if hub.hasListeners { batch.append(.event(event)) }
+        if hub.hasListeners { append(.event(event)) }
+    }
+
+    /// Adds `delivery`, handing the block over once it holds ``sliceLimit``: the serial
+    /// queue keeps the order across blocks.
+    private mutating func append(_ delivery: Delivery) {
+        if batch.isEmpty { batch.reserveCapacity(64) }
+        batch.append(delivery)
+        if batch.count >= Self.sliceLimit { flush() }
     }
 
     /// node-apn's errorCallback for notification `index` of `record` (the notification's
     /// own callback when it has one); the device is looked up on the callback queue.
     mutating func errorCallback(_ code: ErrorCallbackCode, _ record: PushRecord?, index: UInt32 = 0) {
-        batch.append(.errorCallback(code, record, index))
+        append(.errorCallback(code, record, index))
     }
 
     /// The outcome of notification `index` of `record`, for its completion handler if it
     /// has one.
     mutating func outcome(_ record: PushRecord, index: UInt32, _ outcome: NotificationOutcome) {
-        if record.completion != nil { batch.append(.outcome(record, index, outcome)) }
+        if record.completion != nil { append(.outcome(record, index, outcome)) }
     }
 
     mutating func reply(_ reply: @escaping @Sendable (DeliveryReport) -> Void, _ report: DeliveryReport) {
-        batch.append(.reply(reply, report))
+        append(.reply(reply, report))
     }
 
     mutating func call(_ body: @escaping @Sendable () -> Void) {
-        batch.append(.call(body))
+        append(.call(body))
     }
 
     mutating func finish() {
-        batch.append(.finish)
+        append(.finish)
     }
 
     /// Hands the collected reports to the callback queue.
