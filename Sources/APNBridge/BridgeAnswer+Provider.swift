@@ -3,7 +3,8 @@ import Foundation
 
 extension BridgeAnswer {
     /// The answer for what the provider said of one forwarded notification, at
-    /// `nowSeconds` (UNIX seconds, for a 410 without a timestamp).
+    /// `nowSeconds` (UNIX seconds, read only for a 410 without a timestamp: not a clock
+    /// read for every answer).
     ///
     /// | provider's answer | bridge answer |
     /// |---|---|
@@ -17,7 +18,7 @@ extension BridgeAnswer {
     /// A notification that was never sent is known undelivered, so the client is told
     /// status 10 and its resend goes out; one whose request went out may have been
     /// delivered, so it counts as accepted and is never forwarded again.
-    package init(_ response: ProviderResponse, nowSeconds: Int64) {
+    package init(_ response: ProviderResponse, nowSeconds: @autoclosure () -> Int64) {
         guard let error = response.error else {
             self = response.status == 200 ? .accepted : .maybeDelivered
             return
@@ -26,7 +27,7 @@ extension BridgeAnswer {
             self = Self.classify(
                 status: status, reason: error.reason?.rawValue,
                 timestampMilliseconds: error.timestamp.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
-                nowSeconds: nowSeconds)
+                nowSeconds: nowSeconds())
             return
         }
         switch error.code {
