@@ -44,7 +44,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         apnsID = answer?.apnsID
         uniqueID = answer?.uniqueID
         self.attempts = attempts
-        exchange = request.template.isExchange ? (answer?.exchange ?? ProviderExchangeAnswer.none) : nil
+        exchange = request.template.isExchange ? (answer?.exchange ?? ProviderExchangeAnswer.empty) : nil
     }
 
     /// Whether Apple accepted the notification (HTTP 200).

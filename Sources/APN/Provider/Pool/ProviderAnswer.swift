@@ -119,7 +119,7 @@ final class ProviderExchangeAnswer: Sendable, Equatable {
     let body: [UInt8]
 
     /// An exchange's answer that carried none of them, or no answer.
-    static let none = ProviderExchangeAnswer(requestID: nil, channelID: nil, body: [])
+    static let empty = ProviderExchangeAnswer(requestID: nil, channelID: nil, body: [])
 
     init(requestID: UUID?, channelID: String?, body: [UInt8]) {
         self.requestID = requestID

@@ -176,8 +176,9 @@ struct ProviderScheduler: ~Copyable {
             return complete(id, error: error, answer: answer)
         case .retryAfterBackoff:
             guard entry.retries < configuration.retryLimit else {
-                return complete(
-                    id, error: .answered(answer, code: .retriesExhausted, after: entry.attempts, exchange: entry.request.template.isExchange), answer: answer)
+                let error = ProviderError.answered(
+                    answer, code: .retriesExhausted, after: entry.attempts, exchange: entry.request.template.isExchange)
+                return complete(id, error: error, answer: answer)
             }
             entry.retries += 1
             entry.stream = nil
@@ -189,7 +190,9 @@ struct ProviderScheduler: ~Copyable {
             backingOff.insert((until, id), at: index)
             return nil
         case .delivered, .fail, .renewTokenAndRetry, .retryNow:  // .delivered: completed above
-            return complete(id, error: .answered(answer, code: .rejected, after: entry.attempts, exchange: entry.request.template.isExchange), answer: answer)
+            let error = ProviderError.answered(
+                answer, code: .rejected, after: entry.attempts, exchange: entry.request.template.isExchange)
+            return complete(id, error: error, answer: answer)
         }
     }
 
@@ -328,7 +331,9 @@ struct ProviderScheduler: ~Copyable {
 
 extension ProviderError {
     /// Apple's refusal as an error.
-    static func answered(_ answer: ProviderAnswer, code: Code, after attempts: Int, exchange: Bool = false) -> ProviderError {
+    static func answered(
+        _ answer: ProviderAnswer, code: Code, after attempts: Int, exchange: Bool = false
+    ) -> ProviderError {
         let message = code == .retriesExhausted
             ? "Apple answered each of \(attempts) attempts with a status worth retrying; the last"
             : exchange ? "Apple refused the request" : "Apple refused the notification"
