@@ -6,7 +6,8 @@ enum ApnCommand: Subcommand {
     static var subcommands: [any Subcommand.Type] {
         [
         DemoCommand.self, SendCommand.self, CertsCommand.self, MockGatewayCommand.self, FeedbackCommand.self,
-        BridgeCommand.self, FeedbackServiceCommand.self, TokensCommand.self, ChannelsCommand.self, HelpCommand.self, CompletionCommand.self,
+        BridgeCommand.self, FeedbackServiceCommand.self, TokensCommand.self, ChannelsCommand.self, HelpCommand.self,
+        CompletionCommand.self,
         ]
     }
     static let flagGroups = [FlagGroup([CommonFlags.version, CommonFlags.help])]

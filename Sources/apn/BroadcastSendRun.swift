@@ -59,7 +59,7 @@ enum BroadcastSendRun {
                     ("http_status", error.status.map(JSONValue.integer) ?? .null),
                     ("reason", error.reason.map { .string($0.rawValue) } ?? .null),
                     ("request_id", error.requestID.map { .string($0.apnsText) } ?? .null),
-                    ("error", .string(error.code.description)),
+                    ("error", .string(SendOutput.snakeCase(error.code.description))),
                     ("description", .string(ErrorText.message(error))),
                 ]
                 status = interrupt.isRequested ? 130 : 1
