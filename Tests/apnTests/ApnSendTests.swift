@@ -41,6 +41,25 @@ struct ApnSendTests {
         #expect(try fixture.stop()["accepted"] as? Int == 1)
     }
 
+    /// The file is read a megabyte at a time: a line across a chunk's end, CRLF lines, a
+    /// bad line past the first chunk (its number counted across chunks) and a last line
+    /// without a newline.
+    @Test("a tokens file larger than a read: every line once, a bad one reported by number")
+    func largeTokensFile() throws {
+        let fixture = try SendFixture(gatewayArguments: [])
+        var lines = (0..<17_000).map { String(format: "%016x", $0) + String(repeating: "c7", count: 24) }
+        lines[16_499] = "zz"
+        lines[16_131] += "\r"  // about where the first megabyte ends
+        let tokens = try fixture.file("many.txt", lines.joined(separator: "\n"))
+        let (status, output, standardError) = try fixture.send(["--tokens-file", tokens, "--alert", "Hi", "--fast"])
+        #expect(status == 1, "a bad line: \(standardError)")
+        let bad = try #require(output.first { $0["line"] != nil })
+        #expect(bad["line"] as? Int == 16_500 && bad["token"] as? String == "zz")
+        let summary = try #require(output.last)
+        #expect(summary["accepted"] as? Int == 16_999 && summary["invalid_tokens"] as? Int == 1)
+        #expect(try fixture.stop()["accepted"] as? Int == 16_999)
+    }
+
     @Test("tokens from standard input (--tokens-file -), a bad line reported by number")
     func tokensFromStandardInput() throws {
         let fixture = try SendFixture(gatewayArguments: [])
