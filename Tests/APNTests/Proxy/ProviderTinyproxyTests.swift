@@ -12,8 +12,8 @@ import Testing
     "Provider through tinyproxy", .timeLimit(.minutes(5)), .threadPerTest, .ownsChildProcesses,
     .enabled(if: Tinyproxy.isInstalled, "no \(Tinyproxy.path) (apt install tinyproxy)"))
 struct ProviderTinyproxyTests {
-    @Test("delivered through the tunnel, and seen by the mock")
-    func delivered() async throws {
+    /// Runs `body` with a mock, a tinyproxy that tunnels to it, and token options through it.
+    static func throughTinyproxy(_ body: (ProviderFixture, Provider.Options) async throws -> Void) async throws {
         let fixture = try ProviderFixture()
         defer { _ = fixture.gateway.stop() }
         let directory = try ProviderFixture.temporaryDirectory()
@@ -21,12 +21,20 @@ struct ProviderTinyproxyTests {
         let tinyproxy = try Tinyproxy(directory: directory, connectPorts: [fixture.gateway.port])
         var options = try fixture.tokenOptions()
         options.proxy = HTTPProxy(host: "127.0.0.1", port: tinyproxy.port)
-        let provider = Provider(options: options)
-        let responses = await provider.send(PushNotification().setAlertText("via tinyproxy"), to: (0..<20).map(ProviderFixture.device))
-        await provider.shutdown()
-        #expect(responses.allSatisfy { $0.isSuccess }, "\(responses.compactMap(\.error).prefix(2))")
-        #expect(Set(fixture.gateway.records.map(\.token)) == Set((0..<20).map { ProviderFixture.device($0).hexString }))
-        #expect(String(decoding: try #require(fixture.gateway.records.first).payload, as: UTF8.self) == #"{"aps":{"alert":"via tinyproxy"}}"#)
+        try await body(fixture, options)
+    }
+
+    @Test("delivered through the tunnel, and seen by the mock")
+    func delivered() async throws {
+        try await Self.throughTinyproxy { fixture, options in
+            let provider = Provider(options: options)
+            let responses = await provider.send(PushNotification().setAlertText("via tinyproxy"), to: (0..<20).map(ProviderFixture.device))
+            await provider.shutdown()
+            #expect(responses.allSatisfy { $0.isSuccess }, "\(responses.compactMap(\.error).prefix(2))")
+            #expect(Set(fixture.gateway.records.map(\.token)) == Set((0..<20).map { ProviderFixture.device($0).hexString }))
+            let first = try #require(fixture.gateway.records.first)
+            #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":"via tinyproxy"}}"#)
+        }
     }
 
     @Test("a port tinyproxy does not CONNECT to: refused, its status line in the message")
@@ -68,23 +76,18 @@ struct ProviderTinyproxyTests {
 
     @Test("channel management and a broadcast through the tunnel")
     func broadcastChannels() async throws {
-        let fixture = try ProviderFixture()
-        defer { _ = fixture.gateway.stop() }
-        let directory = try ProviderFixture.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let tinyproxy = try Tinyproxy(directory: directory, connectPorts: [fixture.gateway.port])
-        var options = try fixture.tokenOptions()
-        options.proxy = HTTPProxy(host: "127.0.0.1", port: tinyproxy.port)
-        let channels = BroadcastChannels(options: options)
-        let channel = try await channels.create(storagePolicy: .mostRecentMessageStored)
-        let provider = Provider(options: options)
-        let update = PushNotification()
-        update.event = "update"
-        update.contentState = ["score": "1-0"]
-        try await provider.broadcast(update, to: channel)
-        #expect(try await channels.list() == [channel.id])
-        await provider.shutdown()
-        await channels.shutdown()
-        #expect(fixture.gateway.broadcasts.map(\.channelID) == [channel.id])
+        try await Self.throughTinyproxy { fixture, options in
+            let channels = BroadcastChannels(options: options)
+            let channel = try await channels.create(storagePolicy: .mostRecentMessageStored)
+            let provider = Provider(options: options)
+            let update = PushNotification()
+            update.event = "update"
+            update.contentState = ["score": "1-0"]
+            try await provider.broadcast(update, to: channel)
+            #expect(try await channels.list() == [channel.id])
+            await provider.shutdown()
+            await channels.shutdown()
+            #expect(fixture.gateway.broadcasts.map(\.channelID) == [channel.id])
+        }
     }
 }
