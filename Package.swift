@@ -89,7 +89,7 @@ let package = Package(
         // The bridge end to end: a binary `Connection` → `Bridge` → `HTTP2MockGateway`.
         .testTarget(
             name: "APNBridgeIOTests",
-            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNGatewayServer", "APNMockGateway", "APNTestSupport", "APNTestTraits"]),
+            dependencies: ["APNBridge", "APN", "APNTLS", "APNWire", "APNGatewayServer", "APNMockGateway", "APNTestSupport", "APNTestTraits", "CSQLite"]),
         // The public library in node-apn 1.x's vocabulary.
         .target(name: "APN", dependencies: ["APNCore", "APNWire", "APNSupport", "APNTLS", "APNHTTP2"]),
         // The models under the transports (#43): `Device`, `Notification` and its payload

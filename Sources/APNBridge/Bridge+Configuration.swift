@@ -53,6 +53,16 @@ extension Bridge {
         /// by the next bridge). nil: the upstream's streams (``upstream`` `maxConnections`
         /// × `maxConcurrentStreams`, 1,000 by default).
         public var journalCredit: Int?
+        /// With a store, how many notifications a tenant may have read and not yet in the
+        /// store's journal (#41): at this many its connections read nothing more until a
+        /// group commit. What a crash — or a lost store — loses is at most this, plus one
+        /// decoded batch a connection, plus what the kernel and the client still hold; a
+        /// store that hangs pauses the reading instead of growing that bound.
+        /// ``defaultMaxUnjournaled`` by default.
+        public var maxUnjournaled = Configuration.defaultMaxUnjournaled
+        /// The default ``maxUnjournaled``: several group commits' worth at full speed, so
+        /// that it bounds the loss without slowing the reading.
+        public static let defaultMaxUnjournaled = 4_096
         /// The kernel receive buffer of each gateway connection (`SO_RCVBUF`, at most
         /// `net.core.rmem_max`; Linux keeps twice this, half of it for its own bookkeeping): what a client has written
         /// and the bridge not yet read — not journaled, so lost if the bridge is killed (the
@@ -124,6 +134,12 @@ extension Bridge {
         public var unfinishedSessions = 0
         /// Client connections open now, by tenant.
         public var liveConnections: [String: Int] = [:]
+        /// With a store, notifications read and not yet known to be in its journal, by
+        /// tenant: what a crash would lose now (``Configuration/maxUnjournaled`` bounds it).
+        public var unjournaled: [String: Int] = [:]
+        /// Connections paused until the store's next group commit: their tenant's journal
+        /// held ``Configuration/maxUnjournaled`` not yet in the store.
+        public var waitingForStore = 0
         /// Notifications the sessions of every tenant hold unsettled now: what
         /// ``Configuration/maxInFlight`` bounds.
         public var held = 0

@@ -107,6 +107,7 @@ extension Bridge {
         check("resend_retention", \.resendRetention)
         check("resend_capacity", \.resendCapacity)
         check("journal_credit", \.journalCredit)
+        check("max_unjournaled", \.maxUnjournaled)
         check("upstream", { "\($0.upstream.host):\($0.upstream.port)" })
         check("sandbox", \.upstream.production)
         check("max_streams", \.upstream.maxConcurrentStreams)

@@ -86,7 +86,9 @@ public final class Bridge: Sendable {
             if outbox.keepsResendRecord {
                 let tenantRows = ResendRecordRows(instance: instance, tenant: tenant.name, originMilliseconds: originMilliseconds)
                 rows = tenantRows
-                journal = (ForwardJournal(rows: tenantRows, credit: credit), sequence)
+                journal = (
+                    ForwardJournal(rows: tenantRows, credit: credit, unconfirmedLimit: configuration.maxUnjournaled), sequence
+                )
             }
             let provider = Provider(options: tenant.providerOptions(upstream))
             // Before anything is sent: read now, not at the first request (node-apn's way),
@@ -137,7 +139,9 @@ public final class Bridge: Sendable {
         let feedback = try TLSListener(
             slot: context, host: configuration.host, port: configuration.feedbackPort, backlog: backlog)
         lifecycle.started((gateway.port, feedback.port), name: "Bridge")
-        core.outbox.start(journal: journalPump, every: BridgeTakeOverTask.interval) { [takeOver] in try? takeOver?.run() }
+        core.outbox.start(
+            journal: journalPump, every: BridgeTakeOverTask.interval, maintenance: { [takeOver] in try? takeOver?.run() },
+            lockLost: { [log] error in log(.storeLockLost(error: error)) })
         var settings = ConnectionSettings(
             limits: configuration.limits, handshakeTimeout: configuration.handshakeTimeout,
             lingerTimeout: configuration.lingerTimeout)
@@ -170,6 +174,8 @@ public final class Bridge: Sendable {
             summary.byTenant[name] = counts
             summary.counts.add(counts)
             summary.liveConnections[name] = tenant.liveCount
+            summary.unjournaled[name] = tenant.unjournaledCount
+            summary.waitingForStore += tenant.waitingForStoreCount
         }
         summary.feedbackStored = core.outbox.storedCount
         summary.feedbackServed = core.feedbackServed
@@ -198,6 +204,7 @@ public final class Bridge: Sendable {
         guard lifecycle.ports != nil else { return ["not listening"] }
         guard core.isAccepting else { return ["stopping"] }
         var reasons: [String] = []
+        if storeLockLost { reasons.append("the store's session ended with this bridge's lock: stop it") }
         for (name, tenant) in core.tenants.sorted(by: { $0.key < $1.key }) {
             tenant.reachability.refreshIfStale()
             if let failure = tenant.upstreamFailure {
@@ -220,6 +227,28 @@ public final class Bridge: Sendable {
         }
         _ = probes.wait(timeout: .now() + .nanoseconds(timeout.wholeNanoseconds))
         return notReadyReasons()
+    }
+
+    /// Whether the store's PostgreSQL session ended, and with it this bridge's lock on the
+    /// store (``BridgeEvent/storeLockLost(error:)``): another bridge may take its state
+    /// over, and nothing it reads can be journaled or forwarded any more. Stop it; a new
+    /// start takes over what it left. Always false without a store or on SQLite.
+    public var storeLockLost: Bool { core.outbox.bridgeLockLost }
+
+    /// What to do once the store is lost (``storeLockLost``): accepts no connection and reads
+    /// nothing more, waits at most `grace` for the answers to what the providers were handed
+    /// (marked sent in the store, so no other bridge forwards it again), and returns how
+    /// many notifications were read and are not in the store. Nothing is told to the
+    /// clients and nothing released: the process is to end now, as a crash would, because
+    /// that is the path a restarted bridge or a peer on the store recovers exactly once
+    /// (docs/PROTOCOL.md §8). `apn bridge` exits 1. The bridge is of no further use.
+    public func abandon(grace: Duration) -> Int {
+        core.stopAccepting()
+        let tenants = Array(core.tenants.values)
+        for tenant in tenants { _ = tenant.abandon() }
+        _ = server.waitForChange(until: .now + grace) { tenants.allSatisfy { $0.outstandingCount == 0 } }
+        // Again: a connection that had passed its gate may have read a last batch since.
+        return tenants.reduce(0) { $0 + $1.abandon() }
     }
 
     /// How many feedback tuples wait to be served, by tenant (a tenant whose count the

@@ -16,6 +16,8 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     /// Whether the last read found no room in the budget: a collection's quiet period
     /// starts again when it reads on, since the client was not read meanwhile.
     private var waitedForRoom = false
+    /// The last gate said wait (the window, the journal, a collection elsewhere).
+    private var waitedAtGate = false
     /// When the collection after an error response began, and when the client last
     /// wrote since: the read's deadline is the quiet period after that, at most
     /// ``longestCollection`` after the start.
@@ -45,8 +47,10 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
             waitedForRoom = true
             return .pause(until: nil)
         }
-        if waitedForRoom, collection != nil { collection?.lastArrival = now }
+        // A wait (for room, or for the journal) is not the client's silence.
+        if waitedForRoom || waitedAtGate, collection != nil { collection?.lastArrival = now }
         waitedForRoom = false
+        waitedAtGate = false
         // Given back once the session holds what was decoded (counted then).
         defer { budget.release(room) }
         let (decoded, more) = Self.decode(&decoder, atMost: room)
@@ -65,7 +69,9 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
     private mutating func notReading(_ gate: TenantBridge.Gate, now: ContinuousClock.Instant) -> ReadDirective? {
         switch gate {
         case .end(let end): return ending(end)
-        case .waiting: return .pause(until: nil)
+        case .waiting:
+            waitedAtGate = true
+            return .pause(until: nil)
         case .held(let until): return .pause(until: until)
         case .reply(let reply):
             collection = (now, now)

@@ -54,4 +54,10 @@ public enum BridgeEvent: Sendable, Hashable {
     /// `instances` bridges on the same store had died; their state was taken over, and
     /// `recovered` notifications they read and never wrote are forwarded by this one.
     case bridgesTakenOver(instances: Int, recovered: Int)
+    /// The store's PostgreSQL session ended (a server restart or failover, a network loss,
+    /// `pg_terminate_backend`) and with it this bridge's lock: another bridge may take its
+    /// state over, and nothing it reads can be journaled any more. Stop the bridge
+    /// (`apn bridge` does, and exits 1); a new start takes over what it left. `error` is the
+    /// store's last failure.
+    case storeLockLost(error: String)
 }

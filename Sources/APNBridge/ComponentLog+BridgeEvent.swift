@@ -35,6 +35,8 @@ extension ComponentLog {
         case .bridgesTakenOver(let instances, let recovered):
             self(.notice, "took over the state of bridges that died",
                  metadata: ["instances": "\(instances)", "recovered": "\(recovered)"])
+        case .storeLockLost(let error):
+            self(.error, "the store's session ended and the bridge's lock with it; stop the bridge: \(error)")
         case .recordNotWritten(let tenant):
             self(.warning, "a client was told where to resend from before the resend record was stored", metadata: ["tenant": tenant])
         }

@@ -24,6 +24,8 @@ package final class FeedbackOutbox: Sendable {
     private let stored = Lock<Int>(0)
     /// The store's last failure while it fails (the writer's), nil while it writes.
     private let failure = Lock<String?>(nil)
+    /// The store's session ended with this bridge's lock (``bridgeLockLost``); set once.
+    private let lockLost = Atomic<Bool>(false)
     private let changed: @Sendable () -> Void
     private let log: @Sendable (BridgeEvent) -> Void
 
@@ -79,6 +81,11 @@ package final class FeedbackOutbox: Sendable {
     /// without a store).
     package var storeFailure: String? { failure.withLock { $0 } }
 
+    /// Whether the store's session, and with it this bridge's lock on the store, was lost
+    /// (``BridgeStateStore/bridgeLockLost``): noticed by the writer after a failed write or
+    /// its maintenance, so within about a maintenance interval.
+    package var bridgeLockLost: Bool { lockLost.load(ordering: .relaxed) }
+
     /// How many tuples were given up because the store kept failing (a full disk, say).
     package var lostCount: Int { queued.withLock { $0.lost } }
 
@@ -97,14 +104,18 @@ package final class FeedbackOutbox: Sendable {
 
 
     /// ``start()`` with the journal's pump, and `maintenance` run on the writer thread about
-    /// every `interval`.
-    func start(journal: JournalPump?, every interval: Duration = .seconds(3_600), maintenance: @escaping @Sendable () -> Void = {}) {
+    /// every `interval`; `lockLost` is called once, on the writer thread, when the store's
+    /// session turns out to have ended (``bridgeLockLost``).
+    func start(
+        journal: JournalPump?, every interval: Duration = .seconds(3_600), maintenance: @escaping @Sendable () -> Void = {},
+        lockLost: @escaping @Sendable (_ error: String) -> Void = { _ in }
+    ) {
         guard usesStore else { return }
         queued.withLock { $0.writerDone = false }
         // Without a thread of its own the writer runs on a Dispatch worker: the tuples are
         // still written.
         _ = ThreadStarter.system.startOrDispatch("bridge-store") { [self] in
-            writeUntilStopped(journal: journal, every: interval, maintenance: maintenance)
+            writeUntilStopped(journal: journal, every: interval, maintenance: maintenance, lockLost: lockLost)
         }
     }
 
@@ -287,13 +298,18 @@ package final class FeedbackOutbox: Sendable {
     /// The writer thread: takes what is queued, writes it (the tuples in one transaction,
     /// the resend changes in another, the journal's group commit in a third), until
     /// stopped; at the stop it writes what is left first.
-    private func writeUntilStopped(journal: JournalPump?, every interval: Duration, maintenance: () -> Void) {
+    private func writeUntilStopped(
+        journal: JournalPump?, every interval: Duration, maintenance: () -> Void, lockLost: (String) -> Void
+    ) {
         var failing = false
         var nextMaintenance = ContinuousClock.now + interval
         while true {
             if ContinuousClock.now >= nextMaintenance {
                 maintenance()
                 nextMaintenance = ContinuousClock.now + interval
+                // The maintenance talks to the store when nothing else does: an idle
+                // bridge notices a lost session too.
+                noticeLockLoss(lockLost)
             }
             wake.lock()
             var batch: [BridgeStateStore.QueuedFeedback] = []
@@ -357,6 +373,7 @@ package final class FeedbackOutbox: Sendable {
                 if !failing { log(.feedbackStoreFailed(error: failure, waiting: waitingCount)) }
                 failing = true
                 self.failure.withLock { $0 = failure }
+                noticeLockLoss(lockLost)
                 if stopping { break }
                 // A pause, not a poll: a queue(_:) or stop() meanwhile ends it early.
                 wake.lock()
@@ -381,6 +398,17 @@ package final class FeedbackOutbox: Sendable {
         wake.lock()
         wake.broadcast()
         wake.unlock()
+    }
+
+    /// Calls `lost` once, with the store's last failure, when the store's session (and the
+    /// bridge's lock) turns out to be gone.
+    private func noticeLockLoss(_ lost: (String) -> Void) {
+        let gone = backend.withLock { backend in
+            guard case .store(let store) = backend else { return false }
+            return store.bridgeLockLost
+        }
+        guard gone, !lockLost.exchange(true, ordering: .relaxed) else { return }
+        lost(storeFailure ?? "the store's session ended")
     }
 
     /// Tuples queued and not yet written.

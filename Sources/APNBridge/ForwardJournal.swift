@@ -71,7 +71,16 @@ package struct ForwardJournal: Sendable {
     package let rows: ResendRecordRows
     /// How many may be handed to the provider and unanswered at once.
     package let credit: Int
+    /// How many may be read and not known to be in the store before reading waits
+    /// (``isFull``).
+    package let unconfirmedLimit: Int
     private var unjournaled: [Item] = []
+    /// Rows of the work taken for the group commit under way (one at a time: the store's
+    /// writer takes new work only once the last committed), until ``committed()``.
+    private var inCommit = 0
+    /// Of ``outstanding``, those the group commit under way is to hand: not with the
+    /// provider until it commits.
+    private var sendsInCommit = 0
     private var unsent = FIFO<Item>()
     /// The seqs handed to the provider, in order, until the answered mark passes them.
     private var handed = FIFO<Int64>()
@@ -86,12 +95,19 @@ package struct ForwardJournal: Sendable {
     /// After ``withdraw()``: nothing more is sent.
     private var withdrawn = false
 
-    /// An empty journal for `rows`' tenant, handing at most `credit` to the provider at once.
-    package init(rows: ResendRecordRows, credit: Int) {
+    /// An empty journal for `rows`' tenant, handing at most `credit` to the provider at
+    /// once, and full at `unconfirmedLimit` read and not known to be in the store.
+    package init(rows: ResendRecordRows, credit: Int, unconfirmedLimit: Int = Bridge.Configuration.defaultMaxUnjournaled) {
         precondition(credit >= 1, "credit must be at least 1")
+        precondition(unconfirmedLimit >= 1, "the limit must be at least 1")
         self.rows = rows
         self.credit = credit
+        self.unconfirmedLimit = unconfirmedLimit
     }
+
+    /// Whether ``unconfirmedCount`` reached ``unconfirmedLimit``: the tenant's connections
+    /// read nothing more until a group commit.
+    package var isFull: Bool { unconfirmedCount >= unconfirmedLimit }
 
     /// Whether a group commit has something to take.
     package var hasWork: Bool {
@@ -101,6 +117,20 @@ package struct ForwardJournal: Sendable {
         return answeredThrough - (storedAnsweredThrough ?? Int64.min / 2) >= Self.answeredMarkSlack
             || (outstanding == 0 && unsent.isEmpty && answeredThrough != storedAnsweredThrough)
     }
+
+    /// Read and not known to be in the store: not yet taken by a group commit, or in the
+    /// one under way. A crash loses these (the rest the next bridge forwards or counts), so
+    /// the tenant's connections stop reading at ``Bridge/Configuration/maxUnjournaled`` of them.
+    package var unconfirmedCount: Int { unjournaled.count + inCommit }
+
+    /// The group commit that took the last work committed: its rows are in the store.
+    package mutating func committed() {
+        inCommit = 0
+        sendsInCommit = 0
+    }
+
+    /// Handed to the provider (their commit done) and not yet answered.
+    package var withProvider: Int { outstanding - sendsInCommit }
 
     /// Read and not yet answered by the provider: unjournaled, waiting for credit, handed.
     package var unansweredCount: Int { unjournaled.count + unsent.count + outstanding }
@@ -135,6 +165,7 @@ package struct ForwardJournal: Sendable {
                     recordedAt: rows.originMilliseconds + item.readAt.wholeMilliseconds))
             unsent.append(item)
         }
+        inCommit += unjournaled.count
         unjournaled.removeAll(keepingCapacity: true)
         if !withdrawn {
             while outstanding < credit, !unsent.isEmpty {
@@ -144,6 +175,7 @@ package struct ForwardJournal: Sendable {
                 outstanding += 1
             }
             work.marks.sentThrough = work.sends.last?.seq
+            sendsInCommit += work.sends.count
         }
         if let answeredThrough, answeredThrough != storedAnsweredThrough {
             work.marks.answeredThrough = answeredThrough

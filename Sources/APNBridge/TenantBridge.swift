@@ -132,6 +132,11 @@ final class TenantBridge: Sendable, JournalSource {
         var nextRecoveredOrdinal = 0
         /// The stop's grace is over (``withdrawJournal()``): what is withdrawn is left to the next bridge.
         var stopping = false
+        /// Connections waiting for a group commit: the journal held its limit of notifications
+        /// not yet in the store (``ForwardJournal/isFull``) when they would have read.
+        var waitingForJournal: Set<UInt64> = []
+        /// The bridge lost its store (``abandon()``): nothing more is read, ever.
+        var abandoned = false
         /// Other bridges' record rows loaded already, and when the last load was (UNIX ms).
         var peerRows: Set<PeerRow> = []
         var peersLoadedAt: Int64 = 0
@@ -290,6 +295,7 @@ final class TenantBridge: Sendable, JournalSource {
         var effects = Effects()
         state.withLock { state in
             state.entries[number]?.live = false
+            state.waitingForJournal.remove(number)
             // A no-op for a session already told of the end (its phase is draining).
             feed(&state, number, &effects, now: now) { session, _, _ in session.clientClosed() }
         }
@@ -472,10 +478,37 @@ final class TenantBridge: Sendable, JournalSource {
         state.withLock { $0.journal?.takeWork() }
     }
 
-    /// The group commit holding `work` is in the store: what it marked sent goes to the provider.
+    /// The group commit holding `work` is in the store: what it marked sent goes to the
+    /// provider, and connections that waited for the commit read on.
     func journalCommitted(_ work: ForwardJournal.Work) {
+        let wakers = state.withLock { state -> [WakeSignal] in
+            state.journal?.committed()
+            guard !state.waitingForJournal.isEmpty else { return [] }
+            defer { state.waitingForJournal.removeAll() }
+            return state.waitingForJournal.compactMap { state.entries[$0]?.waker }
+        }
+        for waker in wakers { waker.signal() }
         forward(work.sends.map { ($0.connection, $0.ordinal, $0.notification, $0.seq) })
     }
+
+    /// The bridge lost its store (``Bridge/abandon(grace:)``): no connection reads again.
+    /// Returns how many notifications were read and are not known to be in the store —
+    /// what the end of this process loses.
+    func abandon() -> Int {
+        state.withLock { state in
+            state.abandoned = true
+            return state.journal?.unconfirmedCount ?? 0
+        }
+    }
+
+    /// Notifications read and not known to be in the store's journal (0 without a store).
+    var unjournaledCount: Int { state.withLock { $0.journal?.unconfirmedCount ?? 0 } }
+
+    /// Connections waiting for a group commit to read on.
+    var waitingForStoreCount: Int { state.withLock { $0.waitingForJournal.count } }
+
+    /// Notifications handed to the provider and not yet answered.
+    var outstandingCount: Int { state.withLock { $0.journal?.withProvider ?? 0 } }
 
     /// The stop: nothing more of the journal is sent; what was read and never handed is
     /// answered as not delivered — its client is told status 10 — and left for the next
@@ -539,6 +572,13 @@ final class TenantBridge: Sendable, JournalSource {
             return .reply(reply)
         }
         guard entry.reading == .open, !entry.heldForCollection else { return .waiting }
+        // What a crash may lose is bounded: no more is read while the journal holds its
+        // limit of notifications not yet in the store (#41), nor once the store is lost.
+        if state.abandoned { return .waiting }
+        if state.journal?.isFull == true {
+            state.waitingForJournal.insert(number)
+            return .waiting
+        }
         if entry.session.phase == .collecting { return .collecting }
         if let until = state.backoff.holding(at: now) { return .held(until: origin + until) }
         return .open

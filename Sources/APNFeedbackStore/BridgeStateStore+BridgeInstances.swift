@@ -34,6 +34,14 @@ extension BridgeStateStore {
         backend.releaseBridgeInstance(instance)
     }
 
+    /// Whether this bridge's lock may be gone while it runs: on PostgreSQL, the session that
+    /// held it ended (a server restart or failover, a network loss, `pg_terminate_backend`);
+    /// a SQLite file's lock is never lost. The store does not reconnect: another bridge may
+    /// take the lock and this one's state over, so the bridge must stop forwarding — it
+    /// cannot, since nothing it reads is journaled any more — and stop; a new start
+    /// registers afresh and takes over what it left.
+    package var bridgeLockLost: Bool { backend.bridgeLockLost }
+
     /// Takes over every dead bridge's state, in one transaction: for each of `tenants`,
     /// `plan` gets the dead bridges' record rows recorded since `recordSince` (UNIX ms) and
     /// what they left in the journal, and returns the rows to keep under `instance`; then

@@ -53,6 +53,8 @@ protocol BridgeStateBackend: AnyObject {
     func applyJournal(_ batch: BridgeStateStore.JournalBatch, instance: Int64) throws(StoreError)
     func registerBridgeInstance(_ instance: Int64, startedAt: Int64) throws(StoreError)
     func releaseBridgeInstance(_ instance: Int64)
+    /// ``BridgeStateStore/bridgeLockLost``.
+    var bridgeLockLost: Bool { get }
     func takeOverDeadBridges(
         instance: Int64, tenants: [String], recordSince: Int64,
         plan: (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver

@@ -119,6 +119,14 @@ enum BridgeMetrics {
         text.family(
             "apn_bridge_connections", .gauge, help: "Client connections open now.",
             tenants.map { ([("tenant", $0)], Double(summary.liveConnections[$0] ?? 0)) })
+        text.family(
+            "apn_bridge_unjournaled_notifications", .gauge,
+            help: "With --store, notifications read and not yet in the store's journal: what a crash would lose.",
+            tenants.map { ([("tenant", $0)], Double(summary.unjournaled[$0] ?? 0)) })
+        text.single(
+            "apn_bridge_connections_waiting_for_store", .gauge,
+            help: "Connections paused until the store's next commit (--max-unjournaled reached).",
+            Double(summary.waitingForStore))
         text.single(
             "apn_bridge_held_notifications", .gauge,
             help: "Notifications every session holds unsettled: what --max-in-flight bounds.", Double(summary.held))

@@ -22,10 +22,15 @@ enum BridgeCommand: Subcommand {
             LineWriter.stdout(BridgeConfigShow.line(options))
             return 0
         }
-        options.configuration.log = { event in LineWriter.stderr(BridgeLog.line(event).text) }
-
         // Signals first, so one that arrives while starting is not fatal.
         let stopSignals = StopSignals()
+        // A bridge that lost its store's lock can forward nothing more and must not tell its
+        // clients anything the store does not hold: it ends as a crash would (#41).
+        let lockLost = Atomic<Bool>(false)
+        options.configuration.log = { event in
+            LineWriter.stderr(BridgeLog.line(event).text)
+            if case .storeLockLost = event, !lockLost.exchange(true, ordering: .relaxed) { stopSignals.request() }
+        }
         let hangups = HangupSignals()
         let bridge = try Bridge(configuration: options.configuration)
         try bridge.start()
@@ -76,11 +81,25 @@ enum BridgeCommand: Subcommand {
         expiry.stop()
         hangups.end()
         let stopGrace = grace.withLock { $0 }
+        if lockLost.load(ordering: .relaxed) { abandon(bridge, grace: stopGrace) }
         LineWriter.stderr(BridgeLog.stopping(grace: stopGrace).text)
         endpoints.markStopping()
         let summary = bridge.stop(grace: stopGrace)
         admin?.stop()
         LineWriter.stdout(BridgeLog.summary(summary))
         return 0
+    }
+
+    /// Ends the process as a crash would, once the providers answered what they were handed
+    /// (within `grace`): the connections are not told anything, and a restarted bridge or a
+    /// peer on the store takes over what this one journaled — the path whose guarantees
+    /// hold (docs/PROTOCOL.md §8). The summary is printed, then exit status 1, so that
+    /// systemd (`Restart=on-failure`) starts it afresh.
+    private static func abandon(_ bridge: Bridge, grace: Duration) -> Never {
+        let unjournaled = bridge.abandon(grace: grace)
+        LineWriter.stderr(BridgeLog.abandoned(unjournaled: unjournaled).text)
+        LineWriter.stdout(BridgeLog.summary(bridge.summary))
+        // No exit handlers, no orderly close of the clients' sockets: as a kill.
+        _exit(1)
     }
 }

@@ -106,6 +106,11 @@ enum BridgeFlags {
                     "--journal-credit", "N",
                     "with --store, notifications a tenant hands upstream unanswered at once; a kill catches at most "
                         + "these between handed and written (default: the upstream's streams, 1000)"),
+                .valued(
+                    "--max-unjournaled", "N",
+                    "with --store, notifications a tenant may have read and not yet journaled; at N its connections "
+                        + "wait for the store: a crash loses at most these and one read a connection",
+                    default: "4096"),
                 .toggle(
                     "--session-tickets",
                     "issue TLS session tickets (default off: some legacy clients trip on TLS 1.3's post-handshake "
@@ -166,6 +171,7 @@ enum BridgeFlags {
         let retention = try flags.integer("--resend-retention", in: 0...86_400)
         let capacity = try flags.integer("--resend-capacity", in: 0...10_000_000)
         let credit = try flags.integer("--journal-credit", in: 1...1_000_000)
+        let maxUnjournaled = try flags.integer("--max-unjournaled", in: 1...1_000_000)
         var maximumVersion: TLSVersion?
         if let text = flags.value("--tls-max") {
             let versions: [String: TLSVersion] = ["1.2": .tls1_2, "1.3": .tls1_3]
@@ -191,6 +197,7 @@ enum BridgeFlags {
         if let retention { configuration.resendRetention = .seconds(retention) }
         if let capacity { configuration.resendCapacity = capacity }
         if let credit { configuration.journalCredit = credit }
+        if let maxUnjournaled { configuration.maxUnjournaled = maxUnjournaled }
         configuration.sessionTickets = flags.has("--session-tickets")
         configuration.maximumTLSVersion = maximumVersion
         return Options(

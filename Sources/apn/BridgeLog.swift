@@ -50,6 +50,8 @@ enum BridgeLog {
             ]
         case .recordNotWritten(let tenant):
             fields = [("event", .string("record_not_written")), ("tenant", .string(tenant))]
+        case .storeLockLost(let error):
+            fields = [("level", .string("error")), ("event", .string("store_lock_lost")), ("error", .string(error))]
         }
         return .object([("time", .string(timestamp()))] + fields)
     }
@@ -65,6 +67,15 @@ enum BridgeLog {
     /// The log line at SIGINT/SIGTERM.
     static func stopping(grace: Duration) -> JSONValue {
         .object([("time", .string(timestamp())), ("event", .string("stopping")), ("grace_ms", .integer(milliseconds(grace)))])
+    }
+
+    /// The log line when a bridge that lost its store ends (#41): how many notifications it
+    /// read and could not journal (lost with the process).
+    static func abandoned(unjournaled: Int) -> JSONValue {
+        .object([
+            ("time", .string(timestamp())), ("level", .string("error")), ("event", .string("abandoned")),
+            ("unjournaled", .integer(unjournaled)),
+        ])
     }
 
     /// The summary line: the sums, then each tenant's counts.

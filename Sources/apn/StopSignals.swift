@@ -27,6 +27,12 @@ final class StopSignals: @unchecked Sendable {
         }
     }
 
+    /// Ends a ``wait(keepListening:)`` as a signal would: the command stops on its own
+    /// (`apn bridge` when it lost its store's lock).
+    func request() {
+        requested.signal()
+    }
+
     /// Blocks until SIGINT or SIGTERM, then stops listening for them — unless
     /// `keepListening`: then the next call returns at the next signal (`apn send` stops at
     /// the first and exits at once at the second).

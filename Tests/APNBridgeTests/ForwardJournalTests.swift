@@ -64,6 +64,37 @@ import Testing
         #expect(after == nil)
     }
 
+    @Test func whatIsNotYetInTheStoreIsCountedUntilItsCommitAndFillsTheJournalAtItsLimit() throws {
+        var journal = ForwardJournal(rows: Self.rows, credit: 2, unconfirmedLimit: 3)
+        #expect(journal.unconfirmedCount == 0 && !journal.isFull && journal.withProvider == 0)
+        for seq: Int64 in 1...2 { journal.read(Self.item(seq)) }
+        #expect(journal.unconfirmedCount == 2 && !journal.isFull)
+        let firstWork = journal.takeWork()
+        let first = try #require(firstWork)
+        #expect(first.sends.map(\.seq) == [1, 2])
+        // Taken, not committed: still not known to be in the store, and not with the provider.
+        #expect(journal.unconfirmedCount == 2 && journal.withProvider == 0 && journal.outstanding == 2)
+        journal.read(Self.item(3))
+        #expect(journal.unconfirmedCount == 3 && journal.isFull, "the limit: reading waits")
+        // A failed commit is written again as it was: nothing changes until it commits.
+        journal.committed()
+        #expect(journal.unconfirmedCount == 1 && !journal.isFull, "1 and 2 are in the store; 3 is not")
+        #expect(journal.withProvider == 2, "handed once their commit was done")
+        let secondWork = journal.takeWork()
+        let second = try #require(secondWork)
+        #expect(second.rows.map(\.seq) == [3] && second.sends.isEmpty, "no credit: 3 waits, journaled")
+        #expect(journal.unconfirmedCount == 1 && journal.withProvider == 2)
+        journal.answered(seq: 1, code: nil)
+        journal.committed()
+        #expect(journal.unconfirmedCount == 0 && journal.withProvider == 1)
+        let thirdWork = journal.takeWork()
+        let third = try #require(thirdWork)
+        #expect(third.sends.map(\.seq) == [3])
+        #expect(journal.withProvider == 1 && journal.outstanding == 2, "3 is with the provider only once committed")
+        journal.committed()
+        #expect(journal.withProvider == 2 && journal.unconfirmedCount == 0)
+    }
+
     static func row(_ seq: Int64, instance: Int64 = 5, answer: Int64? = nil, n: Int? = nil) -> BridgeStateStore.JournalRow {
         let key = BridgeHarness.key(n ?? Int(seq))
         return BridgeStateStore.JournalRow(

@@ -44,6 +44,16 @@ struct ApnBridgeFleetTests {
         """
     }
 
+    /// HAProxy in front of `gateways` with `balance first` (the first holds every client while
+    /// it is up), on a free port: HAProxy binds it at once, and a client retries its connect
+    /// until it listens.
+    static func balancer(_ fixture: SendFixture, _ gateways: [String]) throws -> (ApnProcess, port: UInt16) {
+        let port = try PlainSockets.unusedPort()
+        let configuration = try fixture.file(
+            "haproxy.cfg", haproxyConfiguration(port: port, gateways: gateways, balance: "first"))
+        return (try ApnProcess(["-db", "-f", configuration], executable: haproxy), port)
+    }
+
     @Test("a refusal, then the bridge holding the client killed: it moves to the other; none twice upstream, the 410 served once")
     func failoverAndKill() async throws {
         let count = 3_000
@@ -73,11 +83,7 @@ struct ApnBridgeFleetTests {
         let (first, firstGateway, firstFeedback) = try bridge()
         let (second, secondGateway, secondFeedback) = try bridge()
 
-        // A free port: HAProxy binds it at once, and the client retries its connect until it listens.
-        let port = try PlainSockets.unusedPort()
-        let configuration = try fixture.file(
-            "haproxy.cfg", Self.haproxyConfiguration(port: port, gateways: [firstGateway, secondGateway], balance: "first"))
-        let balancer = try ApnProcess(["-db", "-f", configuration], executable: Self.haproxy)
+        let (balancer, port) = try Self.balancer(fixture, [firstGateway, secondGateway])
 
         let (connection, transmitted, events) = try ApnBridgeRestartTests.client(
             fixture, port: port, count: count, mark: mark, address: "127.0.0.1")
@@ -107,16 +113,12 @@ struct ApnBridgeFleetTests {
         _ = try again.waitForExit()
         #expect(try again.remainingLines().isEmpty, "served once")
 
-        survivor.send(SIGTERM)
-        let stopped = try survivor.waitForExit()
-        #expect(stopped.status == 0, "\(stopped.standardError)")
-        let summary = try jsonObject(try #require(try survivor.remainingLines().last))
+        let summary = try ApnBridgeRestartTests.summaryAtStop(survivor)
         balancer.send(SIGTERM)
         _ = try balancer.waitForExit()
         _ = try fixture.stop()
-        let seen = try ApnBridgeRestartTests.acceptedByToken(recordFile)
+        let seen = try ApnBridgeRestartTests.acceptedOnceEach(recordFile)
         let maybe = summary["maybe_delivered_before_start"] as? Int ?? 0
-        #expect(seen.values.allSatisfy { $0 == 1 }, "none twice upstream: \(seen.values.filter { $0 > 1 }.count) twice")
         // The mock records what it accepted (200): not the refused one, nor the 410.
         #expect(seen[hex(token(refusedIndex))] == nil && seen[hex(token(unregisteredIndex))] == nil)
         let delivered = seen.count
@@ -125,5 +127,73 @@ struct ApnBridgeFleetTests {
         #expect(summary["connections"] as? Int == 1, "the client moved to the survivor once: \(summary)")
         #expect(summary["resends_answered"] as? Int ?? 0 > 0, "its resends answered from what the dead one left: \(summary)")
         print("fleet: \(delivered) of \(expected) upstream once, 0 twice; the survivor: \(summary)")
+    }
+
+    @Test("the store's session of the bridge holding the client ends: it ends as a crash would, exit 1; the other takes over; none twice upstream")
+    func storeSessionLost() async throws {
+        let count = 3_000
+        let mark: UInt8 = 0xC4
+        let recordFile = NSTemporaryDirectory() + "bridge-lock-lost-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: recordFile) }
+        // A second late: at the loss up to 1,000 are handed upstream and the rest wait in the journal.
+        let fixture = try SendFixture(gatewayArguments: ["--http2", "--http2-delay-ms", "1000", "--record", recordFile])
+        let schema = "apn_lost_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let store = try PostgresAdmin.location(schema: schema)
+        defer { PostgresAdmin.drop(schema: schema) }
+        // Named, so that the test ends this bridge's session and no other test's.
+        let session = "apn-bridge-" + schema
+        let upstream = try #require(fixture.http2Address)
+        func bridge(_ store: String) throws -> (ApnProcess, gateway: String, admin: UInt16) {
+            // A grace longer than the upstream's delay: what the first was handed is answered before it ends.
+            let process = try ApnProcess(
+                ["bridge", "--port", "0", "--feedback-port", "0", "--upstream", upstream, "--upstream-ca",
+                 fixture.path("certs/ca.pem"), "--grace", "10", "--store", store, "--admin", "127.0.0.1:0"]
+                    + ApnBridgeTests.tokenFlags(fixture))
+            let started = try jsonObject(try process.nextLine())
+            return (process, try #require(started["gateway"] as? String), try AdminClient.port(started["admin"] as? String))
+        }
+        let (first, firstGateway, firstAdmin) = try bridge(store + "&application_name=" + session)
+        let (second, secondGateway, _) = try bridge(store)
+        let (balancer, port) = try Self.balancer(fixture, [firstGateway, secondGateway])
+
+        let (connection, transmitted, events) = try ApnBridgeRestartTests.client(
+            fixture, port: port, count: count, mark: mark, address: "127.0.0.1")
+        let written = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: transmitted.wait(for: count)) }
+        }
+        #expect(written, "\(events.all)")
+        // Everything read and in the journal (the first's metrics say so), some of it still
+        // unanswered upstream, the rest not yet handed: then the first bridge's store
+        // session ends (as at a PostgreSQL restart or failover), its lock with it.
+        let tenant = #"{tenant="com.example.app"}"#
+        let deadline = ContinuousClock.now + .seconds(60)
+        var journaled = false
+        while !journaled, ContinuousClock.now < deadline, let (_, metrics) = AdminClient.exchange(firstAdmin, "GET /metrics HTTP/1.1\r\n\r\n") {
+            journaled = AdminClient.value(metrics, "apn_bridge_notifications_received_total" + tenant) == Double(count)
+                && AdminClient.value(metrics, "apn_bridge_unjournaled_notifications" + tenant) == 0
+        }
+        #expect(journaled, "the first read and journaled everything")
+        let admin = try PostgresAdmin(try #require(PostgresAdmin.testURL))
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(session)'")
+        let (status, standardError) = try first.waitForExit()
+        #expect(status == 1, "it ends, saying it failed: \(standardError)")
+        #expect(standardError.contains("\"event\":\"store_lock_lost\""), "\(standardError)")
+        let abandoned = try #require(
+            standardError.split(separator: "\n").map(String.init).first { $0.contains("\"event\":\"abandoned\"") },
+            "\(standardError)")
+        let unjournaled = try #require(try jsonObject(abandoned)["unjournaled"] as? Int)
+        let stopped = try jsonObject(try #require(try first.remainingLines().last))
+
+        let report = await connection.shutdown()
+        #expect(report.failed == 0 && report.rejected == 0, "\(report); \(events.all)")
+        let summary = try ApnBridgeRestartTests.summaryAtStop(second)
+        balancer.send(SIGTERM)
+        _ = try balancer.waitForExit()
+        _ = try fixture.stop()
+        let seen = try ApnBridgeRestartTests.acceptedOnceEach(recordFile)
+        // Lost: only what the first read and could not journal — nothing here.
+        #expect(unjournaled == 0)
+        #expect(seen.count == count, "\(seen.count), unjournaled \(unjournaled), \(stopped), \(summary)")
+        print("store session lost: \(seen.count) of \(count) upstream once, 0 twice, \(unjournaled) unjournaled; the first: \(stopped); the second: \(summary)")
     }
 }

@@ -39,6 +39,11 @@ final class PostgresConnection {
         PQfinish(handle)
     }
 
+    /// Whether the server's session behind this connection has ended (a server restart, a
+    /// network loss, `pg_terminate_backend`): libpq saw it fail. It is never reconnected —
+    /// what the session held (its advisory locks) is gone with it.
+    var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
+
     /// Runs SQL without parameters: one or more statements, or one with `binary` results.
     @discardableResult
     func execute(_ sql: String, binary: Bool = false) throws(StoreError) -> PostgresResult {

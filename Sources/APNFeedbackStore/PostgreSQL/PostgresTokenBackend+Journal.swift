@@ -144,6 +144,9 @@ extension PostgresTokenBackend {
         _ = try? connection.run("apn_bridge_unlock", [.int64(instance)])
     }
 
+    /// The session lock lives as long as the session: a broken connection has lost it.
+    var bridgeLockLost: Bool { connection.isBroken }
+
     func takeOverDeadBridges(
         instance: Int64, tenants: [String], recordSince: Int64,
         plan: (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver

@@ -19,6 +19,9 @@ extension SQLiteTokenBackend {
         bridgeLockFile?.unlock(instance)
     }
 
+    /// A byte-range lock is held by the process until it releases it or ends: never lost.
+    var bridgeLockLost: Bool { false }
+
     func takeOverDeadBridges(
         instance: Int64, tenants: [String], recordSince: Int64,
         plan: (String, [BridgeStateStore.ResendRow], BridgeStateStore.JournalLeftover) -> BridgeStateStore.BridgeTakeOver
