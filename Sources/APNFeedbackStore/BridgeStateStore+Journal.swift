@@ -58,7 +58,10 @@ extension BridgeStateStore {
         package var marks: [String: JournalMarks] = [:]
         /// Answers other than acceptance that arrived: (seq, code).
         package var answers: [(seq: Int64, answer: Int64)] = []
-        /// Rows below this seq are dropped (answered, and older than the journal's tail).
+        /// Rows below this seq may be dropped (answered, and older than the journal's tail):
+        /// PostgreSQL drops each; SQLite drops a group commit's segment once all its rows are
+        /// below (SQLite/JournalSegment.swift), so a row may outlive its prune, answered — a
+        /// takeover makes it a record entry, never sends it again.
         package var pruneBelow: Int64?
 
         /// An empty batch.

@@ -168,7 +168,7 @@ struct FeedbackOutboxTests {
         try store.feedback { received.append($0) }
         #expect(received.map(\.device) == [Tests.device(1)])
         #expect(received.map(\.time) == [1_500] && received.map(\.readAt) == [1_600] && received.map(\.outcome) == [.deactivated])
-        #expect(try folder.integer("PRAGMA user_version") == 4)
+        #expect(try folder.integer("PRAGMA user_version") == 5)
         #expect(try folder.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'feedback_outbox'") == 1)
         try state.queueFeedback([Self.queued("a", 1, at: 1_700)])
         #expect(try state.pendingFeedback(tenant: "a", limit: 1) == [Tests.entry(1, at: 1_700)])

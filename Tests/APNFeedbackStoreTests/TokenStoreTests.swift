@@ -205,7 +205,7 @@ struct TokenStoreTests {
         #expect {
             _ = try folder.store()
         } throws: { error in
-            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 4)
+            (error as? StoreError)?.kind == .schemaTooNew(found: 9, supported: 5)
         }
     }
 

@@ -1,19 +1,23 @@
-/// The SQLite statements behind the bridge's journal (`bridge_journal`, `bridge_journal_marks`,
-/// schema 4): compiled once, run on the store's thread. The API is in BridgeStateStore+Journal.swift.
+/// The SQLite statements behind the bridge's journal (`bridge_journal_segments`,
+/// `bridge_journal_answers`, `bridge_journal_marks`, schema 5; `bridge_journal`, schema 4's,
+/// only read): compiled once, run on the store's thread. The API is in
+/// BridgeStateStore+Journal.swift.
 final class SQLiteJournal {
     private let database: SQLiteDatabase
-    private let insertRow: SQLiteStatement
+    private let insertSegment: SQLiteStatement
     private let markSent: SQLiteStatement  // both marks
     private let setAnswer: SQLiteStatement
-    private let prune: SQLiteStatement
+    private let pruneSegments: SQLiteStatement
+    private let pruneAnswers: SQLiteStatement
+    private let selectSegmentsOf: SQLiteStatement
+    private let selectAnswersOf: SQLiteStatement
     private let selectRowsOf: SQLiteStatement
     private let selectMarksOf: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(StoreError) {
         self.database = database
-        insertRow = try database.prepare("""
-            INSERT OR REPLACE INTO bridge_journal (instance, seq, tenant, token, payload, expiry, priority, answer, recorded_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8)
+        insertSegment = try database.prepare("""
+            INSERT INTO bridge_journal_segments (instance, first_seq, last_seq, tenant, rows) VALUES (?1, ?2, ?3, ?4, ?5)
             """)
         // A mark only moves forward; one not given stays.
         markSent = try database.prepare("""
@@ -23,8 +27,17 @@ final class SQLiteJournal {
                 answered_through = max(coalesce(answered_through, excluded.answered_through),
                     coalesce(excluded.answered_through, answered_through))
             """)
-        setAnswer = try database.prepare("UPDATE bridge_journal SET answer = ?3 WHERE instance = ?1 AND seq = ?2")
-        prune = try database.prepare("DELETE FROM bridge_journal WHERE instance = ?1 AND seq < ?2")
+        setAnswer = try database.prepare("INSERT OR REPLACE INTO bridge_journal_answers (instance, seq, answer) VALUES (?1, ?2, ?3)")
+        pruneSegments = try database.prepare("DELETE FROM bridge_journal_segments WHERE instance = ?1 AND last_seq < ?2")
+        // The answers of rows in segments that are gone; a segment kept keeps its rows' answers.
+        pruneAnswers = try database.prepare("""
+            DELETE FROM bridge_journal_answers WHERE instance = ?1
+            AND seq < (SELECT coalesce(min(first_seq), ?2) FROM bridge_journal_segments WHERE instance = ?1)
+            """)
+        selectSegmentsOf = try database.prepare("""
+            SELECT rows FROM bridge_journal_segments WHERE tenant = ?1 AND instance = ?2 ORDER BY first_seq
+            """)
+        selectAnswersOf = try database.prepare("SELECT seq, answer FROM bridge_journal_answers WHERE instance = ?1")
         selectRowsOf = try database.prepare("""
             SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
             WHERE tenant = ?1 AND instance = ?2 ORDER BY instance, seq
@@ -35,7 +48,7 @@ final class SQLiteJournal {
 
     func apply(_ batch: BridgeStateStore.JournalBatch, instance: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            for row in batch.inserts { try insert(row) }
+            try insert(batch.inserts)
             for (tenant, marks) in batch.marks {
                 markSent.reset()
                 markSent.bind(1, instance)
@@ -52,25 +65,33 @@ final class SQLiteJournal {
                 try setAnswer.run()
             }
             if let below = batch.pruneBelow {
-                prune.reset()
-                prune.bind(1, instance)
-                prune.bind(2, below)
-                try prune.run()
+                for statement in [pruneSegments, pruneAnswers] {
+                    statement.reset()
+                    statement.bind(1, instance)
+                    statement.bind(2, below)
+                    try statement.run()
+                }
             }
         }
     }
 
-    func insert(_ row: BridgeStateStore.JournalRow) throws(StoreError) {
-        insertRow.reset()
-        insertRow.bind(1, row.instance)
-        insertRow.bind(2, row.seq)
-        insertRow.bind(3, row.tenant)
-        insertRow.bind(4, row.token)
-        insertRow.bind(5, row.payload)
-        insertRow.bind(6, Int64(row.expiry))
-        insertRow.bind(7, Int64(row.priority))
-        insertRow.bind(8, row.recordedAt)
-        try insertRow.run()
+    /// Inserts `rows` (unanswered) as one segment per instance and tenant, in their order.
+    func insert(_ rows: [BridgeStateStore.JournalRow]) throws(StoreError) {
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let first = rows[start]
+            var end = start + 1
+            while end < rows.endIndex, rows[end].instance == first.instance, rows[end].tenant == first.tenant { end += 1 }
+            let segment = rows[start..<end]
+            insertSegment.reset()
+            insertSegment.bind(1, first.instance)
+            insertSegment.bind(2, segment.map(\.seq).min() ?? first.seq)
+            insertSegment.bind(3, segment.map(\.seq).max() ?? first.seq)
+            insertSegment.bind(4, first.tenant)
+            insertSegment.bind(5, JournalSegment.encode(segment))
+            try insertSegment.run()
+            start = end
+        }
     }
 
     /// What `instance` left for `tenant`.
@@ -91,6 +112,15 @@ final class SQLiteJournal {
                     instance: owner, seq: seq, tenant: tenant, token: rows.bytes(2), payload: rows.bytes(3),
                     expiry: expiry, priority: priority, answer: rows.int64(6), recordedAt: recordedAt))
         }
+        let answers = try self.answers(of: instance)
+        let segments = selectSegmentsOf
+        segments.reset()
+        defer { segments.reset() }
+        segments.bind(1, tenant)
+        segments.bind(2, instance)
+        while try segments.step() {
+            leftover.rows += try JournalSegment.decode(segments.bytes(0), instance: instance, tenant: tenant, answers: answers)
+        }
         marks.reset()
         defer { marks.reset() }
         marks.bind(1, tenant)
@@ -100,5 +130,18 @@ final class SQLiteJournal {
             leftover.marks[owner] = BridgeStateStore.JournalMarks(sentThrough: marks.int64(1), answeredThrough: marks.int64(2))
         }
         return leftover
+    }
+
+    /// The answers written for `instance`'s rows, by seq.
+    private func answers(of instance: Int64) throws(StoreError) -> [Int64: Int64] {
+        let statement = selectAnswersOf
+        statement.reset()
+        defer { statement.reset() }
+        statement.bind(1, instance)
+        var answers: [Int64: Int64] = [:]
+        while try statement.step() {
+            if let seq = statement.int64(0), let answer = statement.int64(1) { answers[seq] = answer }
+        }
+        return answers
     }
 }

@@ -3,7 +3,7 @@
 /// code or a newer one wrote.
 enum SQLiteSchema {
     /// The version this code writes.
-    static let currentVersion = 4
+    static let currentVersion = 5
 
     /// Migration `n` moves a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -85,6 +85,26 @@ enum SQLiteSchema {
             started_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         ALTER TABLE feedback_outbox ADD COLUMN claimed_until INTEGER;
+
+        """,
+        // Schema 5: the journal in segments, one per tenant and group commit
+        // (SQLite/JournalSegment.swift), and the answers beside them; `bridge_journal` is
+        // only read, for what a bridge of schema 4 left.
+        """
+        CREATE TABLE bridge_journal_segments (
+            instance INTEGER NOT NULL,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            tenant TEXT NOT NULL,
+            rows BLOB NOT NULL
+        );
+        CREATE INDEX bridge_journal_segments_by_instance ON bridge_journal_segments (instance, last_seq);
+        CREATE TABLE bridge_journal_answers (
+            instance INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            answer INTEGER NOT NULL,
+            PRIMARY KEY (instance, seq)
+        ) WITHOUT ROWID;
 
         """,
     ]

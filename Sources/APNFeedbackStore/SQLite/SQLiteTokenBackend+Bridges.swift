@@ -51,11 +51,14 @@ extension SQLiteTokenBackend {
                 guard !record.isEmpty || !leftover.rows.isEmpty else { continue }
                 let taken = plan(tenant, record, leftover)
                 for row in taken.record { try resend.insertRow(row) }
-                for row in taken.journal { try journal.insert(row) }
+                try journal.insert(taken.journal)
                 byTenant[tenant] = taken
             }
             for other in dead {
-                for table in ["bridge_resend", "bridge_journal", "bridge_journal_marks", "bridge_instances"] {
+                for table in [
+                    "bridge_resend", "bridge_journal", "bridge_journal_segments", "bridge_journal_answers",
+                    "bridge_journal_marks", "bridge_instances",
+                ] {
                     let delete = try database.prepare("DELETE FROM \(table) WHERE instance = ?1", persistent: false)
                     delete.bind(1, other)
                     try delete.run()
