@@ -50,4 +50,19 @@ import Testing
         other[0] = 2
         #expect(throws: StoreError.self) { try JournalSegment.decode(other, instance: 7, tenant: "app") }
     }
+
+    @Test func aCommitsAnswersAreOneValueAndTheLaterWins() throws {
+        let bytes = JournalSegment.encodeAnswers([(seq: 2, answer: 65_544), (seq: 0x0102, answer: 3)])
+        #expect(bytes == [0x01, 2, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0x01, 0, 0, 0, 0, 0]
+            + [0x02, 0x01, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0])
+        var answers: [Int64: Int64] = [:]
+        try JournalSegment.decodeAnswers(bytes, into: &answers)
+        try JournalSegment.decodeAnswers(JournalSegment.encodeAnswers([(seq: 2, answer: 4)]), into: &answers)
+        #expect(answers == [2: 4, 0x0102: 3])
+        for length in 0..<bytes.count where length != 1 && length != 17 {
+            #expect(throws: StoreError.self, "cut at \(length)") {
+                try JournalSegment.decodeAnswers(Array(bytes.prefix(length)), into: &answers)
+            }
+        }
+    }
 }

@@ -7,7 +7,9 @@
 /// The format, little-endian: a version byte (1), then per row its seq (Int64), when it was
 /// read (Int64, UNIX ms), its expiry (UInt32), its priority (UInt8), its token's length
 /// (UInt16), its payload's length (UInt32), the token, the payload. A row's answer is not in
-/// the segment (it comes later): `bridge_journal_answers` holds those.
+/// the segment (it comes later): `bridge_journal_answers` holds those, each commit's in one
+/// value of its own (``encodeAnswers(_:)``): the version byte, then (seq, answer) as two
+/// Int64s each.
 enum JournalSegment {
     static let version: UInt8 = 1
 
@@ -54,6 +56,31 @@ enum JournalSegment {
                     priority: priority, answer: answers[seq], recordedAt: recordedAt))
         }
         return rows
+    }
+
+    /// One commit's answers (seq, code) as one value.
+    static func encodeAnswers(_ answers: [(seq: Int64, answer: Int64)]) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(1 + 16 * answers.count)
+        for (seq, answer) in answers {
+            append(seq, to: &bytes)
+            append(answer, to: &bytes)
+        }
+        return bytes
+    }
+
+    /// Adds the answers of one value to `answers` (a later one for a seq wins).
+    ///
+    /// - Throws: ``StoreError`` (`corrupt`) for bytes this code could not have written.
+    static func decodeAnswers(_ bytes: [UInt8], into answers: inout [Int64: Int64]) throws(StoreError) {
+        var reader = Reader(bytes: bytes)
+        guard try reader.integer(UInt8.self) == version else {
+            throw StoreError(.corrupt, "the token store holds journal answers of an unknown version")
+        }
+        while !reader.atEnd {
+            let seq = try reader.integer(Int64.self)
+            answers[seq] = try reader.integer(Int64.self)
+        }
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

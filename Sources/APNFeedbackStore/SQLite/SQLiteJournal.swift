@@ -27,17 +27,18 @@ final class SQLiteJournal {
                 answered_through = max(coalesce(answered_through, excluded.answered_through),
                     coalesce(excluded.answered_through, answered_through))
             """)
-        setAnswer = try database.prepare("INSERT OR REPLACE INTO bridge_journal_answers (instance, seq, answer) VALUES (?1, ?2, ?3)")
+        setAnswer = try database.prepare(
+            "INSERT INTO bridge_journal_answers (instance, first_seq, last_seq, answers) VALUES (?1, ?2, ?3, ?4)")
         pruneSegments = try database.prepare("DELETE FROM bridge_journal_segments WHERE instance = ?1 AND last_seq < ?2")
-        // The answers of rows in segments that are gone; a segment kept keeps its rows' answers.
+        // Answers only of rows in segments that are gone: a segment kept keeps its rows' answers.
         pruneAnswers = try database.prepare("""
             DELETE FROM bridge_journal_answers WHERE instance = ?1
-            AND seq < (SELECT coalesce(min(first_seq), ?2) FROM bridge_journal_segments WHERE instance = ?1)
+            AND last_seq < (SELECT coalesce(min(first_seq), ?2) FROM bridge_journal_segments WHERE instance = ?1)
             """)
         selectSegmentsOf = try database.prepare("""
             SELECT rows FROM bridge_journal_segments WHERE tenant = ?1 AND instance = ?2 ORDER BY first_seq
             """)
-        selectAnswersOf = try database.prepare("SELECT seq, answer FROM bridge_journal_answers WHERE instance = ?1")
+        selectAnswersOf = try database.prepare("SELECT answers FROM bridge_journal_answers WHERE instance = ?1 ORDER BY rowid")
         selectRowsOf = try database.prepare("""
             SELECT instance, seq, token, payload, expiry, priority, answer, recorded_at FROM bridge_journal
             WHERE tenant = ?1 AND instance = ?2 ORDER BY instance, seq
@@ -57,11 +58,12 @@ final class SQLiteJournal {
                 markSent.bind(4, marks.answeredThrough)
                 try markSent.run()
             }
-            for (seq, answer) in batch.answers {
+            if !batch.answers.isEmpty {
                 setAnswer.reset()
                 setAnswer.bind(1, instance)
-                setAnswer.bind(2, seq)
-                setAnswer.bind(3, answer)
+                setAnswer.bind(2, batch.answers.map(\.seq).min())
+                setAnswer.bind(3, batch.answers.map(\.seq).max())
+                setAnswer.bind(4, JournalSegment.encodeAnswers(batch.answers))
                 try setAnswer.run()
             }
             if let below = batch.pruneBelow {
@@ -139,9 +141,7 @@ final class SQLiteJournal {
         defer { statement.reset() }
         statement.bind(1, instance)
         var answers: [Int64: Int64] = [:]
-        while try statement.step() {
-            if let seq = statement.int64(0), let answer = statement.int64(1) { answers[seq] = answer }
-        }
+        while try statement.step() { try JournalSegment.decodeAnswers(statement.bytes(0), into: &answers) }
         return answers
     }
 }

@@ -88,7 +88,8 @@ enum SQLiteSchema {
 
         """,
         // Schema 5: the journal in segments, one per tenant and group commit
-        // (SQLite/JournalSegment.swift), and the answers beside them; `bridge_journal` is
+        // (SQLite/JournalSegment.swift), and each commit's answers in one value beside them
+        // (a stop answers every withdrawn notification at once); `bridge_journal` is
         // only read, for what a bridge of schema 4 left.
         """
         CREATE TABLE bridge_journal_segments (
@@ -101,10 +102,11 @@ enum SQLiteSchema {
         CREATE INDEX bridge_journal_segments_by_instance ON bridge_journal_segments (instance, last_seq);
         CREATE TABLE bridge_journal_answers (
             instance INTEGER NOT NULL,
-            seq INTEGER NOT NULL,
-            answer INTEGER NOT NULL,
-            PRIMARY KEY (instance, seq)
-        ) WITHOUT ROWID;
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            answers BLOB NOT NULL
+        );
+        CREATE INDEX bridge_journal_answers_by_instance ON bridge_journal_answers (instance, last_seq);
 
         """,
     ]
