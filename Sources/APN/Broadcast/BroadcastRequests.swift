@@ -104,7 +104,10 @@ enum BroadcastRequests {
                 HTTP2Header("apns-push-type", pushType),
                 HTTP2Header("apns-priority", String(snapshot.priority)),
                 HTTP2Header("apns-expiration", String(snapshot.expiry)),
-            ], body: snapshot.payload, retriesServerErrors: true)
+            ],
+            // A broadcast Apple answered with a server error may have gone to every device on
+            // the channel: not sent again (the caller sees `mayHaveBeenDelivered`).
+            body: snapshot.payload, retriesServerErrors: false)
     }
 
     // MARK: Checks

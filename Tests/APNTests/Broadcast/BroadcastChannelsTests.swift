@@ -179,6 +179,25 @@ import Testing
         _ = fixture.gateway.stop()
     }
 
+    @Test func neverSendsABroadcastTwiceAfterAServerErrorButRetriesA429() async throws {
+        let fixture = try ProviderFixture()
+        let options = try fixture.tokenOptions()
+        let channels = BroadcastChannels(options: options)
+        let channel = try await channels.create(storagePolicy: .noMessageStored)
+        let provider = Provider(options: options)
+        let before = fixture.gateway.summary.statuses.values.reduce(0, +)
+        fixture.gateway.updateFaults { $0.failingRequests = 1 }
+        let failed = try await #require(throws: ProviderError.self) { try await provider.broadcast(Self.update(), to: channel) }
+        #expect(failed.status == 500 && failed.mayHaveBeenDelivered, "it may have reached every device on the channel")
+        #expect(fixture.gateway.summary.statuses.values.reduce(0, +) == before + 1, "sent once")
+        fixture.gateway.updateFaults { $0.throttledRequests = 1 }
+        let response = try await provider.broadcast(Self.update(), to: channel)
+        #expect(response.attempts == 2 && fixture.gateway.broadcasts.count == 1, "a 429 is retried: nothing was sent")
+        await provider.shutdown()
+        await channels.shutdown()
+        _ = fixture.gateway.stop()
+    }
+
     /// A create whose connection is lost once Apple made the channel, before its answer
     /// came: it fails as may have been made, and is not sent again.
     @Test func aCreateLostInFlightIsNotSentAgain() async throws {
