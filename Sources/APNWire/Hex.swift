@@ -35,16 +35,21 @@ public func bytes(fromHex text: String) -> [UInt8]? {
 /// tests and fuzz seeds (``bytes(fromHexLiteral:)``) all decode through it.
 package func bytes(fromHexDigits digits: some Collection<UInt8>) -> [UInt8]? {
     guard digits.count.isMultiple(of: 2) else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(digits.count / 2)
-    var index = digits.startIndex
-    while index != digits.endIndex {
-        let next = digits.index(after: index)
-        guard let high = hexValue(digits[index]), let low = hexValue(digits[next]) else { return nil }
-        bytes.append(high << 4 | low)
-        index = digits.index(after: next)
+    var valid = true
+    let bytes = byteArray(count: digits.count / 2) { bytes in
+        var index = digits.startIndex
+        for position in bytes.indices {
+            let next = digits.index(after: index)
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[next]) else {
+                valid = false
+                bytes.initialize(repeating: 0)
+                return
+            }
+            bytes[position] = high << 4 | low
+            index = digits.index(after: next)
+        }
     }
-    return bytes
+    return valid ? bytes : nil
 }
 
 /// The bytes of a hex literal written with optional white space, e.g.

@@ -1,4 +1,5 @@
 import APN
+import APNWire
 import Foundation
 
 /// Device tokens from `--token` values and a `--tokens-file` (one per line, `-` for
@@ -124,7 +125,8 @@ struct TokenList {
         // check of its initialisation and of its bounds for every digit.
         let bytes = nibbles.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
-            return [UInt8](unsafeUninitializedCapacity: text.count / 2) { bytes, initialized in
+            // `byteArray`: `[UInt8](unsafeUninitializedCapacity:)` cost ~360 instructions more.
+            return byteArray(count: text.count / 2) { bytes in
                 var digit = text.baseAddress!
                 for position in 0..<bytes.count {
                     let high = table[Int(digit[0])], low = table[Int(digit[1])]
@@ -132,7 +134,6 @@ struct TokenList {
                     bytes[position] = high << 4 | (low & 0xF)
                     digit += 2
                 }
-                initialized = bytes.count
             }
         }
         return invalid & 0x10 == 0 ? bytes : nil
