@@ -1,6 +1,8 @@
 import APN
+import APNSupport
 import APNWire
 import Foundation
+import Synchronization
 
 /// Device tokens from `--token` values and a `--tokens-file` (one per line, `-` for
 /// standard input; blank lines and lines starting with `#` skipped). A line that is not a
@@ -54,14 +56,49 @@ struct TokenList {
             Array(token.utf8).withUnsafeBufferPointer { add($0, source: "--token", line: 0) }
         }
         guard let file else { return }
+        let source = file == "-" ? "stdin" : file
+        if let halves = try Self.halves(of: file) {
+            // A large file is parsed in two halves at once, the second on a thread of its
+            // own: decoding a million tokens took as long as sending them, before the first
+            // was sent. The second half's lines are numbered after the first's.
+            let second = Lock<Result<TokenList, UsageError>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            let binary = binary
+            CommandThread.start("apn-tokens") {
+                let parsed = Result { () throws(UsageError) -> TokenList in
+                    var part = TokenList(binary: binary)
+                    try part.parse(file, range: halves.second, source: source)
+                    return part
+                }
+                second.withLock { $0 = parsed }
+                done.signal()
+            }
+            let lines = try parse(file, range: halves.first, source: source)
+            done.wait()
+            guard let result = second.withLock({ $0 }) else { return }
+            let part = try result.get()
+            devices += part.devices
+            bad += part.bad.map { BadLine(source: $0.source, line: $0.line + lines, text: $0.text, error: $0.error) }
+            return
+        }
+        try parse(file, range: nil, source: source)
+    }
+
+    private init(binary: Bool) {
+        self.binary = binary
+    }
+
+    /// Adds the tokens of `file`'s bytes in `range` (all of it when nil; a range starts
+    /// after a newline or at 0), numbering lines from 1; returns how many lines it held.
+    @discardableResult
+    private mutating func parse(_ file: String, range: Range<Int>?, source: String) throws(UsageError) -> Int {
         // Read a chunk at a time, a line never split: the file is never held whole (a
         // million tokens are 66 MB of text, twice that as Data and then an array). Lines
         // are found with `memchr` and decoded through a table, on the chunk's own bytes:
         // slicing and decoding through `ArraySlice` cost more than sending the notification.
-        let source = file == "-" ? "stdin" : file
         var lineNumber = 0
         var pending: [UInt8] = []
-        try Self.read(file) { chunk in
+        try Self.read(file, range: range) { chunk in
             chunk.withUnsafeBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
                 var start = 0
@@ -84,6 +121,7 @@ struct TokenList {
             lineNumber += 1
             pending.withUnsafeBufferPointer { addLine($0, source: source, line: lineNumber) }
         }
+        return lineNumber
     }
 
     /// One line of the file: trimmed; skipped when blank or a comment.
@@ -149,25 +187,66 @@ struct TokenList {
         }
     }
 
-    /// The bytes of file `path` (standard input for `-`), handed to `body` a chunk at a time.
-    private static func read(_ path: String, _ body: (ArraySlice<UInt8>) -> Void) throws(UsageError) {
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
-            throw UsageError("--tokens-file: \(path) \(reason)")
-        }
+    /// The bytes of file `path` (standard input for `-`) in `range` (all of it when nil),
+    /// handed to `body` a chunk at a time.
+    private static func read(_ path: String, range: Range<Int>? = nil, _ body: (ArraySlice<UInt8>) -> Void) throws(UsageError) {
+        let descriptor = try open(path)
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var offset = range?.lowerBound ?? 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            let wanted = range.map { min(chunkSize, $0.upperBound - offset) } ?? chunkSize
+            if wanted == 0 { return }
+            let count = chunk.withUnsafeMutableBytes { raw in
+                range == nil
+                    ? Foundation.read(descriptor, raw.baseAddress, wanted) : pread(descriptor, raw.baseAddress, wanted, off_t(offset))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw UsageError("--tokens-file: \(path == "-" ? "standard input" : path) cannot be read: \(String(cString: strerror(errno)))")
             }
             if count == 0 { return }
+            offset += count
             body(chunk[0..<count])
         }
     }
+
+    private static func open(_ path: String) throws(UsageError) -> Int32 {
+        let descriptor = path == "-" ? STDIN_FILENO : Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+            throw UsageError("--tokens-file: \(path) \(reason)")
+        }
+        return descriptor
+    }
+
+    /// A regular file of at least ``parallelSize`` split in two at the first newline past
+    /// its middle; nil for anything else (standard input, a pipe, a small file).
+    private static func halves(of path: String) throws(UsageError) -> (first: Range<Int>, second: Range<Int>)? {
+        guard path != "-" else { return nil }
+        let descriptor = try open(path)
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) >= parallelSize else {
+            return nil
+        }
+        let size = Int(status.st_size)
+        var window = [UInt8](repeating: 0, count: 4_096)
+        var offset = size / 2
+        while offset < size {
+            let count = window.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            guard count > 0 else { return nil }
+            if let newline = window[0..<count].firstIndex(of: 0x0A) {
+                let middle = offset + newline + 1
+                return middle < size ? (0..<middle, middle..<size) : nil
+            }
+            offset += count
+        }
+        return nil
+    }
+
+    /// How large a tokens file must be to be parsed in two halves at once (about 60,000 tokens).
+    private static let parallelSize = 4 << 20
 
     /// How much of the tokens file is read at a time.
     private static let chunkSize = 1 << 20
