@@ -81,7 +81,13 @@ final class TenantBridge: Sendable, JournalSource {
     }
 
     /// One connection's session and what its thread is to do next.
-    private struct Entry {
+    ///
+    /// A class: `feed` works on the session in place through the reference. As a struct it
+    /// was taken out of the dictionary and put back for every answer, and the compiler
+    /// copied it back in and destroyed the local (~850 instructions a notification: a
+    /// retain and a release of each of the session's buffers; `consume` is refused by this
+    /// compiler here). `@unchecked Sendable`: touched only under the tenant's lock.
+    private final class Entry: @unchecked Sendable {
         var session: BridgeSession
         let waker: WakeSignal?
         /// Whether the client connection is still open (its handler not yet closed).
@@ -96,6 +102,12 @@ final class TenantBridge: Sendable, JournalSource {
         /// response: read nothing until every collection ended (``State/collecting``).
         var heldForCollection = false
         var finished = false
+
+        init(session: BridgeSession, waker: WakeSignal?, heldForCollection: Bool) {
+            self.session = session
+            self.waker = waker
+            self.heldForCollection = heldForCollection
+        }
     }
 
     /// Whether the connection's thread may decode, as the session's actions said.
@@ -590,11 +602,9 @@ final class TenantBridge: Sendable, JournalSource {
         _ state: inout State, _ number: UInt64, _ effects: inout Effects, now: Duration,
         _ input: (inout BridgeSession, inout ResendRecord, inout BridgeCounts) -> Void
     ) {
-        // Taken out of the dictionary while it is worked on, so that its buffers are
-        // uniquely referenced and not copied on the first change.
-        guard var entry = state.entries.removeValue(forKey: number) else { return }
+        // Worked on in place (a class): its buffers stay uniquely referenced.
+        guard let entry = state.entries[number] else { return }
         let heldBefore = entry.session.heldCount
-        defer { effects.held += entry.session.heldCount - heldBefore }
         input(&entry.session, &state.record, &state.counts)
         defer { if state.record.journaling { effects.recordChanges += state.record.takeChanges() } }
         var relays: [ResendRecord.Relay] = []
@@ -654,9 +664,10 @@ final class TenantBridge: Sendable, JournalSource {
             }
         }
         if visible, entry.live, let waker = entry.waker { effects.wakers.append(waker) }
+        effects.held += entry.session.heldCount - heldBefore
         // A finished session of a live connection stays until the connection closes: its
         // thread still asks for the end.
-        if !(entry.finished && !entry.live) { state.entries[number] = entry }
+        if entry.finished && !entry.live { state.entries[number] = nil }
         for relay in relays {
             feed(&state, relay.claimant.connection, &effects, now: now) { session, _, _ in
                 session.answered(relay.claimant.ordinal, relay.answer)
