@@ -66,7 +66,7 @@ enum HTTP2MockBenchmark {
             for event in try pipe.turn() {
                 switch event {
                 case .response(_, let headers, _):
-                    guard headers.first?.value == "200" else {
+                    guard headers[":status"] == "200" else {
                         throw BenchUsageError(description: "answered \(headers)")
                     }
                     answered += 1

@@ -5,7 +5,7 @@ package enum HTTP2Event: Sendable, Equatable {
     /// Answer it with ``HTTP2Session/submitResponse(streamID:headers:body:)``.
     case request(streamID: Int32, headers: HTTP2HeaderList, body: [UInt8])
     /// Client: a complete response to the request on `streamID`.
-    case response(streamID: Int32, headers: [HTTP2Header], body: [UInt8])
+    case response(streamID: Int32, headers: HTTP2HeaderList, body: [UInt8])
     /// The peer exceeded a limit on `streamID` (`reason.kind` is ``HTTP2Error/Kind/headerListTooLarge``
     /// or ``HTTP2Error/Kind/bodyTooLarge``): the session reset the stream with
     /// ENHANCE_YOUR_CALM, so no request or response event comes for it; its

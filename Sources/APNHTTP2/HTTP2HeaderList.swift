@@ -1,6 +1,6 @@
 import APNSupport
 
-/// The header fields of a received request, in the order they arrived, held as bytes in one
+/// The header fields of a received request or response, in the order they arrived, held as bytes in one
 /// buffer: each field is its name's and its value's length (native `UInt32`s) followed by
 /// the name and the value. A server receives about ten fields a request; as `[HTTP2Header]`
 /// each cost two strings (an allocation and a UTF-8 check for every one that differs from
@@ -74,6 +74,25 @@ package struct HTTP2HeaderList: @unchecked Sendable {
         }
         byteCountValue += size
         fieldCount += 1
+    }
+
+    /// Keeps only the first `count` fields, which take `byteCount` bytes (a header block
+    /// dropped: a 1xx response's).
+    package mutating func truncate(toByteCount byteCount: Int, count: Int) {
+        precondition(byteCount <= byteCountValue && count <= fieldCount, "truncating to more than is held")
+        byteCountValue = byteCount
+        fieldCount = count
+    }
+
+    /// The name and value of the field that starts `offset` bytes in, passed to `body`; nil
+    /// when no field starts there.
+    package func field<Result>(
+        atByte offset: Int, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result? {
+        withFieldCursor { cursor in
+            cursor.offset = offset
+            return cursor.next().map { body($0.name, $0.value) }
+        }
     }
 
     /// Calls `body` with a cursor over the fields' bytes, which hands out each field's name
@@ -183,6 +202,13 @@ extension HTTP2HeaderList: Equatable {
     /// ``HTTP2Header``'s `==`).
     package static func == (lhs: HTTP2HeaderList, rhs: [HTTP2Header]) -> Bool {
         lhs.elementsEqual(rhs)
+    }
+}
+
+extension HTTP2HeaderList: ExpressibleByArrayLiteral {
+    /// These fields (tests and vectors write an event's fields so).
+    package init(arrayLiteral fields: HTTP2Header...) {
+        self.init(fields)
     }
 }
 

@@ -9,9 +9,13 @@ extension SessionState {
         if role == .server && category == NGHTTP2_HCAT_REQUEST {
             let slot = streams.insert(streamID, StreamState())
             // Room for fields like the last request's: receiving them allocates once.
-            streams[slot: slot].requestFields = HTTP2HeaderList(reservingCapacity: lastRequestFieldBytes)
+            streams[slot: slot].fields = HTTP2HeaderList(reservingCapacity: lastRequestFieldBytes)
             headerBlockStream = (streamID, slot)
         } else if let slot = streams.slot(of: streamID) {
+            // A response's first block: room for fields like the last response's.
+            if role == .client && streams[slot: slot].fields.count == 0 {
+                streams[slot: slot].fields = HTTP2HeaderList(reservingCapacity: lastRequestFieldBytes)
+            }
             streams[slot: slot].startHeaderBlock()
             headerBlockStream = (streamID, slot)
         } else {
@@ -39,12 +43,8 @@ extension SessionState {
         {
             return 0
         }
-        if role == .client {
-            streams[slot: slot].appendField(name: name, value: value, reuse: headerReuse)
-        } else {
-            // A request's fields stay bytes: the server's reader makes strings of those it keeps.
-            streams[slot: slot].requestFields.append(name: name, value: value)
-        }
+        // The fields stay bytes: a reader makes strings of those it keeps.
+        streams[slot: slot].fields.append(name: name, value: value)
         return 0
     }
 
@@ -88,28 +88,24 @@ extension SessionState {
     /// The peer ended `streamID`: its message is complete.
     private mutating func complete(streamID: Int32) {
         guard let slot = streams.slot(of: streamID), !streams[slot: slot].rejected else { return }
+        let (fields, body) = streams[slot: slot].takeMessage()
+        // Capped: a peer's one large message must not make every stream opened after it
+        // reserve that much before a field arrives (an APNs request's take ~700 bytes).
+        lastRequestFieldBytes = min(fields.byteCount, Self.requestFieldReservationLimit)
         if role == .server {
-            let (fields, body) = streams[slot: slot].takeRequest()
-            // Capped: a peer's one large request must not make every stream it opens after
-            // reserve that much before sending a field (an APNs request's take ~700 bytes).
-            lastRequestFieldBytes = min(fields.byteCount, Self.requestFieldReservationLimit)
             events.append(.request(streamID: streamID, headers: fields, body: body))
         } else {
-            let (headers, body) = streams[slot: slot].takeMessage()
-            headerReuse.previous = headers
-            events.append(.response(streamID: streamID, headers: headers, body: body))
+            events.append(.response(streamID: streamID, headers: fields, body: body))
         }
     }
 
     /// A client drops a 1xx response's header block: the final response follows it.
     private mutating func dropInformationalResponse(streamID: Int32) {
         guard role == .client, let slot = streams.slot(of: streamID) else { return }
-        let start = streams[slot: slot].blockStart
-        guard start < streams[slot: slot].fieldCount else { return }
-        let first = streams[slot: slot].field(at: start)
-        if first.name == ":status" && first.value.utf8.first == UInt8(ascii: "1") {
-            streams[slot: slot].removeFields(from: start)
+        let informational = streams[slot: slot].fields.field(atByte: streams[slot: slot].blockStart.bytes) { name, value in
+            utf8Equals(":status", name) && value.first == UInt8(ascii: "1")
         }
+        if informational == true { streams[slot: slot].removeCurrentBlock() }
     }
 
     /// Resets the stream in `slot` for breaking a limit and reports why; nothing more is
@@ -117,7 +113,6 @@ extension SessionState {
     private mutating func reject(_ session: OpaquePointer?, slot: Int, streamID: Int32, _ reason: HTTP2Error) {
         streams[slot: slot].rejected = true
         _ = streams[slot: slot].takeMessage()
-        _ = streams[slot: slot].takeRequest()
         streams[slot: slot].localResetCode = .enhanceYourCalm
         _ = nghttp2_submit_rst_stream(session, 0, streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
         events.append(.streamRejected(streamID: streamID, reason: reason))

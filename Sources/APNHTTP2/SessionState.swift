@@ -18,12 +18,10 @@ struct SessionState {
     var streams = StreamTable()
     /// Events not yet taken, oldest first.
     var events: [HTTP2Event] = []
-    /// A client's: the last complete response's fields, to reuse for the next one's.
-    var headerReuse = HeaderReuse()
-    /// A server's: the bytes the last complete request's fields took, to reserve for the next
-    /// (at most ``requestFieldReservationLimit``).
+    /// The bytes the last complete message's fields took (a server's request, a client's
+    /// response), to reserve for the next (at most ``requestFieldReservationLimit``).
     var lastRequestFieldBytes = 0
-    /// The most a new stream reserves for its request's fields before they arrive.
+    /// The most a new stream reserves for its message's fields before they arrive.
     static let requestFieldReservationLimit = 4_096
     /// The stream whose header block is arriving and its slot: a block's fields come one
     /// after another for one stream (RFC 9113 §6.10), so each field need not look it up.

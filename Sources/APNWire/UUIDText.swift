@@ -12,22 +12,25 @@ package enum UUIDText {
     /// significant half first; nil for anything else.
     package static func value(of text: String) -> (high: UInt64, low: UInt64)? {
         var text = text
-        return text.withUTF8 { bytes -> (high: UInt64, low: UInt64)? in
-            guard bytes.count == 36, bytes[8] == hyphen, bytes[13] == hyphen, bytes[18] == hyphen, bytes[23] == hyphen
-            else { return nil }
-            // The groups' digits by position, through a table: no branch per byte but the
-            // check, for one is read from every response (a loop testing each index for a
-            // hyphen cost about 1,000 instructions).
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            var invalid: UInt8 = 0
-            for index in 0..<8 { accumulate(bytes[index], into: &high, invalid: &invalid) }
-            for index in 9..<13 { accumulate(bytes[index], into: &high, invalid: &invalid) }
-            for index in 14..<18 { accumulate(bytes[index], into: &high, invalid: &invalid) }
-            for index in 19..<23 { accumulate(bytes[index], into: &low, invalid: &invalid) }
-            for index in 24..<36 { accumulate(bytes[index], into: &low, invalid: &invalid) }
-            return invalid & 0x10 == 0 ? (high, low) : nil
-        }
+        return text.withUTF8 { value(of: $0) }
+    }
+
+    /// ``value(of:)-(String)`` of UTF-8 bytes (a response field's value as received).
+    package static func value(of bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        guard bytes.count == 36, bytes[8] == hyphen, bytes[13] == hyphen, bytes[18] == hyphen, bytes[23] == hyphen
+        else { return nil }
+        // The groups' digits by position, through a table: no branch per byte but the
+        // check, for one is read from every response (a loop testing each index for a
+        // hyphen cost about 1,000 instructions).
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var invalid: UInt8 = 0
+        for index in 0..<8 { accumulate(bytes[index], into: &high, invalid: &invalid) }
+        for index in 9..<13 { accumulate(bytes[index], into: &high, invalid: &invalid) }
+        for index in 14..<18 { accumulate(bytes[index], into: &high, invalid: &invalid) }
+        for index in 19..<23 { accumulate(bytes[index], into: &low, invalid: &invalid) }
+        for index in 24..<36 { accumulate(bytes[index], into: &low, invalid: &invalid) }
+        return invalid & 0x10 == 0 ? (high, low) : nil
     }
 
     private static let hyphen = UInt8(ascii: "-")

@@ -82,7 +82,7 @@ import Testing
         #expect(throws: HTTP2Error.self) { try pair.server.submitResponse(streamID: streams[0], block, values: ["one"], body: []) }
         try pair.exchange()
         let answers = pair.clientEvents.compactMap { event -> [HTTP2Header]? in
-            if case .response(_, let headers, _) = event { headers } else { nil }
+            if case .response(_, let headers, _) = event { Array(headers) } else { nil }
         }
         #expect(answers == [
             [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "id-0"), HTTP2Header("apns-unique-id", "unique-0")],

@@ -24,7 +24,7 @@ import Testing
         try pair.exchange()
         #expect(pair.clientEvents == [
             .remoteSettingsChanged(maxConcurrentStreams: 100),
-            .response(streamID: 1, headers: responseHeaders, body: reason),
+            .response(streamID: 1, headers: HTTP2HeaderList(responseHeaders), body: reason),
             .streamClosed(streamID: 1, errorCode: .noError),
         ])
         #expect(pair.serverEvents.last == .streamClosed(streamID: 1, errorCode: .noError))

@@ -2,10 +2,10 @@ import APNHTTP2
 import APNTestSupport
 import Testing
 
-/// A client keeps a response's header array when it repeats the previous response's fields
-/// (most of Apple's answers are alike): whatever is shared, the response reported is the one
-/// sent, field for field — the same, a longer one, a shorter one, one that differs early or
-/// late, and the same again after a differing one.
+/// A client keeps a response's fields as bytes in room reserved after the previous
+/// response's size (most of Apple's answers are alike): whatever the sizes, the response
+/// reported is the one sent, field for field — the same, a longer one, a shorter one, one
+/// that differs early or late, and the same again after a differing one.
 @Suite struct ResponseReuseTests {
     static let id = "123e4567-e89b-12d3-a456-426614174000"
     static let responses: [[HTTP2Header]] = [
@@ -28,7 +28,7 @@ import Testing
             try pair.server.submitResponse(streamID: streamID, headers: headers, body: [])
             try pair.exchange()
             #expect(pair.clientEvents.suffix(2) == [
-                .response(streamID: streamID, headers: headers, body: []),
+                .response(streamID: streamID, headers: HTTP2HeaderList(headers), body: []),
                 .streamClosed(streamID: streamID, errorCode: .noError),
             ], "response \(index)")
         }

@@ -85,7 +85,7 @@ import Testing
         #expect(blocks[1].last == 0xbe, "and is sent by its index (62) the second time: \(blocks[1])")
         try pair.feed(output, to: pair.client)
         let responses = pair.client.takeEvents().compactMap { event -> [HTTP2Header]? in
-            if case .response(_, let headers, _) = event { headers } else { nil }
+            if case .response(_, let headers, _) = event { Array(headers) } else { nil }
         }
         #expect(responses == (0..<2).map { n in
             [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "id-\(n)"), HTTP2Header("x-kept", "same")]

@@ -178,7 +178,7 @@ package final class HTTP2TestClient {
         for event in events {
             switch event {
             case .response(let streamID, let headers, let body):
-                responses[streamID] = Response(status: Int(headers[":status"] ?? "") ?? 0, headers: headers, body: body)
+                responses[streamID] = Response(status: Int(headers[":status"] ?? "") ?? 0, headers: Array(headers), body: body)
             case .streamClosed(let streamID, let errorCode):
                 closedStreams[streamID] = errorCode
             case .goaway(let lastStreamID, let errorCode, let debugData):

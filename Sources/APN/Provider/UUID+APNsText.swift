@@ -7,6 +7,16 @@ extension UUID {
     /// carries one every time.
     package init?(apnsText text: String) {
         guard let (high, low) = UUIDText.value(of: text) else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    /// ``init(apnsText:)`` of UTF-8 bytes (a response field's value as received).
+    package init?(apnsText bytes: UnsafeBufferPointer<UInt8>) {
+        guard let (high, low) = UUIDText.value(of: bytes) else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    private init(high: UInt64, low: UInt64) {
         var bytes = (high.bigEndian, low.bigEndian)
         self.init(uuid: withUnsafeBytes(of: &bytes) { $0.loadUnaligned(as: uuid_t.self) })
     }

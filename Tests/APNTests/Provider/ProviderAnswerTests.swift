@@ -91,7 +91,7 @@ struct ProviderAnswerTests {
     @Test("a response without a usable :status is a protocol error")
     func badStatus() {
         for headers: [HTTP2Header] in [[], [HTTP2Header(":status", "abc")], [HTTP2Header(":status", "99")], [HTTP2Header(":status", "600")]] {
-            let error = #expect(throws: ProviderError.self) { try ProviderAnswer(headers: headers, body: []) }
+            let error = #expect(throws: ProviderError.self) { try ProviderAnswer(headers: HTTP2HeaderList(headers), body: []) }
             #expect(error?.code == .protocolError)
         }
     }

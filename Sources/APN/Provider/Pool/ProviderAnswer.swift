@@ -1,4 +1,5 @@
 import APNHTTP2
+import APNSupport
 import Foundation
 
 /// Apple's answer to one request, read from the response's status, headers and JSON body
@@ -26,23 +27,30 @@ struct ProviderAnswer: Sendable, Equatable {
     /// JSON object Apple sends, is a protocol error; a reason string this library does not
     /// know is kept as it came. An `exchange`'s answer (a request naming no device) keeps
     /// its extra fields and a success's body (``exchange``); a device's keeps neither.
-    init(headers: [HTTP2Header], body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError) {
+    init(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError) {
         var status: Int?
+        var apnsID: UUID?
+        var uniqueID: String?
         var requestID: UUID?
         var channelID: String?
-        for header in headers {
-            // Told apart by length and first byte before `==`: equal small strings compare
-            // in one step, unequal ones take the slow path, and most fields are neither.
-            let name = header.name.utf8
-            switch (name.count, name.first) {
-            case (7, UInt8(ascii: ":")) where header.name == ":status": status = Self.statusCode(header.value)
-            case (7, UInt8(ascii: "a")) where header.name == "apns-id": apnsID = UUID(apnsText: header.value)
-            case (14, UInt8(ascii: "a")) where header.name == "apns-unique-id": uniqueID = header.value
-            case (15, UInt8(ascii: "a")) where header.name == "apns-request-id": requestID = UUID(apnsText: header.value)
-            case (15, UInt8(ascii: "a")) where header.name == "apns-channel-id": channelID = header.value
-            default: break
+        headers.withFieldCursor { cursor in
+            // Read as bytes: a string is made only of a value kept as one. Told apart by
+            // length and first byte before the bytes are compared.
+            while let (name, value) = cursor.next() {
+                switch (name.count, name.first) {
+                case (7, UInt8(ascii: ":")) where utf8Equals(":status", name): status = Self.statusCode(value)
+                case (7, UInt8(ascii: "a")) where utf8Equals("apns-id", name): apnsID = UUID(apnsText: value)
+                case (14, UInt8(ascii: "a")) where utf8Equals("apns-unique-id", name):
+                    uniqueID = String(decoding: value, as: UTF8.self)
+                case (15, UInt8(ascii: "a")) where utf8Equals("apns-request-id", name): requestID = UUID(apnsText: value)
+                case (15, UInt8(ascii: "a")) where utf8Equals("apns-channel-id", name):
+                    channelID = String(decoding: value, as: UTF8.self)
+                default: break
+                }
             }
         }
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
         guard let status, (100...599).contains(status) else {
             throw ProviderError(code: .protocolError, message: "a response without a valid :status")
         }
@@ -75,9 +83,12 @@ struct ProviderAnswer: Sendable, Equatable {
 
     /// A `:status` value: three digits (RFC 9110 §15), or nil.
     static func statusCode(_ text: String) -> Int? {
-        // The answer nearly every request gets: equal small strings compare in one step.
-        if text == "200" { return 200 }
-        let digits = text.utf8
+        var text = text
+        return text.withUTF8 { statusCode($0) }
+    }
+
+    /// ``statusCode(_:)-(String)`` of the value's bytes as received.
+    static func statusCode(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
         guard digits.count == 3 else { return nil }
         var value = 0
         for digit in digits {

@@ -63,7 +63,7 @@ extension ProviderPool {
     }
 
     private mutating func answered(
-        _ open: ProviderPoolConnection.OpenStream, on connection: ProviderPoolConnection, headers: [HTTP2Header],
+        _ open: ProviderPoolConnection.OpenStream, on connection: ProviderPoolConnection, headers: HTTP2HeaderList,
         body: [UInt8], now: Timestamp
     ) {
         let answer: ProviderAnswer
