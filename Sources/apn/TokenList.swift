@@ -75,7 +75,10 @@ struct TokenList {
             }
             let lines = try parse(file, range: halves.first, source: source)
             done.wait()
-            guard let result = second.withLock({ $0 }) else { return }
+            // Set before the signal: never nil here, but never a silent half either.
+            guard let result = second.withLock({ $0 }) else {
+                throw UsageError("--tokens-file: \(file)'s second half was not read")
+            }
             let part = try result.get()
             devices += part.devices
             bad += part.bad.map { BadLine(source: $0.source, line: $0.line + lines, text: $0.text, error: $0.error) }
