@@ -225,7 +225,7 @@ struct TokenList {
 
     /// A regular file of at least ``parallelSize`` split in two at the first newline past
     /// its middle; nil for anything else (standard input, a pipe, a small file).
-    private static func halves(of path: String) throws(UsageError) -> (first: Range<Int>, second: Range<Int>)? {
+    static func halves(of path: String) throws(UsageError) -> (first: Range<Int>, second: Range<Int>)? {
         guard path != "-" else { return nil }
         let descriptor = try open(path)
         defer { close(descriptor) }

@@ -18,6 +18,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)  // no final newline
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 > 4 << 20, "past the parallel size")
+        // Split, so this is the two-halves path, at a line's start.
+        let halves = try #require(try TokenList.halves(of: path))
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(halves.first.upperBound == halves.second.lowerBound && halves.second.upperBound == bytes.count)
+        #expect(bytes[halves.first.upperBound - 1] == 0x0A, "the first half ends with its newline")
 
         let list = try TokenList(tokens: [], file: path, binary: true)
         let skipped: Set<Int> = [10, 11, 20_000, 60_000]

@@ -61,8 +61,8 @@ final class SQLiteJournal {
             if !batch.answers.isEmpty {
                 setAnswer.reset()
                 setAnswer.bind(1, instance)
-                setAnswer.bind(2, batch.answers.map(\.seq).min())
-                setAnswer.bind(3, batch.answers.map(\.seq).max())
+                setAnswer.bind(2, batch.answers.lazy.map(\.seq).min())
+                setAnswer.bind(3, batch.answers.lazy.map(\.seq).max())
                 setAnswer.bind(4, JournalSegment.encodeAnswers(batch.answers))
                 try setAnswer.run()
             }
@@ -87,8 +87,8 @@ final class SQLiteJournal {
             let segment = rows[start..<end]
             insertSegment.reset()
             insertSegment.bind(1, first.instance)
-            insertSegment.bind(2, segment.map(\.seq).min() ?? first.seq)
-            insertSegment.bind(3, segment.map(\.seq).max() ?? first.seq)
+            insertSegment.bind(2, segment.lazy.map(\.seq).min() ?? first.seq)
+            insertSegment.bind(3, segment.lazy.map(\.seq).max() ?? first.seq)
             insertSegment.bind(4, first.tenant)
             insertSegment.bind(5, JournalSegment.encode(segment))
             try insertSegment.run()

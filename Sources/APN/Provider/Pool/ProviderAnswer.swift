@@ -81,13 +81,7 @@ struct ProviderAnswer: Sendable, Equatable {
     @inline(__always)
     static func isSuccess(_ status: Int) -> Bool { status == 200 || status == 201 || status == 204 }
 
-    /// A `:status` value: three digits (RFC 9110 §15), or nil.
-    static func statusCode(_ text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { statusCode($0) }
-    }
-
-    /// ``statusCode(_:)-(String)`` of the value's bytes as received.
+    /// A `:status` value's bytes as received: three digits (RFC 9110 §15), or nil.
     static func statusCode(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
         guard digits.count == 3 else { return nil }
         var value = 0
