@@ -7,17 +7,17 @@ extension Answer {
     /// The response as Apple writes it: `:status` and `apns-id` (and `apns-unique-id` when
     /// given); for a refusal also `content-type: application/json` and the body
     /// `{"reason":"…"}`, with `"timestamp":<ms since 1970>` for a 410.
-    func response(uniqueID: String?) -> (headers: [HTTP2Header], body: [UInt8]) {
+    func response(uniqueID: AnswerID?) -> (headers: [HTTP2Header], body: [UInt8]) {
         guard let refusal else {
             // The common answer, in one allocation.
-            guard let uniqueID else { return ([Self.ok, Self.id(apnsID)], []) }
-            return ([Self.ok, Self.id(apnsID), Self.uniqueID(uniqueID)], [])
+            guard let uniqueID else { return ([Self.ok, Self.id(apnsID.text)], []) }
+            return ([Self.ok, Self.id(apnsID.text), Self.uniqueID(uniqueID.text)], [])
         }
         var headers = [
             HTTP2Header(":status", String(refusal.status)), HTTP2Header("content-type", "application/json"),
-            Self.id(apnsID),
+            Self.id(apnsID.text),
         ]
-        if let uniqueID { headers.append(Self.uniqueID(uniqueID)) }
+        if let uniqueID { headers.append(Self.uniqueID(uniqueID.text)) }
         var json = #"{"reason":"# + JSONStringEscaping.quoted(refusal.reason.rawValue)
         if let timestamp {
             json += #","timestamp":"# + String(Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down)))

@@ -22,20 +22,25 @@ enum DeviceTokenPath: Equatable {
         }
     }
 
-    init(_ path: String) {
-        var path = path
-        self = path.withUTF8 { bytes in
-            let prefix = Self.prefix
-            guard bytes.count >= prefix.count, prefix.indices.allSatisfy({ bytes[$0] == prefix[$0] }) else {
-                return .notADevicePath
-            }
-            let token = UnsafeBufferPointer(rebasing: bytes[prefix.count...])
-            guard !token.isEmpty else { return .empty }
-            // One table look-up a byte (the switch it replaces cost ~10 instructions a byte).
-            var kinds: UInt8 = 0
-            for byte in token { kinds |= Self.byteKinds[Int(byte)] }
-            if kinds & Self.separator != 0 { return .notADevicePath }
-            return .token(length: token.count, isHex: kinds & Self.notHex == 0)
+    /// What the path `bytes` say.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let prefix = Self.prefix
+        guard bytes.count >= prefix.count, prefix.indices.allSatisfy({ bytes[$0] == prefix[$0] }) else {
+            self = .notADevicePath
+            return
         }
+        let token = UnsafeBufferPointer(rebasing: bytes[prefix.count...])
+        guard !token.isEmpty else {
+            self = .empty
+            return
+        }
+        // One table look-up a byte (the switch it replaces cost ~10 instructions a byte).
+        var kinds: UInt8 = 0
+        for byte in token { kinds |= Self.byteKinds[Int(byte)] }
+        if kinds & Self.separator != 0 {
+            self = .notADevicePath
+            return
+        }
+        self = .token(length: token.count, isHex: kinds & Self.notHex == 0)
     }
 }

@@ -117,19 +117,29 @@ extension HTTP2ConnectionLoop {
             try? session.submitResponse(streamID: answer.streamID, headers: response.headers, body: response.body)
             return
         }
-        let uniqueID = sendsUniqueID ? uniqueIDs.next() : nil
+        let uniqueID = sendsUniqueID ? uniqueIDs.nextID() : nil
         // Submitting fails only when the client reset the stream meanwhile: nothing to answer then.
         guard answer.refusal == nil else {
             let (headers, body) = answer.response(uniqueID: uniqueID)
             try? session.submitResponse(streamID: answer.streamID, headers: headers, body: body)
             return
         }
-        // The common answer: fields laid out once, only the ids filled in.
-        answerValues.removeAll(keepingCapacity: true)
-        answerValues.append(answer.apnsID)
-        if let uniqueID { answerValues.append(uniqueID) }
-        try? session.submitResponse(
-            streamID: answer.streamID, uniqueID == nil ? Answer.accepted : Answer.acceptedWithUniqueID, values: answerValues,
-            body: [])
+        // The common answer: fields laid out once, only the ids filled in, written from
+        // their bits onto the stack.
+        answer.apnsID.withUTF8 { apnsID in
+            withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 2) { values in
+                values.initializeElement(at: 0, to: apnsID)
+                guard let uniqueID else {
+                    try? session.submitResponse(
+                        streamID: answer.streamID, Answer.accepted, valueBytes: UnsafeBufferPointer(rebasing: values[..<1]), body: [])
+                    return
+                }
+                uniqueID.withUTF8 { uniqueID in
+                    values.initializeElement(at: 1, to: uniqueID)
+                    try? session.submitResponse(
+                        streamID: answer.streamID, Answer.acceptedWithUniqueID, valueBytes: UnsafeBufferPointer(values), body: [])
+                }
+            }
+        }
     }
 }

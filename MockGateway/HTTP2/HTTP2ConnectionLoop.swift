@@ -73,8 +73,6 @@ final class HTTP2ConnectionLoop {
     /// Requests of the current read, validated, waiting to be judged; then their answers.
     var pending: [PendingRequest] = []
     var answers: [Answer] = []
-    /// The ids of the answer being submitted (reused: no allocation per answer).
-    var answerValues: [String] = []
     var rejectedStreams = 0
     private var output: [UInt8] = []
     private var written = 0

@@ -179,12 +179,12 @@ struct HTTP2Ledger: GatewayLedger, ~Copyable {
     private mutating func answer(_ streamID: Int32, _ response: BroadcastResponse) -> Answer {
         summary.statuses[response.status, default: 0] += 1
         if let reason = response.reason { summary.reasons[reason, default: 0] += 1 }
-        var answer = Answer(streamID: streamID, apnsID: "")
+        var answer = Answer(streamID: streamID, apnsID: .none)
         answer.broadcast = response
         return answer
     }
 
-    private mutating func refuse(_ streamID: Int32, _ refusal: HTTP2MockGateway.Refusal, apnsID: String) -> Answer {
+    private mutating func refuse(_ streamID: Int32, _ refusal: HTTP2MockGateway.Refusal, apnsID: AnswerID) -> Answer {
         summary.statuses[refusal.status, default: 0] += 1
         summary.reasons[refusal.reason, default: 0] += 1
         return Answer(streamID: streamID, apnsID: apnsID, refusal: refusal)
@@ -217,7 +217,7 @@ enum RequestVerdict {
     /// Valid: the answer faults decide.
     case valid(ValidatedRequest)
     /// Refused, answered with this `apns-id`.
-    case refused(HTTP2MockGateway.Refusal, apnsID: String)
+    case refused(HTTP2MockGateway.Refusal, apnsID: AnswerID)
     /// A broadcast or channel management request: the channels and the faults decide.
     case broadcast(BroadcastRequest)
     /// A broadcast or channel management request refused by validation.
@@ -227,7 +227,7 @@ enum RequestVerdict {
 /// One answer to send: 200, or a refusal with its JSON body.
 struct Answer {
     var streamID: Int32
-    var apnsID: String
+    var apnsID: AnswerID
     var refusal: HTTP2MockGateway.Refusal?
     /// For 410 `Unregistered`: since when the token is inactive.
     var timestamp: Date?
@@ -235,7 +235,7 @@ struct Answer {
     /// ``refusal`` are unused).
     var broadcast: BroadcastResponse?
 
-    init(streamID: Int32, apnsID: String, refusal: HTTP2MockGateway.Refusal? = nil) {
+    init(streamID: Int32, apnsID: AnswerID, refusal: HTTP2MockGateway.Refusal? = nil) {
         self.streamID = streamID
         self.apnsID = apnsID
         self.refusal = refusal

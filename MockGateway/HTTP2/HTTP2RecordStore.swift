@@ -49,11 +49,9 @@ struct HTTP2RecordStore: ~Copyable {
     /// Stores `request`, accepted on `connection`, copying what it keeps.
     mutating func append(_ request: ValidatedRequest, connection: Int) {
         guard !blocks.keepsNone else { return blocks.countWithoutKeeping() }
-        var path = request.path
-        var apnsID = request.apnsID
         var collapseID = request.collapseID ?? ""
-        let entry = path.withUTF8 { path in
-            apnsID.withUTF8 { apnsID in
+        let entry = request.path.withBytes { path in
+            request.apnsID.withUTF8 { apnsID in
                 collapseID.withUTF8 { collapseID in
                     request.payload.withUnsafeBytes { payload in
                         // The path was validated: `/3/device/` and an even number of hex digits.
@@ -65,7 +63,7 @@ struct HTTP2RecordStore: ~Copyable {
                             cursor.storeBytes(of: byte, as: UInt8.self)
                             cursor += 1
                         }
-                        Self.copy(UnsafeRawBufferPointer(apnsID), to: &cursor)
+                        Self.copy(apnsID, to: &cursor)
                         Self.copy(UnsafeRawBufferPointer(collapseID), to: &cursor)
                         Self.copy(payload, to: &cursor)
                         return Entry(

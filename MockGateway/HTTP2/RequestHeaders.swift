@@ -7,7 +7,7 @@ import APNSupport
 /// repeated pseudo-headers.
 struct RequestHeaders {
     var method: String?
-    var path: String?
+    var path: RequestPath?
     var authorization: String?
     var apnsID: String?
     var expiration: String?
@@ -27,24 +27,28 @@ struct RequestHeaders {
             var headers = RequestHeaders()
             // Other apns-* names seen, to catch their repeats; allocated only if one comes.
             var others: [String] = []
+            var offset = cursor.offset
             while let (name, value) = cursor.next() {
-                headers.read(name: name, value: value, strings: &strings, others: &others)
+                if headers.read(name: name, value: value, strings: &strings, others: &others) {
+                    headers.path = RequestPath(in: fields, atByte: offset)
+                }
+                offset = cursor.offset
             }
             return headers
         }
     }
 
-    /// Takes one field. Names are told apart by length and second byte first, which tell
-    /// every name read here apart; then one comparison of the bytes.
+    /// Takes one field; `true` for `:path`, which the caller keeps where it lies (different
+    /// in every request: no string). Names are told apart by length and second byte first,
+    /// which tell every name read here apart; then one comparison of the bytes.
     private mutating func read(
         name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, strings: inout RequestFieldStrings,
         others: inout [String]
-    ) {
-        guard name.count >= 2 else { return }
+    ) -> Bool {
+        guard name.count >= 2 else { return false }
         switch (name.count, name[1]) {
         case (5, UInt8(ascii: "p")) where Self.is(name, ":path"):
-            // Different in every request: a new string.
-            path = String(decoding: value, as: UTF8.self)
+            return true
         case (7, UInt8(ascii: "m")) where Self.is(name, ":method"):
             method = RequestFieldStrings.value(value, reusing: &strings.method)
         case (7, UInt8(ascii: "p")) where Self.is(name, "apns-id"):
@@ -72,6 +76,7 @@ struct RequestHeaders {
                 if others.contains(other) { hasDuplicates = true } else { others.append(other) }
             }
         }
+        return false
     }
 
     /// Whether `bytes` are `name`'s.

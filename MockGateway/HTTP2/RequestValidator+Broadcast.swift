@@ -38,10 +38,8 @@ extension RequestValidator {
     /// Whether `path` is for broadcast push or channel management rather than a device:
     /// `/1/…` or `/4/…`, told by its second byte (`/3/device/…` is not).
     @inline(__always)
-    static func isBroadcastPath(_ path: String) -> Bool {
-        let utf8 = path.utf8
-        guard let second = utf8.dropFirst().first else { return false }
-        return second == UInt8(ascii: "1") || second == UInt8(ascii: "4")
+    static func isBroadcastPath(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        path.count > 1 && (path[1] == UInt8(ascii: "1") || path[1] == UInt8(ascii: "4"))
     }
 
     /// Validates a broadcast or channel management request; `ids` makes the
@@ -99,7 +97,7 @@ extension RequestValidator {
     private func validateBroadcast(
         _ fields: RequestHeaders, body: [UInt8], authenticator: inout ConnectionAuthenticator, now: Double
     ) throws(BroadcastRefused) -> (String, BroadcastRequest.Operation, HTTP2MockGateway.Authentication) {
-        guard let path = fields.path, let (route, bundleID) = Self.route(path) else { throw BroadcastRefused(.badPath) }
+        guard let path = fields.path?.string, let (route, bundleID) = Self.route(path) else { throw BroadcastRefused(.badPath) }
         let method = fields.method ?? ""
         let allowed: [String] = switch route {
         case .channels: ["POST", "GET", "DELETE"]

@@ -69,12 +69,12 @@ struct RequestValidator: Sendable {
         strings: inout RequestFieldStrings, now: Double
     ) -> RequestVerdict {
         let fields = RequestHeaders.read(headers, reusing: &strings)
-        if let path = fields.path, Self.isBroadcastPath(path) {
+        if let path = fields.path, path.isBroadcast {
             return checkBroadcast(fields, body: body, authenticator: &authenticator, ids: &ids, now: now)
         }
-        var apnsID: String {
-            if let sent = fields.apnsID, UUIDText.isCanonical(sent) { return sent }
-            return ids.next()
+        var apnsID: AnswerID {
+            if let sent = fields.apnsID, UUIDText.isCanonical(sent) { return AnswerID(sent: sent) }
+            return ids.nextID()
         }
         do throws(Refused) {
             let valid = try validate(fields, body: body, authenticator: &authenticator, now: now)
@@ -111,7 +111,7 @@ struct RequestValidator: Sendable {
     ) throws(Refused) -> Valid {
         guard fields.method == "POST" else { throw Refused(.methodNotAllowed) }
         guard let path = fields.path else { throw Refused(.badPath) }
-        let token = DeviceTokenPath(path)
+        let token = path.withBytes(DeviceTokenPath.init)
         switch token {
         case .notADevicePath: throw Refused(.badPath)
         case .empty: throw Refused(.missingDeviceToken)
@@ -186,13 +186,13 @@ struct RequestValidator: Sendable {
 /// A request that passed validation: what is recorded if it is accepted.
 struct ValidatedRequest {
     /// `:path`, kept whole: the token is cut from it only when a record is built.
-    let path: String
+    let path: RequestPath
     let topic: String
     let pushType: String?
     let priority: Int?
     let expiration: Int?
     let collapseID: String?
-    let apnsID: String
+    let apnsID: AnswerID
     let payload: [UInt8]
     let authentication: HTTP2MockGateway.Authentication
 
@@ -200,7 +200,7 @@ struct ValidatedRequest {
     var token: String { Self.token(in: path) }
 
     /// The device token of a `/3/device/<token>` path, lowercase.
-    static func token(in path: String) -> String {
-        String(decoding: path.utf8.dropFirst(RequestValidator.pathPrefix.utf8.count), as: UTF8.self).lowercased()
+    static func token(in path: RequestPath) -> String {
+        path.withBytes { String(decoding: $0.dropFirst(RequestValidator.pathPrefix.utf8.count), as: UTF8.self).lowercased() }
     }
 }

@@ -17,8 +17,13 @@ package struct UUIDSequence {
 
     /// The next UUID.
     package mutating func next() -> String {
+        nextID().text
+    }
+
+    /// The next UUID as an answer's id, not yet text.
+    mutating func nextID() -> AnswerID {
         low &+= 1
         // Variant 0b10 in the top bits of the fourth group.
-        return UUIDText.text(high: high, low: low & ~(0xC000 << 48) | (0x8000 << 48))
+        return AnswerID(high: high, low: low & ~(0xC000 << 48) | (0x8000 << 48))
     }
 }

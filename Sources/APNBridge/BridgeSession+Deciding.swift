@@ -16,11 +16,12 @@ extension BridgeSession {
         guard phase == .running else { return }
         while let front = slots.first, case .answered(let answer) = front.state, answer.isAcceptance {
             lastAcceptedIdentifier = front.identifier
-            if let notification = front.notification, let recorded = answer.recorded {
-                if acceptedTail.count == acceptedTailLimit { acceptedTail.removeFirst() }
-                acceptedTail.append((base, notification, recorded))
-            }
             slots.removeFirst()
+            // Moved out of the queue, not copied.
+            if let notification = notifications.removeFirst(), let recorded = answer.recorded {
+                if acceptedTail.count == acceptedTailLimit { acceptedTail.removeFirst() }
+                acceptedTail.append(Accepted(ordinal: base, notification: notification, answer: recorded))
+            }
             base += 1
         }
         // Everything before `front` is accepted, so its answer, if known, is the earliest
@@ -137,7 +138,7 @@ extension BridgeSession {
     mutating func remember(from offset: Int) {
         for index in offset..<slots.count {
             let slot = slots[index]
-            guard let notification = slot.notification else { continue }
+            guard let notification = notifications[index] else { continue }
             let arrival = Arrival(connection: connection, ordinal: base + index)
             switch slot.state {
             case .awaiting:
@@ -151,6 +152,7 @@ extension BridgeSession {
         }
         base += slots.count
         slots = FIFO()
+        notifications = FIFO()
     }
 
     /// Emits `finished` once draining has nothing left to await.

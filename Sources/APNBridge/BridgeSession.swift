@@ -113,6 +113,11 @@ package struct BridgeSession: Sendable {
     var base = 0
     /// Every ordinal from `base` to the newest, answered or not.
     var slots = FIFO<Slot>()
+    /// What each of `slots` forwarded (or matched in the record), at the same offsets; nil
+    /// for a locally refused frame. Apart from the slots so that a slot is plain data: the
+    /// decisions read and copy slots several times a notification, and a slot holding the
+    /// notification retained and released its buffers at every copy.
+    var notifications = FIFO<BridgedNotification?>()
     /// The identifier of the last notification of the accepted prefix, 0 while none.
     var lastAcceptedIdentifier: UInt32 = 0
     var shutdownRequested = false
@@ -130,7 +135,15 @@ package struct BridgeSession: Sendable {
     /// The newest of the accepted prefix, at most ``acceptedTailLimit`` of them, with
     /// their ordinals and answers: remembered when the client closes (rule 7), since a
     /// client that gave the connection up knows nothing of what was accepted and resends it.
-    var acceptedTail = FIFO<(ordinal: Int, notification: BridgedNotification, answer: ResendRecord.Answer)>()
+    var acceptedTail = FIFO<Accepted>()
+
+    /// One of ``acceptedTail``. A struct, not a tuple: a queue of tuples moved and destroyed
+    /// its elements through the runtime's generic tuple value witnesses.
+    struct Accepted {
+        let ordinal: Int
+        let notification: BridgedNotification
+        let answer: ResendRecord.Answer
+    }
 
     /// How many of the accepted prefix are kept for a client's close: the window, and at
     /// least the default window's 10,000 — a client that gave up resends everything it
@@ -161,12 +174,10 @@ package struct BridgeSession: Sendable {
         case stopped
     }
 
-    /// One unsettled ordinal.
+    /// One unsettled ordinal (its notification in ``notifications``).
     struct Slot {
         let identifier: UInt32
         let command: Command
-        /// What was forwarded (or matched in the record); nil for a locally refused frame.
-        let notification: BridgedNotification?
         var state: SlotState
     }
 
@@ -233,8 +244,8 @@ package struct BridgeSession: Sendable {
         case .maybeDelivered?: state = .answered(.maybeDelivered)
         case .refused(let status)?: state = .answered(.refused(status))
         }
-        slots.append(
-            Slot(identifier: notification.identifier, command: notification.command, notification: notification, state: state))
+        slots.append(Slot(identifier: notification.identifier, command: notification.command, state: state))
+        notifications.append(notification)
         if case .answered(let answer) = state, Self.stopsReading(answer, notification.command) { stopReading() }
         decide()
         return ordinal
@@ -248,7 +259,8 @@ package struct BridgeSession: Sendable {
         // After an error response the decoder cannot read on past the frame: collecting ends.
         if phase == .collecting { return endCollecting() }
         guard phase == .running, reading != .stopped else { return }
-        slots.append(Slot(identifier: identifier, command: command, notification: nil, state: .refusedLocally(status)))
+        slots.append(Slot(identifier: identifier, command: command, state: .refusedLocally(status)))
+        notifications.append(nil)
         stopReading()
         decide()
     }
@@ -270,7 +282,7 @@ package struct BridgeSession: Sendable {
             let index = ordinal - base
             guard case .awaiting = slots[index].state else { return }
             slots[index].state = .answered(answer)
-            if case .unregistered(let since) = answer, let token = slots[index].notification?.token {
+            if case .unregistered(let since) = answer, let token = notifications[index]?.token {
                 emit(.queueFeedback(token: token, since: since))
             }
             if Self.stopsReading(answer, slots[index].command) { stopReading() }
@@ -322,8 +334,8 @@ package struct BridgeSession: Sendable {
         if phase == .collecting { return endCollecting(closing: false) }
         guard phase == .running else { return }
         while !acceptedTail.isEmpty {
-            let (ordinal, notification, answer) = acceptedTail.removeFirst()
-            emit(.remember(Arrival(connection: connection, ordinal: ordinal), notification.resendKey, answer))
+            let accepted = acceptedTail.removeFirst()
+            emit(.remember(Arrival(connection: connection, ordinal: accepted.ordinal), accepted.notification.resendKey, accepted.answer))
         }
         end(rememberingFrom: 0, report: nil)
     }

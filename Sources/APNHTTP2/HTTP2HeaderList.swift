@@ -91,7 +91,20 @@ package struct HTTP2HeaderList: @unchecked Sendable {
     ) -> Result? {
         withFieldCursor { cursor in
             cursor.offset = offset
-            return cursor.next().map { body($0.name, $0.value) }
+            guard let (name, value) = cursor.next() else { return nil }
+            return body(name, value)
+        }
+    }
+
+    /// Calls `body` with the value of the field that starts `offset` bytes in (an offset
+    /// ``FieldCursor/offset`` handed out), valid during the call. Not generic, unlike
+    /// ``field(atByte:_:)``: called from another module for every request, that one went
+    /// unspecialized, a runtime metadata look-up a call.
+    package func withValue(atByte offset: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withFieldCursor { cursor in
+            cursor.offset = offset
+            guard let (_, value) = cursor.next() else { preconditionFailure("no field starts at byte \(offset)") }
+            body(value)
         }
     }
 
@@ -116,7 +129,8 @@ package struct HTTP2HeaderList: @unchecked Sendable {
     package struct FieldCursor {
         @usableFromInline let bytes: UnsafePointer<UInt8>?
         @usableFromInline let end: Int
-        @usableFromInline var offset = 0
+        /// Where the next field starts: a position ``HTTP2HeaderList/field(atByte:_:)`` takes.
+        @usableFromInline package internal(set) var offset = 0
 
         @usableFromInline
         init(bytes: UnsafePointer<UInt8>?, end: Int) {

@@ -38,6 +38,22 @@ import Testing
         #expect(Array(HTTP2HeaderList()).isEmpty && HTTP2HeaderList().count == 0 && HTTP2HeaderList().byteCount == 0)
     }
 
+    @Test func aFieldIsFoundAgainByTheOffsetTheCursorGaveIt() {
+        let list = HTTP2HeaderList(Self.fields)
+        let offsets = list.withFieldCursor { cursor in
+            var offsets = [cursor.offset]
+            while cursor.next() != nil { offsets.append(cursor.offset) }
+            return offsets
+        }
+        #expect(offsets.last == list.byteCount)
+        for (field, offset) in zip(Self.fields, offsets) {
+            var value: [UInt8] = []
+            list.withValue(atByte: offset) { value = Array($0) }
+            #expect(value == Array(field.value.utf8))
+            #expect(list.field(atByte: offset) { name, _ in Array(name) } == Array(field.name.utf8))
+        }
+    }
+
     @Test(arguments: [0, 1, 9, 40, 4096])
     func appendingGrowsPastAnyReservation(_ reserved: Int) {
         var list = HTTP2HeaderList(reservingCapacity: reserved)

@@ -80,6 +80,12 @@ import Testing
         }
         // Wrong counts and bad values are refused.
         #expect(throws: HTTP2Error.self) { try pair.server.submitResponse(streamID: streams[0], block, values: ["one"], body: []) }
+        for bad in ["line\r\nbreak", " leading", "nul\u{0}"] {
+            let error = #expect(throws: HTTP2Error.self) {
+                try pair.server.submitResponse(streamID: streams[0], block, values: ["fine", bad], body: [])
+            }
+            #expect(error?.kind == .invalidHeader)
+        }
         try pair.exchange()
         let answers = pair.clientEvents.compactMap { event -> [HTTP2Header]? in
             if case .response(_, let headers, _) = event { Array(headers) } else { nil }

@@ -29,6 +29,44 @@ import Testing
         #expect(UUIDText.text(high: .max, low: .max) == "ffffffff-ffff-ffff-ffff-ffffffffffff")
     }
 
+    /// Every byte value at every position of a valid UUID: refused exactly when a plain
+    /// reading refuses it, and read to the same value otherwise.
+    @Test func agreesWithAPlainReadingAtEveryByte() {
+        let valid = Array("0123abcd-EF45-6789-aBcD-ef0123456789".utf8)
+        func plain(_ bytes: [UInt8]) -> (high: UInt64, low: UInt64)? {
+            guard bytes.count == 36 else { return nil }
+            var digits: [UInt64] = []
+            for (index, byte) in bytes.enumerated() {
+                if [8, 13, 18, 23].contains(index) {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                guard let value = hexValue(byte) else { return nil }
+                digits.append(UInt64(value))
+            }
+            return (digits[..<16].reduce(0) { $0 << 4 | $1 }, digits[16...].reduce(0) { $0 << 4 | $1 })
+        }
+        for position in 0..<36 {
+            for byte in 0...255 {
+                var bytes = valid
+                bytes[position] = UInt8(byte)
+                let fast = bytes.withUnsafeBufferPointer { UUIDText.value(of: $0) }
+                let expected = plain(bytes)
+                #expect(fast?.high == expected?.high && fast?.low == expected?.low, "byte \(byte) at \(position)")
+            }
+        }
+        for length in [0, 35, 37] {
+            #expect(Array(repeating: UInt8(ascii: "0"), count: length).withUnsafeBufferPointer { UUIDText.value(of: $0) } == nil)
+        }
+    }
+
+    @Test func writesExactlyThirtySixBytes() {
+        var bytes = [UInt8](repeating: 0xEE, count: 40)
+        bytes.withUnsafeMutableBufferPointer { UUIDText.write(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210, to: $0.baseAddress! + 2) }
+        #expect(bytes[..<2] == [0xEE, 0xEE] && bytes[38...] == [0xEE, 0xEE])
+        #expect(String(decoding: bytes[2..<38], as: UTF8.self) == "01234567-89ab-cdef-fedc-ba9876543210")
+    }
+
     @Test func agreesWithFoundation() throws {
         for _ in 0..<1_000 {
             let uuid = UUID()

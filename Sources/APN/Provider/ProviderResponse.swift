@@ -15,7 +15,9 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     public let apnsID: UUID?
     /// The `apns-unique-id` Apple answers in the development environment, to look the
     /// notification up in its delivery log.
-    public let uniqueID: String?
+    public var uniqueID: String? { uniqueIDText?.string }
+    /// ``uniqueID`` as received: a string only when asked for.
+    private let uniqueIDText: FieldText?
     /// How many times the request was sent (retries after 429 or 5xx, a refused stream or
     /// an expired provider token count).
     public let attempts: Int
@@ -31,7 +33,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         self.error = error
         self.status = status
         self.apnsID = apnsID
-        self.uniqueID = uniqueID
+        uniqueIDText = uniqueID.map(FieldText.init)
         self.attempts = attempts
         exchange = nil
     }
@@ -42,7 +44,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         self.error = error
         status = answer?.status
         apnsID = answer?.apnsID
-        uniqueID = answer?.uniqueID
+        uniqueIDText = answer?.uniqueID
         self.attempts = attempts
         exchange = request.template.isExchange ? (answer?.exchange ?? ProviderExchangeAnswer.empty) : nil
     }

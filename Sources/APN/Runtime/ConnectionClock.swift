@@ -18,12 +18,14 @@ public struct ConnectionClock: Sendable {
     }
 
     /// Where the system clock's timestamps start: its reading when first used.
-    private static let origin = monotonicNanoseconds()
+    private static let origin = MonotonicClock.nanoseconds()
 
     /// The time now on this clock.
     func now() -> Timestamp {
         if let manual { return Timestamp(nanoseconds: manual.now.nanosecondsSaturated) }
-        return Timestamp(nanoseconds: Self.monotonicNanoseconds() &- Self.origin)
+        // Read directly: the I/O thread reads the clock after every socket write, and
+        // `ContinuousClock.now - origin` costs `Duration`'s 128-bit arithmetic each time.
+        return Timestamp(nanoseconds: MonotonicClock.nanoseconds() &- Self.origin)
     }
 
     /// Where a `poll()` on the system clock must end for `deadline` on this clock to be
@@ -32,15 +34,6 @@ public struct ConnectionClock: Sendable {
     func systemDeadline(for deadline: Timestamp?) -> ContinuousClock.Instant? {
         guard manual == nil, let deadline else { return nil }
         return .now + .nanoseconds(max(0, deadline.nanoseconds &- now().nanoseconds))
-    }
-
-    /// `CLOCK_MONOTONIC` in nanoseconds, read directly: the I/O thread reads the clock after
-    /// every socket write, and `ContinuousClock.now - origin` costs `Duration`'s 128-bit
-    /// arithmetic each time.
-    private static func monotonicNanoseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
     }
 }
 

@@ -198,9 +198,14 @@ import Testing
     }
 
     @Test func devicePathsStillGoTheDeviceWay() {
-        #expect(!RequestValidator.isBroadcastPath("/3/device/aa"))
-        #expect(RequestValidator.isBroadcastPath("/1/apps/x/channels"))
-        #expect(RequestValidator.isBroadcastPath("/4/broadcasts/apps/x"))
-        #expect(!RequestValidator.isBroadcastPath("/"))
+        func isBroadcast(_ path: String) -> Bool {
+            var path = path
+            return path.withUTF8(RequestValidator.isBroadcastPath)
+        }
+        #expect(!isBroadcast("/3/device/aa"))
+        #expect(isBroadcast("/1/apps/x/channels"))
+        #expect(isBroadcast("/4/broadcasts/apps/x"))
+        #expect(!isBroadcast("/"))
+        #expect(!isBroadcast(""))
     }
 }

@@ -1,6 +1,6 @@
 import APNTestSupport
 import APNTestTraits
-import APNMockGateway
+@testable import APNMockGateway
 import APNWire
 import Testing
 
@@ -43,5 +43,28 @@ import Testing
             #expect(characters[14] == "4")
             #expect("89ab".contains(characters[19]))
         }
+    }
+}
+
+/// An answer's id: a made one is the same text whether written as bytes or asked for as a
+/// string; a sent one stays as sent, case and all.
+@Suite struct AnswerIDTests {
+    @Test func aMadeIDIsTheSameTextAsBytesAndAsAString() {
+        var sequence = UUIDSequence()
+        for _ in 0..<100 {
+            let id = sequence.nextID()
+            let bytes = id.withUTF8 { Array($0) }
+            #expect(bytes.count == 36 && String(decoding: bytes, as: UTF8.self) == id.text)
+            #expect(UUIDText.isCanonical(id.text) && id.text == id.text.lowercased())
+        }
+        #expect(sequence.nextID() != sequence.nextID())
+    }
+
+    @Test func aSentIDStaysAsSent() {
+        let sent = AnswerID(sent: "123E4567-E89B-12D3-A456-426614174000")
+        #expect(sent.text == "123E4567-E89B-12D3-A456-426614174000")
+        #expect(sent.withUTF8 { Array($0) } == Array("123E4567-E89B-12D3-A456-426614174000".utf8))
+        #expect(AnswerID.none.text.isEmpty && AnswerID.none.withUTF8 { $0.count } == 0)
+        #expect(AnswerID(high: 0x0011_2233_4455_6677, low: 0x8899_AABB_CCDD_EEFF).text == "00112233-4455-6677-8899-aabbccddeeff")
     }
 }

@@ -20,7 +20,7 @@ import Testing
         var strings = RequestFieldStrings()
         let fields = RequestHeaders.read(Self.request(Self.base), reusing: &strings)
         #expect(fields.method == "POST")
-        #expect(fields.path == "/3/device/aa")
+        #expect(fields.path?.string == "/3/device/aa")
         #expect(fields.authorization == "bearer one")
         #expect(fields.topic == "com.example.app")
         #expect(fields.pushType == "alert")
@@ -55,7 +55,7 @@ import Testing
         ]
         let other = RequestHeaders.read(Self.request(changed), reusing: &strings)
         #expect(other.method == "GET")
-        #expect(other.path == "/3/device/bb")
+        #expect(other.path?.string == "/3/device/bb")
         #expect(other.authorization == "bearer two-longer")
         #expect(other.topic == "com.x")
         #expect(other.pushType == "")

@@ -16,6 +16,25 @@ struct ProviderAnswerTests {
         #expect(answer.disposition == .delivered)
     }
 
+    @Test("an apns-unique-id comes back as sent, kept inline at 36 bytes and as a string otherwise")
+    func uniqueIDs() throws {
+        let uuid = "EABEAE54-14a8-11e5-B60B-1697f925ec7b"
+        for text in [uuid, "u-1", "", String(repeating: "x", count: 35), String(repeating: "é", count: 18), uuid + "0"] {
+            let answer = try ProviderAnswer(headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-unique-id", text)], body: [])
+            #expect(answer.uniqueID?.string == text)
+            #expect(answer.uniqueID == FieldText(text))
+            let template = try ProviderRequest.Template(
+                forwarding: .init(pushType: .alert, priority: 10, expiry: 0, topic: "t"), authority: "h", requiresTopic: true)
+            let request = template.request(to: try Device(String(repeating: "ab", count: 32)), payload: [])
+            #expect(ProviderResponse(request, error: nil, answer: answer, attempts: 1).uniqueID == text)
+        }
+        // 36 bytes that are not UTF-8 are repaired, as any received value is.
+        let bytes = [UInt8](repeating: 0xFF, count: 36)
+        let text = bytes.withUnsafeBufferPointer { FieldText($0) }
+        #expect(text.string == String(repeating: "\u{FFFD}", count: 36))
+        #expect(FieldText("a") != FieldText(uuid) && FieldText(uuid) == FieldText(uuid))
+    }
+
     @Test("an apns-id is read as Foundation reads it, in either case; anything else is dropped")
     func apnsIDs() throws {
         for _ in 0..<200 {

@@ -9,7 +9,7 @@ struct ProviderAnswer: Sendable, Equatable {
     /// Parsed as it is read, so that a response carries the type the notification set
     /// (``Notification/apnsID``); a value that is no UUID is dropped.
     var apnsID: UUID?
-    var uniqueID: String?
+    var uniqueID: FieldText?
     var reason: ProviderReason?
     /// The 410 timestamp: milliseconds since 1970 in Apple's body.
     var timestamp: Date?
@@ -30,7 +30,7 @@ struct ProviderAnswer: Sendable, Equatable {
     init(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError) {
         var status: Int?
         var apnsID: UUID?
-        var uniqueID: String?
+        var uniqueID: FieldText?
         var requestID: UUID?
         var channelID: String?
         headers.withFieldCursor { cursor in
@@ -41,7 +41,7 @@ struct ProviderAnswer: Sendable, Equatable {
                 case (7, UInt8(ascii: ":")) where utf8Equals(":status", name): status = Self.statusCode(value)
                 case (7, UInt8(ascii: "a")) where utf8Equals("apns-id", name): apnsID = UUID(apnsText: value)
                 case (14, UInt8(ascii: "a")) where utf8Equals("apns-unique-id", name):
-                    uniqueID = String(decoding: value, as: UTF8.self)
+                    uniqueID = FieldText(value)
                 case (15, UInt8(ascii: "a")) where utf8Equals("apns-request-id", name): requestID = UUID(apnsText: value)
                 case (15, UInt8(ascii: "a")) where utf8Equals("apns-channel-id", name):
                     channelID = String(decoding: value, as: UTF8.self)
@@ -95,7 +95,7 @@ struct ProviderAnswer: Sendable, Equatable {
     init(status: Int, apnsID: UUID? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {
         self.status = status
         self.apnsID = apnsID
-        self.uniqueID = uniqueID
+        self.uniqueID = uniqueID.map(FieldText.init)
         self.reason = reason
         self.timestamp = timestamp
     }
