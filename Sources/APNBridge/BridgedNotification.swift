@@ -67,4 +67,13 @@ package struct ResendKey: Hashable, Sendable {
         self.expiry = expiry
         self.priority = priority
     }
+
+    /// The bytes in one pass each (``BytesKey``): every notification a reconnected client
+    /// resends is looked up, and the synthesized hashing took a call per byte.
+    package func hash(into hasher: inout Hasher) {
+        BytesKey.hash(token, into: &hasher)
+        BytesKey.hash(payload, into: &hasher)
+        hasher.combine(expiry)
+        hasher.combine(priority)
+    }
 }

@@ -20,10 +20,19 @@ package struct KnownBadTokens: Sendable {
     /// How many tokens are kept at most.
     package let capacity: Int
 
-    private var answeredAt: [[UInt8]: Duration] = [:]
+    /// Keyed in one pass over the token's bytes (``BytesKey``): looked up for every
+    /// notification once a bad token is known.
+    private var answeredAt: [BytesKey: Duration] = [:]
     /// Tokens in the order they were answered, for dropping by age and count; a token
     /// answered again lingers here once more, and only its newest time counts.
-    private var order = FIFO<(token: [UInt8], at: Duration)>()
+    private var order = FIFO<Answered>()
+
+    /// One of ``order``: a struct, not a tuple (a queue of tuples goes through the runtime's
+    /// generic tuple value witnesses).
+    private struct Answered {
+        let token: BytesKey
+        let at: Duration
+    }
 
     /// An empty set; `capacity` 0 keeps nothing.
     package init(retention: Duration = defaultRetention, capacity: Int = defaultCapacity) {
@@ -39,16 +48,17 @@ package struct KnownBadTokens: Sendable {
     package mutating func insert(_ token: [UInt8], now: Duration) {
         guard capacity > 0 else { return }
         expire(now: now)
-        if answeredAt[token] == nil, answeredAt.count >= capacity { dropOldest() }
-        answeredAt[token] = now
-        order.append((token, now))
+        let key = BytesKey(token)
+        if answeredAt[key] == nil, answeredAt.count >= capacity { dropOldest() }
+        answeredAt[key] = now
+        order.append(Answered(token: key, at: now))
     }
 
     /// The binary status to refuse a notification to `token` with at `now`: 8 (invalid
     /// token) when the upstream called it bad within the retention, else nil.
     package func refusal(for token: [UInt8], now: Duration) -> StatusCode? {
         // Most tenants never see a bad token: skip hashing the token then.
-        guard !answeredAt.isEmpty, let at = answeredAt[token], now - at < retention else { return nil }
+        guard !answeredAt.isEmpty, let at = answeredAt[BytesKey(token)], now - at < retention else { return nil }
         return .invalidToken
     }
 

@@ -51,3 +51,24 @@ import Testing
         #expect(harness.forwarded(by: connection) == [0])
     }
 }
+
+/// Keys hashed over their bytes in one pass (``BytesKey``, ``ResendKey``): equal bytes are
+/// one key, and bytes moved from one field to the next make another.
+@Suite struct BytesKeyTests {
+    @Test func equalBytesAreOneKeyAndShiftedFieldsAnother() {
+        var keys: Set<ResendKey> = []
+        keys.insert(ResendKey(token: [1, 2], payload: [3], expiry: 0, priority: 10))
+        keys.insert(ResendKey(token: [1, 2], payload: [3], expiry: 0, priority: 10))
+        keys.insert(ResendKey(token: [1], payload: [2, 3], expiry: 0, priority: 10))
+        keys.insert(ResendKey(token: [1, 2], payload: [3], expiry: 1, priority: 10))
+        keys.insert(ResendKey(token: [1, 2], payload: [3], expiry: 0, priority: 5))
+        #expect(keys.count == 4)
+        var hasher = Hasher()
+        ResendKey(token: [1, 2], payload: [3], expiry: 0, priority: 10).hash(into: &hasher)
+        var other = Hasher()
+        ResendKey(token: [1], payload: [2, 3], expiry: 0, priority: 10).hash(into: &other)
+        #expect(hasher.finalize() != other.finalize())
+        let tokens: Set<BytesKey> = [BytesKey([1, 2, 3]), BytesKey([1, 2, 3]), BytesKey([1, 2]), BytesKey([])]
+        #expect(tokens.count == 3 && tokens.contains(BytesKey([1, 2])) && !tokens.contains(BytesKey([2])))
+    }
+}
