@@ -335,7 +335,8 @@ package struct BridgeSession: Sendable {
         guard phase == .running else { return }
         while !acceptedTail.isEmpty {
             let accepted = acceptedTail.removeFirst()
-            emit(.remember(Arrival(connection: connection, ordinal: accepted.ordinal), accepted.notification.resendKey, accepted.answer))
+            let arrival = Arrival(connection: connection, ordinal: accepted.ordinal)
+            emit(.remember(arrival, accepted.notification.resendKey, accepted.answer))
         }
         end(rememberingFrom: 0, report: nil)
     }

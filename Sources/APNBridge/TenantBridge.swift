@@ -514,7 +514,9 @@ final class TenantBridge: Sendable, JournalSource {
             return state.waitingForJournal.compactMap { state.entries[$0]?.waker }
         }
         for waker in wakers { waker.signal() }
-        forward(work.sends.map { ForwardTarget(connection: $0.connection, ordinal: $0.ordinal, notification: $0.notification, seq: $0.seq) })
+        forward(work.sends.map {
+            ForwardTarget(connection: $0.connection, ordinal: $0.ordinal, notification: $0.notification, seq: $0.seq)
+        })
     }
 
     /// The bridge lost its store (``Bridge/abandon(grace:)``): no connection reads again.
@@ -633,7 +635,8 @@ final class TenantBridge: Sendable, JournalSource {
                             readAt: now))
                     effects.journalWake = true
                 } else {
-                    effects.forwards.append(ForwardTarget(connection: number, ordinal: ordinal, notification: notification, seq: nil))
+                    effects.forwards.append(
+                        ForwardTarget(connection: number, ordinal: ordinal, notification: notification, seq: nil))
                 }
                 state.counts.forwarded += 1
             case .queueFeedback(let token, let since):
