@@ -21,8 +21,8 @@ package enum UUIDText {
         let raw = UnsafeRawPointer(base)
         guard base[8] == hyphen, base[13] == hyphen, base[18] == hyphen, base[23] == hyphen else { return nil }
         // Eight digits at a time, as the lanes of a word (a table look-up a digit cost about
-        // 370 instructions a UUID, read from every response): 8-4-4-4-12 as four words.
-        // A word's lanes in text order, the first byte lowest, on any byte order.
+        // 370 instructions a UUID, read from every response): 8-4-4-4-12 as four words,
+        // each with its lanes in text order, the first byte lowest, on any byte order.
         func word(_ offset: Int) -> UInt64 {
             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         }
@@ -44,7 +44,7 @@ package enum UUIDText {
     /// adding `0x80 - low` sets its top bit when it is at least `low`, adding `0x7F - high`
     /// when it is above `high`, and no lane carries into the next.
     @inline(__always)
-    static func eightDigits(_ word: UInt64) -> UInt64? {
+    private static func eightDigits(_ word: UInt64) -> UInt64? {
         let lanes: UInt64 = 0x0101_0101_0101_0101
         let tops = lanes &* 0x80
         guard word & tops == 0 else { return nil }
@@ -68,8 +68,9 @@ package enum UUIDText {
         }
     }
 
-    /// The length of the canonical form.
-    package static let length = 36
+    /// The length of the canonical form (a constant, not a stored global: no lazy
+    /// initialisation check where another module reads it).
+    package static var length: Int { 36 }
 
     /// Writes `value` in the canonical form, lowercase, to the ``length`` bytes at
     /// `destination`: a gateway writes the `apns-id` it made for an answer straight into
