@@ -31,23 +31,48 @@ public func bytes(fromHex text: String) -> [UInt8]? {
 
 /// The bytes spelled by `digits`, ASCII hex digits (either case) two a byte, or nil when
 /// one is not a hex digit or their number is odd. The one hex reader: the strict one above,
-/// `Device`'s lenient one (which drops every other character first) and the literals of
-/// tests and fuzz seeds (``bytes(fromHexLiteral:)``) all decode through it.
+/// `Device`'s lenient one (which drops every other character first), `apn send`'s tokens
+/// file and the literals of tests and fuzz seeds (``bytes(fromHexLiteral:)``) all decode
+/// through it. Digits in contiguous storage are read eight at a time.
 package func bytes(fromHexDigits digits: some Collection<UInt8>) -> [UInt8]? {
+    if let decoded = digits.withContiguousStorageIfAvailable({ bytes(fromHexDigits: $0) }) { return decoded }
+    return Array(digits).withUnsafeBufferPointer { bytes(fromHexDigits: $0) }
+}
+
+/// ``bytes(fromHexDigits:)-(Collection<UInt8>)`` of digits in memory: eight digits at a
+/// time as the lanes of a word (``hexLanes(_:)``), four bytes out; the last two, four or
+/// six padded with `0`s.
+package func bytes(fromHexDigits digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
     guard digits.count.isMultiple(of: 2) else { return nil }
+    guard let base = digits.baseAddress, !digits.isEmpty else { return [] }
     var valid = true
     let bytes = byteArray(count: digits.count / 2) { bytes in
-        var index = digits.startIndex
-        for position in bytes.indices {
-            let next = digits.index(after: index)
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[next]) else {
+        let source = UnsafeRawPointer(base)
+        let destination = UnsafeMutableRawPointer(bytes.baseAddress!)
+        var at = 0
+        while at + 8 <= digits.count {
+            let word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            guard let value = hexValue(ofEightDigits: word) else {
                 valid = false
-                bytes.initialize(repeating: 0)
-                return
+                break
             }
-            bytes[position] = high << 4 | low
-            index = digits.index(after: next)
+            // The first digit is the value's most significant: its bytes big-endian.
+            destination.storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, toByteOffset: at / 2, as: UInt32.self)
+            at += 8
         }
+        let rest = digits.count - at
+        if valid && rest > 0 {
+            var word: UInt64 = 0x3030_3030_3030_3030  // "00000000"
+            withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: source + at, count: rest)) }
+            if let value = hexValue(ofEightDigits: UInt64(littleEndian: word)) {
+                withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian) { value in
+                    (destination + at / 2).copyMemory(from: value.baseAddress!, byteCount: rest / 2)
+                }
+            } else {
+                valid = false
+            }
+        }
+        if !valid { bytes.initialize(repeating: 0) }
     }
     return valid ? bytes : nil
 }
@@ -70,3 +95,34 @@ package func hexValue(_ digit: UInt8) -> UInt8? {
     }
 }
 
+/// The value of eight hex digits (either case) held as the bytes of `word`, the first
+/// digit in its lowest byte; nil unless all eight are hex digits (``hexLanes(_:)``).
+@inline(__always)
+package func hexValue(ofEightDigits word: UInt64) -> UInt64? {
+    let lanes = hexLanes(word)
+    return lanes.invalid == 0 ? lanes.value : nil
+}
+
+/// The value of the eight hex digits (either case) held as the bytes of `word`, the first
+/// digit in its lowest byte, and `invalid`, nonzero when one of them is not a hex digit (the
+/// value then means nothing): a reader of many words checks once, at the end. Each lane is
+/// checked against the ranges `0`…`9` and (case folded) `a`…`f` at once: for a byte below
+/// 0x80, adding `0x80 - low` sets its top bit when it is at least `low`, adding
+/// `0x7F - high` when it is above `high`, and no lane carries into the next.
+@inline(__always)
+package func hexLanes(_ word: UInt64) -> (value: UInt64, invalid: UInt64) {
+    let lanes: UInt64 = 0x0101_0101_0101_0101
+    let tops = lanes &* 0x80
+    // A byte of 0x80 or more is no digit; cleared before the ranges, so that no lane carries.
+    let ascii = word & ~tops
+    let isDigit = (ascii &+ lanes &* (0x80 - 0x30)) & ~(ascii &+ lanes &* (0x7F - 0x39)) & tops
+    let folded = ascii | lanes &* 0x20
+    let isLetter = (folded &+ lanes &* (0x80 - 0x61)) & ~(folded &+ lanes &* (0x7F - 0x66)) & tops
+    let invalid = (word | ~(isDigit | isLetter)) & tops
+    // Each lane's value: its low four bits, plus 9 for a letter ('a' is 0x61, 'A' 0x41).
+    var value = (word & (lanes &* 0x0F)) &+ (isLetter >> 7) &* 9
+    // Pairs of lanes into bytes, the first digit high; then pairs of bytes; then the halves.
+    value = (value << 4 | value >> 8) & 0x00FF_00FF_00FF_00FF
+    value = (value << 8 | value >> 16) & 0x0000_FFFF_0000_FFFF
+    return ((value & 0xFFFF) << 16 | value >> 32, invalid)
+}

@@ -30,35 +30,13 @@ package enum UUIDText {
             UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: first, as: UInt32.self)))
                 | UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: second, as: UInt32.self))) << 32
         }
-        guard let a = eightDigits(word(0)), let b = eightDigits(word(9, 14)), let c = eightDigits(word(19, 24)),
-            let d = eightDigits(word(28))
+        guard let a = hexValue(ofEightDigits: word(0)), let b = hexValue(ofEightDigits: word(9, 14)),
+            let c = hexValue(ofEightDigits: word(19, 24)), let d = hexValue(ofEightDigits: word(28))
         else { return nil }
         return (a << 32 | b, c << 32 | d)
     }
 
     private static let hyphen = UInt8(ascii: "-")
-
-    /// The value of eight hex digits (either case) held as the bytes of `word`, the first
-    /// digit in its lowest byte; nil unless all eight are hex digits. Each lane is checked
-    /// against the ranges `0`…`9` and (case folded) `a`…`f` at once: for a byte below 0x80,
-    /// adding `0x80 - low` sets its top bit when it is at least `low`, adding `0x7F - high`
-    /// when it is above `high`, and no lane carries into the next.
-    @inline(__always)
-    private static func eightDigits(_ word: UInt64) -> UInt64? {
-        let lanes: UInt64 = 0x0101_0101_0101_0101
-        let tops = lanes &* 0x80
-        guard word & tops == 0 else { return nil }
-        let isDigit = (word &+ lanes &* (0x80 - 0x30)) & ~(word &+ lanes &* (0x7F - 0x39)) & tops
-        let folded = word | lanes &* 0x20
-        let isLetter = (folded &+ lanes &* (0x80 - 0x61)) & ~(folded &+ lanes &* (0x7F - 0x66)) & tops
-        guard isDigit | isLetter == tops else { return nil }
-        // Each lane's value: its low four bits, plus 9 for a letter ('a' is 0x61, 'A' 0x41).
-        var value = (word & (lanes &* 0x0F)) &+ (isLetter >> 7) &* 9
-        // Pairs of lanes into bytes, the first digit high; then pairs of bytes; then the halves.
-        value = (value << 4 | value >> 8) & 0x00FF_00FF_00FF_00FF
-        value = (value << 8 | value >> 16) & 0x0000_FFFF_0000_FFFF
-        return (value & 0xFFFF) << 16 | value >> 32
-    }
 
     /// `value` in the canonical form, lowercase.
     package static func text(high: UInt64, low: UInt64) -> String {

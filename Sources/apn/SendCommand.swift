@@ -124,6 +124,7 @@ enum SendCommand: Subcommand {
         // Last, so that a mistake in what was given is told before what is missing.
         try credentials.requireCertificate()
         try PayloadFlags.requirePayload(flags)
+        KeptUntilExit.keep(list.devices)
         let sending = SendRun(
             options: options, job: SendJob(notification: note, tokens: list, all: flags.has("--all"), interrupt: interrupt),
             confirm: !flags.has("--no-confirm"))
@@ -154,6 +155,7 @@ enum SendCommand: Subcommand {
         PayloadFlags.trim(note, to: note.pushType == .voip ? 5_120 : 4_096, flags)
         try ProviderFlags.requireCredentials(options, flags)
         try PayloadFlags.requirePayload(flags)
+        KeptUntilExit.keep(list.devices)
         let sending = ProviderSendRun(
             options: options, job: SendJob(notification: note, tokens: list, all: flags.has("--all"), interrupt: interrupt),
             store: store)

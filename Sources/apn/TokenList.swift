@@ -97,7 +97,7 @@ struct TokenList {
     private mutating func parse(_ file: String, range: Range<Int>?, source: String) throws(UsageError) -> Int {
         // Read a chunk at a time, a line never split: the file is never held whole (a
         // million tokens are 66 MB of text, twice that as Data and then an array). Lines
-        // are found with `memchr` and decoded through a table, on the chunk's own bytes:
+        // are found with `memchr` and decoded eight digits at a time, on the chunk's own bytes:
         // slicing and decoding through `ArraySlice` cost more than sending the notification.
         var lineNumber = 0
         var pending: [UInt8] = []
@@ -138,7 +138,7 @@ struct TokenList {
     }
 
     private mutating func add(_ text: UnsafeBufferPointer<UInt8>, source: String, line: Int) {
-        if let token = Self.decodeHex(text), let device = try? Device(token: token),
+        if let token = bytes(fromHexDigits: text), let device = try? Device(token: token),
             !binary || token.count == Device.binaryTokenLength
         {
             devices.append(device)
@@ -155,38 +155,6 @@ struct TokenList {
             devices.append(device)
         } catch {
             bad.append(BadLine(source: source, line: line, text: string, error: error))
-        }
-    }
-
-    /// Plain hex (no spaces or `<>`), or nil.
-    private static func decodeHex(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard text.count % 2 == 0, !text.isEmpty else { return nil }
-        var invalid: UInt8 = 0
-        // The table's pointer taken once: indexing the global array in the loop cost a
-        // check of its initialisation and of its bounds for every digit.
-        let bytes = nibbles.withUnsafeBufferPointer { table in
-            let table = table.baseAddress!
-            // `byteArray`: `[UInt8](unsafeUninitializedCapacity:)` cost ~360 instructions more.
-            return byteArray(count: text.count / 2) { bytes in
-                var digit = text.baseAddress!
-                for position in 0..<bytes.count {
-                    let high = table[Int(digit[0])], low = table[Int(digit[1])]
-                    invalid |= high | low
-                    bytes[position] = high << 4 | (low & 0xF)
-                    digit += 2
-                }
-            }
-        }
-        return invalid & 0x10 == 0 ? bytes : nil
-    }
-
-    /// Each byte's hex value, or 0x10 for a byte that is no hex digit.
-    private static let nibbles: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
-        default: 0x10
         }
     }
 

@@ -30,4 +30,53 @@ import Testing
         #expect(bytes(fromHex: hexString(all)) == all)
         #expect(bytes(fromHex: hexString(all).uppercased()) == all)
     }
+
+    /// A byte's value by the definition: the reference the word-at-a-time reader is held to.
+    private func reference(_ digits: [UInt8]) -> [UInt8]? {
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        for pair in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexValue(digits[pair]), let low = hexValue(digits[pair + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    /// Every length up to 24 digits (whole words, and each tail of two, four and six), each
+    /// case, and every byte value at every position: the word-at-a-time reader agrees with
+    /// the definition, from memory and from a collection that is not contiguous.
+    @Test func readsEightDigitsAtATimeAsTheDefinitionDoes() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEF".utf8)
+        for length in 0...24 {
+            let digits = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
+            let expected = reference(digits)
+            #expect(length % 2 == 1 || expected != nil)
+            #expect(digits.withUnsafeBufferPointer { bytes(fromHexDigits: $0) } == expected, "\(length)")
+            #expect(bytes(fromHexDigits: digits.lazy.map { $0 }) == expected, "\(length)")
+            guard length > 0 else { continue }
+            for position in 0..<length {
+                for value in 0...255 {
+                    var changed = digits
+                    changed[position] = UInt8(value)
+                    let read = changed.withUnsafeBufferPointer { bytes(fromHexDigits: $0) }
+                    if read != reference(changed) {
+                        Issue.record("length \(length), byte \(value) at \(position): \(String(describing: read))")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
+    /// The digits after a word are read only up to the end: a buffer cut from a larger one
+    /// decodes its own digits whatever follows.
+    @Test func readsNoFurtherThanItsDigits() {
+        let line = Array("a5a5a5a5a5a5a5a5a5a5zz".utf8)
+        line.withUnsafeBufferPointer { all in
+            for count in stride(from: 0, through: 20, by: 2) {
+                #expect(bytes(fromHexDigits: UnsafeBufferPointer(rebasing: all[0..<count])) == [UInt8](repeating: 0xA5, count: count / 2))
+            }
+        }
+    }
 }
