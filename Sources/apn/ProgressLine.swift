@@ -7,7 +7,8 @@ import Synchronization
 /// second, and only when standard error is a terminal.
 final class ProgressLine: @unchecked Sendable {
     // @unchecked Sendable: `timer` is set once in init and afterwards only cancelled, which
-    // DispatchSource makes thread-safe; the counts are behind a Mutex; the rest is immutable.
+    // DispatchSource makes thread-safe; the counts and the total are behind a Mutex; the rest
+    // is immutable.
     /// The counts shown.
     struct Counts: Sendable {
         var sent = 0
@@ -18,11 +19,13 @@ final class ProgressLine: @unchecked Sendable {
     private let counts = Lock(Counts())
     private let timer: (any DispatchSourceTimer)?
     private let start = ContinuousClock.now
-    private let total: Int
+    /// Nil while the recipients are still being read.
+    private let total: Lock<Int?>
 
-    /// Starts drawing when standard error is a terminal; otherwise does nothing.
-    init(total: Int) {
-        self.total = total
+    /// Starts drawing when standard error is a terminal; otherwise does nothing. `total`
+    /// is nil when not known yet (``setTotal(_:)``).
+    init(total: Int?) {
+        self.total = Lock(total)
         guard isatty(STDERR_FILENO) == 1 else {
             timer = nil
             return
@@ -36,6 +39,11 @@ final class ProgressLine: @unchecked Sendable {
 
     /// Whether anything is drawn: callers skip counting when not.
     var isActive: Bool { timer != nil }
+
+    /// The total, once known.
+    func setTotal(_ total: Int) {
+        self.total.withLock { $0 = total }
+    }
 
     /// Changes the counts.
     func update(_ change: (inout Counts) -> Void) {
@@ -54,6 +62,7 @@ final class ProgressLine: @unchecked Sendable {
         let now = counts.withLock { $0 }
         let seconds = max((ContinuousClock.now - start) / .seconds(1), 0.001)
         let rate = Int(Double(now.sent) / seconds)
+        let total = self.total.withLock { $0 }.map(String.init) ?? "…"
         let line = "\r\u{1B}[Ksent \(now.sent)/\(total)  accepted \(now.accepted)  not accepted \(now.notAccepted)  \(rate)/s"
         FileHandle.standardError.write(Data(line.utf8))
     }

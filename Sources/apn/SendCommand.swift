@@ -109,7 +109,7 @@ enum SendCommand: Subcommand {
         if note.expiry != 0, options.format == .simple {
             throw UsageError("--expiry needs --format enhanced or frame (command 0 carries no expiry)")
         }
-        let list = try TokenList(recipientsOf: flags, binary: true)
+        let recipients = try TokenList.supply(recipientsOf: flags, binary: true)
         PayloadFlags.trim(note, to: options.payloadLimit, flags)
         do throws(APNError) {
             try note.validate(for: options.format, voip: options.voip)
@@ -124,9 +124,10 @@ enum SendCommand: Subcommand {
         // Last, so that a mistake in what was given is told before what is missing.
         try credentials.requireCertificate()
         try PayloadFlags.requirePayload(flags)
-        KeptUntilExit.keep(list.devices)
+        KeptUntilExit.keep(recipients)
         let sending = SendRun(
-            options: options, job: SendJob(notification: note, tokens: list, all: flags.has("--all"), interrupt: interrupt),
+            options: options,
+            job: SendJob(notification: note, recipients: recipients, all: flags.has("--all"), interrupt: interrupt),
             confirm: !flags.has("--no-confirm"))
         return runBlocking { await sending.run() }
     }

@@ -14,34 +14,38 @@ final class SendFeed: Sendable {
 
     private let connection: Connection
     private let notification: APN.Notification
-    private let devices: [Device]
+    private let recipients: RecipientSupply
     private let outcomes: @Sendable (Int, NotificationOutcome) -> Void
-    /// The position of the next notification to hand over, and whether to stop.
-    private let position = Lock((next: 0, stopped: false))
+    /// The position of the next notification to hand over, whether to stop, and whether
+    /// to hand over all there is at once (``pushRest()``).
+    private let position = Lock((next: 0, stopped: false, all: false))
 
     /// Opens once every notification was handed over.
     let fed = Latch()
 
-    /// `outcomes` is called with each notification's index in `devices` and its outcome.
+    /// `outcomes` is called with each notification's index among the recipients and its
+    /// outcome.
     init(
-        connection: Connection, notification: APN.Notification, devices: [Device],
+        connection: Connection, notification: APN.Notification, recipients: RecipientSupply,
         outcomes: @escaping @Sendable (Int, NotificationOutcome) -> Void
     ) {
         self.connection = connection
         self.notification = notification
-        self.devices = devices
+        self.recipients = recipients
         self.outcomes = outcomes
-        if devices.isEmpty { fed.open() }
     }
 
-    /// Hands over the next chunk (the connection wrote everything before it).
+    /// Hands over the next chunk (the connection wrote everything before it, or more
+    /// recipients were read after it waited for them).
     func pushNext() {
         push(upTo: Self.chunkSize)
     }
 
-    /// Hands over everything left at once: the connection gave up (513, 514), so each
-    /// fails at once (515) rather than waiting for a `completed` that will not come.
+    /// Hands over everything left at once, and what is read later as it is: the connection
+    /// gave up (513, 514), so each fails at once (515) rather than waiting for a `completed`
+    /// that will not come.
     func pushRest() {
+        position.withLock { $0.all = true }
         push(upTo: .max)
     }
 
@@ -55,16 +59,25 @@ final class SendFeed: Sendable {
 
     private func push(upTo limit: Int) {
         let done = position.withLock { position -> Bool in
-            guard !position.stopped, position.next < devices.count else { return false }
+            guard !position.stopped else { return false }
             let start = position.next
-            let end = start + min(limit, devices.count - start)
-            let outcomes = outcomes
-            // Pushed under the lock, so chunks reach the connection in order.
-            connection.push(notification, to: Array(devices[start..<end])) { index, outcome in
-                outcomes(start + index, outcome)
+            let chunk = recipients.take(from: start, limit: position.all ? .max : limit) { [weak self] in
+                self?.pushNext()
             }
-            position.next = end
-            return end == devices.count
+            switch chunk {
+            case .end:
+                return true
+            case .pending:
+                return false
+            case .devices(let devices, let isLast):
+                let outcomes = outcomes
+                // Pushed under the lock, so chunks reach the connection in order.
+                connection.push(notification, to: devices) { index, outcome in
+                    outcomes(start + index, outcome)
+                }
+                position.next = start + devices.count
+                return isLast
+            }
         }
         if done { fed.open() }
     }
@@ -87,12 +100,19 @@ final class OutcomeBook: Sendable {
 
     private let state: Lock<State>
 
+    /// Room for `count` notifications at first; more as they come (the recipients may
+    /// still be read while the first are sent).
     init(count: Int, keepsAll: Bool) {
         state = Lock(State(settled: Array(repeating: false, count: count), all: keepsAll ? Array(repeating: nil, count: count) : nil))
     }
 
     func record(_ index: Int, _ outcome: NotificationOutcome) {
         state.withLock { state in
+            if index >= state.settled.count {
+                let more = max(index + 1, 2 * state.settled.count) - state.settled.count
+                state.settled.append(contentsOf: repeatElement(false, count: more))
+                state.all?.append(contentsOf: repeatElement(nil, count: more))
+            }
             state.settled[index] = true
             state.all?[index] = outcome
             if case .accepted(let acceptance) = outcome {

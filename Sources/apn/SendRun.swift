@@ -19,15 +19,21 @@ struct SendRun: Sendable {
     /// The exit status: 0 when every notification was accepted, 1 otherwise, 130 when
     /// interrupted.
     func run() async -> Int32 {
-        for bad in job.badLines { LineWriter.stdout(bad.report) }
+        let recipients = job.recipients
+        // The bad lines first; those of a file still being read once it was (``printBadLines``).
+        if recipients.wasCompleteAtStart { printBadLines(recipients.complete) }
         let started = ContinuousClock.now
         let connection = Connection(options: options)
-        let progress = ProgressLine(total: job.devices.count)
-        let book = OutcomeBook(count: job.devices.count, keepsAll: job.all)
+        let known = recipients.wasCompleteAtStart ? recipients.complete.devices.count : nil
+        let progress = ProgressLine(total: known)
+        if known == nil, progress.isActive {
+            Task { progress.setTotal(await recipients.finished().devices.count) }
+        }
+        let book = OutcomeBook(count: known ?? SendFeed.chunkSize, keepsAll: job.all)
         // The progress line's counts only when it is drawn (a terminal): a second lock per
         // notification otherwise, for nothing.
         let drawsProgress = progress.isActive
-        let feed = SendFeed(connection: connection, notification: job.notification, devices: job.devices) { index, outcome in
+        let feed = SendFeed(connection: connection, notification: job.notification, recipients: recipients) { index, outcome in
             book.record(index, outcome)
             guard drawsProgress else { return }
             progress.update {
@@ -66,10 +72,13 @@ struct SendRun: Sendable {
         }
         progress.finish()
         let seconds = Self.seconds(since: started)
+        // Read to its end: every device was handed over.
+        let read = await recipients.finished()
+        if !recipients.wasCompleteAtStart { printBadLines(read) }
         if job.all {
             // After shutdown every notification has its outcome (the report says so).
-            for (index, outcome) in (book.snapshot().all ?? []).enumerated() {
-                LineWriter.stdout(line(job.devices[index], outcome ?? .unknownFate(.cancelled)))
+            for (index, outcome) in (book.snapshot().all ?? []).prefix(read.devices.count).enumerated() {
+                LineWriter.stdout(line(read.devices[index], outcome ?? .unknownFate(.cancelled)))
             }
         } else {
             for undelivered in report.notAccepted {
@@ -81,10 +90,18 @@ struct SendRun: Sendable {
         }
         LineWriter.stdout(
             summary(
-                Self.counts(report), possiblyDuplicated: report.possiblyDuplicated, resent: report.resent,
+                Self.counts(report), read: read, possiblyDuplicated: report.possiblyDuplicated, resent: report.resent,
                 confirmed: report.confirmed, seconds: seconds, interrupted: job.interrupt.isRequested))
         if job.interrupt.isRequested { return 130 }
-        return report.accepted == job.devices.count && job.badLines.isEmpty ? 0 : 1
+        if read.failure != nil { return 2 }
+        return report.accepted == read.devices.count && read.bad.isEmpty ? 0 : 1
+    }
+
+    /// The tokens file's bad lines, and why it could not be read to its end (a file read
+    /// while the send began; the devices before were sent).
+    private func printBadLines(_ read: RecipientSupply.Finished) {
+        for bad in read.bad { LineWriter.stdout(bad.report) }
+        if let failure = read.failure { LineWriter.stderr("apn send: \(failure.message)") }
     }
 
     /// After a stop: hands nothing more over, waits up to ``SendInterrupt/drainWindow`` for
@@ -105,23 +122,27 @@ struct SendRun: Sendable {
         deadline.cancel()
         progress.finish()
         let seconds = Self.seconds(since: started)
+        // The reading goes on to the end (a second or so for millions): every line is printed.
+        let read = await job.recipients.finished()
+        if !job.recipients.wasCompleteAtStart { printBadLines(read) }
         let state = book.snapshot()
         var counts = SendOutput.Counts()
         counts.accepted = state.accepted
-        for (index, device) in job.devices.enumerated() {
+        for (index, device) in read.devices.enumerated() {
             guard index < handedOver else {
                 counts.count(.notSent)
                 LineWriter.stdout(SendOutput.notSentLine(device))
                 continue
             }
-            let outcome = state.settled[index] ? (state.all?[index] ?? state.notAccepted[index]) : .unknownFate(.cancelled)
+            let settled = index < state.settled.count && state.settled[index]
+            let outcome = settled ? (state.all?[index] ?? state.notAccepted[index]) : .unknownFate(.cancelled)
             guard let outcome else { continue }  // accepted, without --all
             if !outcome.isAccepted { counts.count(Self.kind(outcome)) }
             if job.all || !outcome.isAccepted { LineWriter.stdout(line(device, outcome)) }
         }
         LineWriter.stdout(
             summary(
-                counts, possiblyDuplicated: state.possiblyDuplicated, resent: drained.resent, confirmed: false,
+                counts, read: read, possiblyDuplicated: state.possiblyDuplicated, resent: drained.resent, confirmed: false,
                 seconds: seconds, interrupted: true))
         return 130
     }
@@ -191,11 +212,11 @@ struct SendRun: Sendable {
     /// The summary (``SendOutput``), with the binary extras `possibly_duplicated` (accepted
     /// after a resend that may have doubled them), `resent` and `confirmed`.
     private func summary(
-        _ counts: SendOutput.Counts, possiblyDuplicated: Int, resent: Int, confirmed: Bool, seconds: Double,
-        interrupted: Bool
+        _ counts: SendOutput.Counts, read: RecipientSupply.Finished, possiblyDuplicated: Int, resent: Int, confirmed: Bool,
+        seconds: Double, interrupted: Bool
     ) -> JSONValue {
         SendOutput.summary(
-            protocol: "binary", total: job.devices.count, counts, invalidTokens: job.badLines.count, interrupted: interrupted,
+            protocol: "binary", total: read.devices.count, counts, invalidTokens: read.bad.count, interrupted: interrupted,
             seconds: seconds,
             extra: [
                 ("possibly_duplicated", .integer(possiblyDuplicated)), ("resent", .integer(resent)),

@@ -91,10 +91,59 @@ struct TokenList {
         self.binary = binary
     }
 
+    /// The recipients `apn send` was given, as ``init(recipientsOf:binary:)`` reads them,
+    /// but a large tokens file (a regular file of ``parallelSize`` or more) read on a thread
+    /// of its own while the send begins (``RecipientSupply``). Returns once its first line
+    /// that is not blank or a comment was read, so that a file of nothing else is still bad
+    /// usage, told before anything is sent.
+    ///
+    /// - Throws: ``UsageError`` when there are no recipients, or the file cannot be opened.
+    static func supply(recipientsOf flags: Flags, binary: Bool) throws(UsageError) -> RecipientSupply {
+        guard let file = flags.value("--tokens-file"), try isLarge(file) else {
+            return RecipientSupply(complete: try TokenList(recipientsOf: flags, binary: binary))
+        }
+        let given = try TokenList(tokens: flags.all("--token"), file: nil, binary: binary)
+        let supply = RecipientSupply()
+        supply.add(given.devices, bad: given.bad)
+        CommandThread.start("apn-tokens") {
+            var reader = TokenList(binary: binary)
+            do throws(UsageError) {
+                // Handed over a chunk of the file at a time (about 15,000 tokens).
+                try reader.parse(file, range: nil, source: file) { reader in
+                    supply.add(reader.devices, bad: reader.bad)
+                    reader.devices.removeAll(keepingCapacity: true)
+                    reader.bad.removeAll()
+                }
+                supply.add(reader.devices, bad: reader.bad)
+                supply.finish()
+            } catch {
+                supply.add(reader.devices, bad: reader.bad)
+                supply.finish(failure: error)
+            }
+        }
+        supply.waitForAnything()
+        if let failure = supply.failureBeforeAnything { throw failure }
+        if supply.isEmptyAndFinished {
+            throw UsageError("no recipients: \(file) holds no token (only blank lines and comments)")
+        }
+        return supply
+    }
+
+    /// Whether `path` is a regular file of ``parallelSize`` or more (it cannot be opened: thrown).
+    private static func isLarge(_ path: String) throws(UsageError) -> Bool {
+        guard path != "-" else { return false }
+        let descriptor = try open(path)
+        defer { close(descriptor) }
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && Int(status.st_size) >= parallelSize
+    }
+
     /// Adds the tokens of `file`'s bytes in `range` (all of it when nil; a range starts
     /// after a newline or at 0), numbering lines from 1; returns how many lines it held.
     @discardableResult
-    private mutating func parse(_ file: String, range: Range<Int>?, source: String) throws(UsageError) -> Int {
+    private mutating func parse(
+        _ file: String, range: Range<Int>?, source: String, afterChunk: ((inout TokenList) -> Void)? = nil
+    ) throws(UsageError) -> Int {
         // Read a chunk at a time, a line never split: the file is never held whole (a
         // million tokens are 66 MB of text, twice that as Data and then an array). Lines
         // are found with `memchr` and decoded eight digits at a time, on the chunk's own bytes:
@@ -119,6 +168,7 @@ struct TokenList {
                 }
                 pending.append(contentsOf: buffer[start...])
             }
+            afterChunk?(&self)
         }
         if !pending.isEmpty {
             lineNumber += 1

@@ -60,6 +60,47 @@ struct ApnSendTests {
         #expect(try fixture.stop()["accepted"] as? Int == 16_999)
     }
 
+    /// A tokens file of 4 MiB or more is read on a thread of its own while the first of its
+    /// tokens are sent (``RecipientSupply``): every device once, after the `--token` values,
+    /// each outcome on its own device, bad lines numbered and printed, the totals whole.
+    @Test("a tokens file read while the send begins: every line once, in order, outcomes on the right devices")
+    func tokensFileReadWhileSending() throws {
+        let token = { (index: Int) in String(format: "%016x", index) + String(repeating: "e9", count: 24) }
+        let refused = token(64_999)
+        let fixture = try SendFixture(gatewayArguments: ["--reject", refused])
+        var lines = (0..<70_000).map(token)
+        lines[3] = "# a comment"
+        lines[40_000] = "zz"
+        lines[69_998] = "abcd"  // hex, but not 32 bytes
+        let tokens = try fixture.file("streamed.txt", lines.joined(separator: "\n") + "\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: tokens)[.size] as? Int ?? 0 >= 4 << 20, "read while sending")
+        let (status, output, standardError) = try fixture.send([
+            "--token", Self.good[0], "--tokens-file", tokens, "--alert", "Hi", "--fast",
+        ])
+        #expect(status == 1, "bad lines and a refusal: \(standardError)")
+        let bad = output.filter { $0["line"] != nil }
+        #expect(bad.map { $0["line"] as? Int } == [40_001, 69_999])
+        #expect(bad.map { $0["token"] as? String } == ["zz", "abcd"])
+        let rejected = output.filter { $0["outcome"] as? String == "rejected" }
+        #expect(rejected.map { $0["token"] as? String } == [refused], "the outcome on its own device")
+        let summary = try #require(output.last)
+        #expect(summary["total"] as? Int == 1 + 70_000 - 3)
+        #expect(summary["accepted"] as? Int == 1 + 70_000 - 3 - 1)
+        #expect(summary["invalid_tokens"] as? Int == 2)
+        #expect(summary["confirmed"] as? Bool == true)
+        #expect(try fixture.stop()["accepted"] as? Int == 1 + 70_000 - 3 - 1)
+    }
+
+    @Test("a large tokens file of comments alone is bad usage, told before anything is sent (exit 2)")
+    func largeTokensFileOfCommentsAlone() throws {
+        let fixture = try SendFixture(gatewayArguments: [])
+        let comments = try fixture.file("comments.txt", String(repeating: "# nothing to send here, only a comment line\n", count: 100_000))
+        let (status, _, standardError) = try fixture.send(["--tokens-file", comments, "--alert", "Hi"])
+        #expect(status == 2)
+        #expect(standardError.contains("no recipients"), "\(standardError)")
+        #expect(try fixture.stop()["accepted"] as? Int == 0)
+    }
+
     @Test("tokens from standard input (--tokens-file -), a bad line reported by number")
     func tokensFromStandardInput() throws {
         let fixture = try SendFixture(gatewayArguments: [])
