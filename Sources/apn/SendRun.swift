@@ -16,8 +16,9 @@ struct SendRun: Sendable {
         self.confirm = confirm
     }
 
-    /// The exit status: 0 when every notification was accepted, 1 otherwise, 130 when
-    /// interrupted.
+    /// The exit status: 0 when every notification was accepted, 1 otherwise, 2 when the
+    /// tokens file could not be read to its end (read while sending: those before were
+    /// sent), 130 when interrupted.
     func run() async -> Int32 {
         let recipients = job.recipients
         // The bad lines first; those of a file still being read once it was (``printBadLines``).
