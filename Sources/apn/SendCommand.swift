@@ -94,6 +94,11 @@ enum SendCommand: Subcommand {
         // before it — a bulk send keeps its memory bounded instead of holding a million
         // notifications until the end, at the cost of a round trip per marker.
         options.cacheMemoryLimit = Self.cacheMemoryLimit
+        // No socket kept open for its own sake (the library keeps one, as node-apn 1.7.5+): a
+        // send's last confirmation marker is answered with a close, and a socket reopened
+        // then only to be shut down cost every `apn send` a TLS handshake. Sockets still open
+        // for every notification there is to write.
+        options.minConnections = 0
         if let connections = try flags.integer("--max-connections", as: Int.self, in: 1...64) {
             options.maxConnections = connections
         }

@@ -101,6 +101,20 @@ struct ApnSendTests {
         #expect(try fixture.stop()["accepted"] as? Int == 0)
     }
 
+    /// The library keeps a socket open (node-apn 1.7.5+); `apn send` does not: the gateway's
+    /// close that answers its confirmation marker is not followed by a connection made only
+    /// to be shut down.
+    @Test("one connection for a send: none reopened after the confirmation's close")
+    func oneConnectionForASend() throws {
+        let fixture = try SendFixture(gatewayArguments: [])
+        let (status, lines, standardError) = try fixture.send(["--token", Self.good[0], "--token", Self.good[2], "--alert", "Hi"])
+        #expect(status == 0, "\(standardError)")
+        #expect(lines.last?["confirmed"] as? Bool == true)
+        let gateway = try fixture.stop()
+        #expect(gateway["accepted"] as? Int == 2)
+        #expect(gateway["connections"] as? Int == 1)
+    }
+
     @Test("tokens from standard input (--tokens-file -), a bad line reported by number")
     func tokensFromStandardInput() throws {
         let fixture = try SendFixture(gatewayArguments: [])
