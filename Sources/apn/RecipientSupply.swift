@@ -115,12 +115,16 @@ final class RecipientSupply: Sendable {
     /// Everything read, once the reading ended (at once for recipients read before).
     func finished() async -> Finished {
         await ended.wait()
-        return state.withLock { Finished(devices: $0.devices, bad: $0.bad, failure: $0.failure) }
+        return everything
     }
 
     /// Everything read, for recipients read before the send (``wasCompleteAtStart``).
     var complete: Finished {
         precondition(wasCompleteAtStart, "the recipients are still being read")
-        return state.withLock { Finished(devices: $0.devices, bad: $0.bad, failure: $0.failure) }
+        return everything
+    }
+
+    private var everything: Finished {
+        state.withLock { Finished(devices: $0.devices, bad: $0.bad, failure: $0.failure) }
     }
 }

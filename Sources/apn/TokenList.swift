@@ -134,8 +134,17 @@ struct TokenList {
         guard path != "-" else { return false }
         let descriptor = try open(path)
         defer { close(descriptor) }
+        return largeFileSize(descriptor) != nil
+    }
+
+    /// The size of the regular file open as `descriptor` when it is ``parallelSize`` or
+    /// more; nil for anything else (a pipe, a small file).
+    private static func largeFileSize(_ descriptor: Int32) -> Int? {
         var status = stat()
-        return fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && Int(status.st_size) >= parallelSize
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) >= parallelSize else {
+            return nil
+        }
+        return Int(status.st_size)
     }
 
     /// Adds the tokens of `file`'s bytes in `range` (all of it when nil; a range starts
@@ -247,11 +256,7 @@ struct TokenList {
         guard path != "-" else { return nil }
         let descriptor = try open(path)
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) >= parallelSize else {
-            return nil
-        }
-        let size = Int(status.st_size)
+        guard let size = largeFileSize(descriptor) else { return nil }
         var window = [UInt8](repeating: 0, count: 4_096)
         var offset = size / 2
         while offset < size {
