@@ -18,7 +18,7 @@ extension BridgeAnswer {
     /// A notification that was never sent is known undelivered, so the client is told
     /// status 10 and its resend goes out; one whose request went out may have been
     /// delivered, so it counts as accepted and is never forwarded again.
-    package init(_ response: ProviderResponse, nowSeconds: @autoclosure () -> Int64) {
+    package init(_ response: borrowing ProviderResponse, nowSeconds: @autoclosure () -> Int64) {
         guard let error = response.error else {
             self = response.status == 200 ? .accepted : .maybeDelivered
             return

@@ -4,36 +4,36 @@
 /// `Array.removeFirst()` shifts every element, which is quadratic for a queue that a
 /// hundred thousand identical notifications pass through. Removed slots are set to `nil`
 /// at once, so what they held (payload bytes) is released then, not at the next compaction.
-struct FIFO<Element> {
+package struct FIFO<Element> {
     private var storage: [Element?] = []
     private var head = 0
 
     /// An empty queue.
-    init() {}
+    package init() {}
 
     /// The number of elements.
-    var count: Int { storage.count - head }
+    package var count: Int { storage.count - head }
 
     /// Whether the queue holds nothing.
-    var isEmpty: Bool { head == storage.count }
+    package var isEmpty: Bool { head == storage.count }
 
     /// The front element, or nil when empty.
-    var first: Element? { isEmpty ? nil : storage[head] }
+    package var first: Element? { isEmpty ? nil : storage[head] }
 
     /// The element `offset` places from the front.
-    subscript(offset: Int) -> Element {
+    package subscript(offset: Int) -> Element {
         get { storage[head + offset]! }
         set { storage[head + offset] = newValue }
     }
 
     /// Adds `element` at the back.
-    mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         storage.append(element)
     }
 
     /// Removes and returns the front element; the queue must not be empty.
     @discardableResult
-    mutating func removeFirst() -> Element {
+    package mutating func removeFirst() -> Element {
         precondition(!isEmpty, "removeFirst on an empty FIFO")
         let element = storage[head].take()!
         head += 1
@@ -49,7 +49,7 @@ struct FIFO<Element> {
     }
 
     /// Keeps only the elements that satisfy `isIncluded`, in order.
-    mutating func keep(where isIncluded: (Element) -> Bool) {
+    package mutating func keep(where isIncluded: (Element) -> Bool) {
         storage = storage[head...].filter { isIncluded($0!) }
         head = 0
     }

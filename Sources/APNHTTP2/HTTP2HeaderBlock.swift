@@ -2,7 +2,7 @@ internal import CNGHTTP2
 
 /// Header fields checked once and laid out as nghttp2 fields once, for messages that repeat
 /// them: a notification's requests to many devices differ only in `:path`, which
-/// ``HTTP2Session/submitRequest(_:path:appending:body:)`` fills in for each; a gateway's
+/// ``HTTP2Session/submitRequest(_:path:pathIsValid:appending:body:)`` fills in for each; a gateway's
 /// answers differ only in `apns-id`, which ``HTTP2Session/submitResponse(streamID:_:values:body:)``
 /// fills in. Submitting from a block copies no field and checks none again; only the values
 /// filled in are checked.

@@ -49,21 +49,23 @@ extension HTTP2Session {
     /// Client: queues a request whose header fields are `block`'s — `:path` replaced by
     /// `path` when given — followed by `extra`'s (e.g. an `authorization` that changes
     /// apart from the rest). Otherwise as ``submitRequest(headers:body:)``; only `path` is
-    /// checked here, the blocks were checked when made.
+    /// checked here, the blocks were checked when made. `pathIsValid` says the caller made
+    /// `path` of bytes any value may hold (a device's `:path`: `/3/device/` and hex digits),
+    /// so it is not checked again for every request.
     ///
     /// - Throws: ``HTTP2Error/Kind/invalidHeader`` for a `path` that cannot be a header
     ///   value, or given with a block without exactly one varying field; the errors of
     ///   ``submitRequest(headers:body:)`` for a session that cannot take a request.
     package func submitRequest(
-        _ block: HTTP2HeaderBlock, path: UnsafeRawBufferPointer? = nil, appending extra: HTTP2HeaderBlock? = nil,
-        body: [UInt8]
+        _ block: HTTP2HeaderBlock, path: UnsafeRawBufferPointer? = nil, pathIsValid: Bool = false,
+        appending extra: HTTP2HeaderBlock? = nil, body: [UInt8]
     ) throws(HTTP2Error) -> Int32 {
         guard role == .client else {
             throw HTTP2Error(.wrongRole, "submitRequest on a server session")
         }
         try checkRequestAllowed()
         if let path {
-            guard block.varyingIndices.count == 1, HTTP2HeaderBlock.isValidValue(path) else {
+            guard block.varyingIndices.count == 1, pathIsValid || HTTP2HeaderBlock.isValidValue(path) else {
                 throw HTTP2Error(.invalidHeader, "the header field \":path\" (values have no CR, LF, NUL or surrounding whitespace)")
             }
         }

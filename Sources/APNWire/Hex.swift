@@ -4,22 +4,51 @@ public func hexString(_ bytes: some Sequence<UInt8>) -> String {
 }
 
 /// `bytes` as lowercase hex, two digits a byte, after `prefix`: written straight into the
-/// string's storage, one allocation (a device token's `:path` is made for every HTTP/2
-/// request).
+/// string's storage, one allocation.
 public func hexString(_ bytes: [UInt8], after prefix: StaticString = "") -> String {
     prefix.withUTF8Buffer { prefix in
         String(unsafeUninitializedCapacity: prefix.count + bytes.count * 2) { buffer in
             _ = buffer.initialize(from: prefix)
-            let digits: StaticString = "0123456789abcdef"
-            digits.withUTF8Buffer { digits in
-                for (index, byte) in bytes.enumerated() {
-                    buffer[prefix.count + 2 * index] = digits[Int(byte >> 4)]
-                    buffer[prefix.count + 2 * index + 1] = digits[Int(byte & 0x0F)]
-                }
-            }
+            bytes.withUnsafeBufferPointer { writeHexDigits(of: $0, to: UnsafeMutableRawPointer(buffer.baseAddress! + prefix.count)) }
             return prefix.count + bytes.count * 2
         }
     }
+}
+
+/// Writes `bytes` as lowercase hex, two digits a byte, to `destination` (room for
+/// `2 * bytes.count`). The one hex writer: a device token's `:path` is written for every
+/// HTTP/2 request. Four bytes at a time become the eight lanes of a word
+/// (``hexDigits(ofFourBytes:)``).
+@inlinable
+package func writeHexDigits(of bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutableRawPointer) {
+    guard let source = bytes.baseAddress else { return }
+    var at = 0
+    while at + 4 <= bytes.count {
+        let word = UInt32(littleEndian: UnsafeRawPointer(source + at).loadUnaligned(as: UInt32.self))
+        destination.storeBytes(of: hexDigits(ofFourBytes: word).littleEndian, toByteOffset: 2 * at, as: UInt64.self)
+        at += 4
+    }
+    while at < bytes.count {
+        let digits = UInt16(truncatingIfNeeded: hexDigits(ofFourBytes: UInt32(source[at])))
+        destination.storeBytes(of: digits.littleEndian, toByteOffset: 2 * at, as: UInt16.self)
+        at += 1
+    }
+}
+
+/// The lowercase hex digits of the four bytes of `word` (the first in its lowest byte) as
+/// the eight bytes of a word, the first digit in its lowest: each byte is spread to a
+/// 16-bit lane, its high nibble in the lane's low byte and its low nibble in the high one;
+/// a nibble of 10 or more (adding 0x76 sets its top bit) gets 0x27 more than `0`'s 0x30,
+/// which makes it `a` to `f`. No lane carries into the next.
+@inlinable @inline(__always)
+package func hexDigits(ofFourBytes word: UInt32) -> UInt64 {
+    let lanes: UInt64 = 0x0101_0101_0101_0101
+    var spread = UInt64(word)
+    spread = (spread | spread << 16) & 0x0000_FFFF_0000_FFFF
+    spread = (spread | spread << 8) & 0x00FF_00FF_00FF_00FF
+    let nibbles = (spread >> 4) & 0x000F_000F_000F_000F | (spread & 0x000F_000F_000F_000F) << 8
+    let letters = ((nibbles &+ lanes &* 0x76) >> 7) & lanes
+    return nibbles &+ lanes &* 0x30 &+ letters &* 0x27
 }
 
 /// The bytes spelled by `text`: an even number of hex digits (either case) and nothing

@@ -12,6 +12,29 @@ import Testing
         #expect(hexString([UInt8](), after: "/3/device/") == "/3/device/")
     }
 
+    /// The word-at-a-time writer against the definition: every byte value at every position
+    /// of every length up to 12 (whole words, the tail, both), and nothing written past the
+    /// digits.
+    @Test func writesEveryByteAtEveryPositionAsTheDefinitionSays() {
+        let digits = Array("0123456789abcdef".utf8)
+        for length in 0...12 {
+            for position in 0..<max(1, length) {
+                for value in 0...255 {
+                    var bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+                    if length > 0 { bytes[position] = UInt8(value) }
+                    let expected = bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }
+                    var written = [UInt8](repeating: 0xEE, count: 2 * length + 3)
+                    written.withUnsafeMutableBytes { out in
+                        bytes.withUnsafeBufferPointer { writeHexDigits(of: $0, to: out.baseAddress!) }
+                    }
+                    #expect(Array(written.prefix(2 * length)) == expected, "length \(length) position \(position) value \(value)")
+                    #expect(written.suffix(3) == [0xEE, 0xEE, 0xEE])
+                    if length == 0 { break }
+                }
+            }
+        }
+    }
+
     @Test(arguments: [
         ("000fa5ff", [0x00, 0x0F, 0xA5, 0xFF] as [UInt8]?),
         ("ABcd", [0xAB, 0xCD]),

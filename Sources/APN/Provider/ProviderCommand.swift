@@ -41,10 +41,12 @@ struct ProviderSubmission: Sendable {
 /// shares, and the request's index there — one closure per send, not one per request.
 struct ProviderReply: Sendable {
     let index: Int
-    let sink: @Sendable (Int, ProviderResponse) -> Void
+    /// Takes the response over (`consuming`): a sink that keeps it (``Provider/send(_:to:)-(_,[Device])``
+    /// gathers them all) moves it, where a borrowed one was copied for every answer.
+    let sink: @Sendable (Int, consuming ProviderResponse) -> Void
 
     /// Hands `response` to the sink with the request's index.
-    func callAsFunction(_ response: ProviderResponse) { sink(index, response) }
+    func callAsFunction(_ response: consuming ProviderResponse) { sink(index, response) }
 
     /// A reply nobody reads (tests of the scheduler).
     static let ignored = ProviderReply(index: 0) { _, _ in }

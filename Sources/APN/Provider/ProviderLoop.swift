@@ -120,7 +120,9 @@ struct ProviderLoop: ~Copyable {
     /// Performs or reports every action the pool asked for, in order.
     mutating func performActions() {
         while let action = pool.nextAction() {
-            switch action {
+            // Consumed: a completion's response is moved to its sink, not copied and the
+            // action destroyed after.
+            switch consume action {
             case .connect(let attempt):
                 connector.start { [inbox, peer] result in
                     inbox.post(.connectResult(attempt: attempt, ProviderConnectResult(result, peer: peer)))
@@ -129,7 +131,7 @@ struct ProviderLoop: ~Copyable {
                 guard let index = sockets.firstIndex(where: { $0.number == number }) else { continue }
                 sockets.remove(at: index).close(lastBytes: lastBytes)
             case .complete(let completion):
-                if !completion.response.isSuccess && completion.response.exchange == nil && hub.hasListeners {
+                if completion.isDeviceFailure && hub.hasListeners {
                     events.append(.failed(completion.response))
                 }
                 completion()

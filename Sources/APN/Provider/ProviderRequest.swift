@@ -46,7 +46,8 @@ struct ProviderRequest: Sendable {
             return try session.submitRequest(template.block, path: nil, appending: extra, body: body)
         }
         return try withPath { (path) throws(HTTP2Error) in
-            try session.submitRequest(template.block, path: path, appending: extra, body: body)
+            // `/3/device/` and hex digits: valid in a header value as written.
+            try session.submitRequest(template.block, path: path, pathIsValid: true, appending: extra, body: body)
         }
     }
 
@@ -64,17 +65,9 @@ struct ProviderRequest: Sendable {
         let token = device.token
         let count = Self.pathPrefix.utf8CodeUnitCount + 2 * token.count
         return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { (path) throws(Failure) -> Result in
-            let digits: StaticString = "0123456789abcdef"
             Self.pathPrefix.withUTF8Buffer { prefix in
                 path.copyMemory(from: UnsafeRawBufferPointer(prefix))
-                digits.withUTF8Buffer { digits in
-                    var at = prefix.count
-                    for byte in token {
-                        path[at] = digits[Int(byte >> 4)]
-                        path[at + 1] = digits[Int(byte & 0x0F)]
-                        at += 2
-                    }
-                }
+                token.withUnsafeBufferPointer { writeHexDigits(of: $0, to: path.baseAddress! + prefix.count) }
             }
             return try body(UnsafeRawBufferPointer(path))
         }

@@ -39,7 +39,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     }
 
     /// The response to `request`: `answer`'s fields, when one came.
-    init(_ request: ProviderRequest, error: ProviderError?, answer: ProviderAnswer?, attempts: Int) {
+    init(_ request: borrowing ProviderRequest, error: ProviderError?, answer: ProviderAnswer?, attempts: Int) {
         device = request.device
         self.error = error
         status = answer?.status

@@ -82,6 +82,15 @@ package struct RingBuffer<Element>: ~Copyable {
         return (elements + ((head &+ count) & (capacity &- 1))).move()
     }
 
+    /// Removes the front element without destroying it: for an element that owns nothing
+    /// (a `nil` optional), whose destruction would still go through the runtime's generic
+    /// value witnesses for an optional of a large struct.
+    package mutating func dropFirstOwningNothing() {
+        precondition(count > 0, "dropFirstOwningNothing on an empty RingBuffer")
+        head = (head &+ 1) & (capacity &- 1)
+        count &-= 1
+    }
+
     package mutating func popFirst() -> Element? {
         isEmpty ? nil : removeFirst()
     }
@@ -96,21 +105,36 @@ package struct RingBuffer<Element>: ~Copyable {
         head = 0
     }
 
+    /// Room for `minimumCapacity` elements without growing (one move of the elements, not
+    /// several doublings, before a large batch).
+    package mutating func reserveCapacity(_ minimumCapacity: Int) {
+        guard minimumCapacity > capacity else { return }
+        var target = capacity
+        while target < minimumCapacity { target <<= 1 }
+        resize(to: target)
+    }
+
     /// Removes every element, keeping the memory.
     package mutating func removeAll() {
         while count > 0 { removeLast() }
         head = 0
     }
 
-    /// Doubles the capacity, moving the elements to the front of the new memory.
+    /// Doubles the capacity.
     private mutating func grow() {
-        let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-        for offset in 0..<count {
-            (bigger + offset).moveInitialize(from: elements + ((head + offset) & (capacity - 1)), count: 1)
-        }
+        resize(to: capacity * 2)
+    }
+
+    /// Moves the elements to the front of new memory for `newCapacity` (a power of two, at
+    /// least `count`): the two runs either side of the ring's end, each in one move.
+    private mutating func resize(to newCapacity: Int) {
+        let bigger = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        let firstRun = min(count, capacity - head)
+        bigger.moveInitialize(from: elements + head, count: firstRun)
+        (bigger + firstRun).moveInitialize(from: elements, count: count - firstRun)
         elements.deallocate()
         elements = bigger
-        capacity *= 2
+        capacity = newCapacity
         head = 0
     }
 }

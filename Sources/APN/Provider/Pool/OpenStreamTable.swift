@@ -2,7 +2,7 @@
 /// by the stream's number among the client's streams. A client's stream ids are odd and
 /// rise (RFC 9113 §5.1.1), and streams close roughly in the order they opened, so finding
 /// one is arithmetic, not a hash.
-struct OpenStreamTable<Value> {
+struct OpenStreamTable<Value>: ~Copyable {
     private var table = ProviderEntryTable<Value>()
 
     /// Streams in the table.
@@ -15,9 +15,9 @@ struct OpenStreamTable<Value> {
     }
 
     /// Adds stream `id`, an odd id above every id added before.
-    mutating func insert(_ value: Value, for id: Int32) {
+    mutating func insert(_ value: consuming Value, for id: Int32) {
         guard let key = Self.key(id) else { preconditionFailure("stream \(id) is not a client's") }
-        table.insert(value, at: key)
+        table.insert(consume value, at: key)
     }
 
     /// Removes stream `id`; its value, or nil when it was not open.

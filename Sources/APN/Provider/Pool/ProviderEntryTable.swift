@@ -1,43 +1,39 @@
-/// A provider's requests by id, ids handed out in enqueue order: an array from the oldest
+/// A provider's requests by id, ids handed out in enqueue order: a ring from the oldest
 /// live id on, with holes where requests completed. Finding one is an index, not a hash
 /// (the table holds every request waiting or in flight, hundreds of thousands after a
-/// large send).
-struct ProviderEntryTable<Entry> {
-    private var slots: [Entry?] = []
-    /// Where the oldest live id is in `slots`.
-    private var head = 0
-    /// The id at `slots[head]`.
+/// large send), and completing the oldest moves nothing: the ring's front advances past
+/// the holes, where an array had to be compacted, its survivors copied, every so often.
+struct ProviderEntryTable<Entry>: ~Copyable {
+    private var slots = RingBuffer<Entry?>()
+    /// The id at `slots[0]`.
     private var base = 1
     /// Live entries.
     private(set) var count = 0
 
     /// Appends `entry`; returns its id.
-    mutating func append(_ entry: Entry) -> Int {
-        slots.append(entry)
+    mutating func append(_ entry: consuming Entry) -> Int {
+        slots.append(consume entry)
         count += 1
-        return base + (slots.count - 1 - head)
+        return base + slots.count - 1
     }
 
     /// Adds `entry` as id `id`, at or above the id ``append(_:)`` would give next (any id
     /// when the table is empty); the ids skipped are never live. For keys handed out
     /// elsewhere, such as a connection's stream ids.
-    mutating func insert(_ entry: Entry, at id: Int) {
+    mutating func insert(_ entry: consuming Entry, at id: Int) {
         if count == 0 {
-            slots.removeAll(keepingCapacity: true)
-            head = 0
+            slots.removeAll()
             base = id
         }
-        precondition(id >= base + slots.count - head, "id \(id) is below the table's newest")
-        while base + slots.count - head < id { slots.append(nil) }
-        slots.append(entry)
+        precondition(id >= base + slots.count, "id \(id) is below the table's newest")
+        while base + slots.count < id { slots.append(nil) }
+        slots.append(consume entry)
         count += 1
     }
 
-    /// Room for `additional` more entries without growing (at least doubling, so repeated
-    /// calls do not copy the table each time).
+    /// Room for `additional` more entries without growing.
     mutating func reserve(_ additional: Int) {
-        let needed = slots.count + additional
-        if slots.capacity < needed { slots.reserveCapacity(max(needed, 2 * slots.capacity)) }
+        slots.reserveCapacity(slots.count + additional)
     }
 
     /// Entry `id`, if live.
@@ -63,44 +59,35 @@ struct ProviderEntryTable<Entry> {
 
     /// The oldest live entry.
     var oldest: (id: Int, entry: Entry)? {
-        guard head < slots.count, let entry = slots[head] else { return nil }
+        guard !slots.isEmpty, let entry = slots[0] else { return nil }
         return (base, entry)
     }
 
     /// The live entries, oldest first.
-    var values: [Entry] { slots[head...].compactMap { $0 } }
+    var values: [Entry] { (0..<slots.count).compactMap { slots[$0] } }
 
     /// Removes every entry.
     mutating func removeAll() {
-        slots.removeAll(keepingCapacity: true)
-        head = 0
+        slots.removeAll()
         count = 0
     }
 
     /// The live ids, oldest first.
     var ids: [Int] {
-        slots.indices.dropFirst(head).compactMap { slots[$0] == nil ? nil : base + ($0 - head) }
+        (0..<slots.count).compactMap { slots[$0] == nil ? nil : base + $0 }
     }
 
     private func index(of id: Int) -> Int? {
-        let index = head + (id - base)
-        return id >= base && index < slots.count ? index : nil
+        let index = id &- base
+        return index >= 0 && index < slots.count ? index : nil
     }
 
-    /// Moves `head` past completed entries; compacts once the dead prefix is most of the
-    /// array (amortized constant time per entry).
+    /// Moves the front past completed entries; an empty table gives back what a burst grew.
     private mutating func dropCompletedFront() {
-        while head < slots.count, slots[head] == nil {
-            head += 1
+        while !slots.isEmpty, slots[0] == nil {
+            slots.dropFirstOwningNothing()
             base += 1
         }
-        if head == slots.count {
-            // Empty: keep a modest array, give back what a burst grew.
-            slots.removeAll(keepingCapacity: slots.capacity <= 4_096)
-            head = 0
-        } else if head > 1_024, head * 2 > slots.count {
-            slots.removeFirst(head)
-            head = 0
-        }
+        if slots.isEmpty { slots.releaseMemoryIfEmpty(above: 4_096) }
     }
 }

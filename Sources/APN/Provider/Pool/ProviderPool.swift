@@ -178,8 +178,11 @@ struct ProviderPool: ~Copyable {
 
     /// Reports `completion` (resetting its stream when it was in flight: timed out,
     /// cancelled; not for an answer, whose stream has ended).
-    mutating func complete(_ completion: ProviderScheduler.Completion?, resettingStream: Bool = true) {
-        guard let completion else { return }
+    mutating func complete(_ completion: consuming ProviderScheduler.Completion?, resettingStream: Bool = true) {
+        // Consumed, and moved on into the action: borrowed, it was copied there (a retain of
+        // each of its references) and the caller's destroyed (a release of each), for every
+        // answer.
+        guard let completion = consume completion else { return }
         if resettingStream, let stream = completion.stream { resetStream(stream) }
         actions.append(.complete(completion))
     }
