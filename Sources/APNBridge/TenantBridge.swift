@@ -728,7 +728,8 @@ final class TenantBridge: Sendable, JournalSource {
     private func forward(_ targets: [ForwardTarget]) {
         guard !targets.isEmpty else { return }
         let handed = MonotonicClock.nanoseconds()
-        provider.forward(targets.map { $0.notification.forwarded(topic: tenant.topic, pushType: tenant.pushType) }) {
+        let topic = tenant.topic, pushType = tenant.pushType
+        provider.forward(targets.map { $0.notification.forwarded(topic: topic, pushType: pushType) }) {
             [self] index, response in
             // A withdrawn request never went upstream: no duration of the upstream's.
             let took = response.error?.code == .shutDown ? nil : MonotonicClock.secondsSince(handed)

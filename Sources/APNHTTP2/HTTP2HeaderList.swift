@@ -44,6 +44,16 @@ package struct HTTP2HeaderList: @unchecked Sendable {
         }
     }
 
+    /// No fields, in `storage` (``FieldStorageRecycler``): held by nothing else, room for
+    /// `capacity` bytes.
+    init(reusing storage: Storage, capacity: Int) {
+        self.storage = storage
+        self.capacity = capacity
+    }
+
+    /// The bytes `storage` has room for.
+    var storageCapacity: Int { capacity }
+
     /// `fields`' names and values.
     package init(_ fields: [HTTP2Header]) {
         self.init(reservingCapacity: fields.reduce(0) { $0 + Self.lengthsSize + $1.name.utf8.count + $1.value.utf8.count })

@@ -9,12 +9,12 @@ extension SessionState {
         if role == .server && category == NGHTTP2_HCAT_REQUEST {
             let slot = streams.insert(streamID, StreamState())
             // Room for fields like the last request's: receiving them allocates once.
-            streams[slot: slot].fields = HTTP2HeaderList(reservingCapacity: lastRequestFieldBytes)
+            streams[slot: slot].fields = fieldStorages.list(reservingCapacity: lastRequestFieldBytes)
             headerBlockStream = (streamID, slot)
         } else if let slot = streams.slot(of: streamID) {
             // A response's first block: room for fields like the last response's.
             if role == .client && streams[slot: slot].fields.count == 0 {
-                streams[slot: slot].fields = HTTP2HeaderList(reservingCapacity: lastRequestFieldBytes)
+                streams[slot: slot].fields = fieldStorages.list(reservingCapacity: lastRequestFieldBytes)
             }
             streams[slot: slot].startHeaderBlock()
             headerBlockStream = (streamID, slot)
@@ -92,6 +92,7 @@ extension SessionState {
         // Capped: a peer's one large message must not make every stream opened after it
         // reserve that much before a field arrives (an APNs request's take ~700 bytes).
         lastRequestFieldBytes = min(fields.byteCount, Self.requestFieldReservationLimit)
+        fieldStorages.handedOut(fields)
         if role == .server {
             events.append(.request(streamID: streamID, headers: fields, body: body))
         } else {

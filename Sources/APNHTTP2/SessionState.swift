@@ -23,6 +23,8 @@ struct SessionState {
     var lastRequestFieldBytes = 0
     /// The most a new stream reserves for its message's fields before they arrive.
     static let requestFieldReservationLimit = 4_096
+    /// The storage of the messages handed out, reused once their readers let them go.
+    var fieldStorages = FieldStorageRecycler()
     /// The stream whose header block is arriving and its slot: a block's fields come one
     /// after another for one stream (RFC 9113 §6.10), so each field need not look it up.
     /// Cleared when that stream leaves the table.

@@ -153,4 +153,40 @@ extension RequestFieldsTests {
             try pair.exchange()
         }
     }
+
+    /// A session's recycler hands a list's storage out again only once nothing else holds
+    /// it, empty; a list still held keeps its own, and one handed out too large is not kept.
+    @Test func aStorageIsReusedOnlyOnceItsReaderLetItGo() {
+        var recycler = FieldStorageRecycler()
+        var first = recycler.list(reservingCapacity: 64)
+        HTTP2HeaderListTests.fields.forEach { field in append(field, to: &first) }
+        // An identity, not a reference: one would keep the storage from being free.
+        let firstStorage = first.storage.map(ObjectIdentifier.init)
+        recycler.handedOut(first)
+        // Still held (by `first`): a new storage.
+        var second = recycler.list(reservingCapacity: 64)
+        #expect(second.storage.map(ObjectIdentifier.init) != firstStorage)
+        append(HTTP2Header(":status", "200"), to: &second)
+        recycler.handedOut(second)
+        // `first` let go: its storage comes back, holding nothing.
+        first = HTTP2HeaderList()
+        let reused = recycler.list(reservingCapacity: 64)
+        #expect(reused.storage.map(ObjectIdentifier.init) == firstStorage)
+        #expect(reused.count == 0 && reused.byteCount == 0)
+        // Too large to keep.
+        var large = HTTP2HeaderList(reservingCapacity: FieldStorageRecycler.largestRecycled + 1)
+        append(HTTP2Header("x", String(repeating: "a", count: 2_000)), to: &large)
+        let largeStorage = large.storage
+        recycler.handedOut(large)
+        large = HTTP2HeaderList()
+        _ = second  // still held: the recycler's next is a new storage
+        let next = recycler.list(reservingCapacity: 64)
+        #expect(next.storage !== largeStorage && next.storage !== second.storage)
+    }
+
+    private func append(_ field: HTTP2Header, to list: inout HTTP2HeaderList) {
+        var name = field.name
+        var value = field.value
+        name.withUTF8 { name in value.withUTF8 { value in list.append(name: name, value: value) } }
+    }
 }

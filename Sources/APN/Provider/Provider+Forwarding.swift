@@ -20,7 +20,10 @@ import Foundation
     /// `apns-topic`, else ``Provider/Options/topic``.
     public var topic: String?
 
-    /// Creates one.
+    /// Creates one. Inlinable: called from the bridge's module for every notification, it
+    /// copied the value it built and destroyed the original (a retain and a release of each
+    /// buffer).
+    @inlinable
     public init(device: Device, payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?) {
         self.device = device
         self.payload = payload

@@ -55,33 +55,17 @@ struct ProviderScheduler: ~Copyable {
     /// What the loop must do with a finished request: call `completion` with `response`.
     struct Completion {
         let id: ID
-        /// The response, in an optional so that ``callAsFunction()`` can move it out (a
-        /// field of a copyable struct cannot be consumed on its own: it was copied, a
-        /// retain of each of its references, and then destroyed with the struct).
-        private var held: ProviderResponse?
+        let response: ProviderResponse
         let completion: ProviderReply
         /// Where it was in flight (its stream, to reset when it timed out or was cancelled).
         let stream: (socket: Int, stream: Int32)?
 
-        init(id: ID, response: consuming ProviderResponse, completion: ProviderReply, stream: (socket: Int, stream: Int32)?) {
-            self.id = id
-            held = consume response
-            self.completion = completion
-            self.stream = stream
-        }
+        /// Whether it failed for a device (not an exchange): what the provider's listeners
+        /// hear of (``ProviderEvent/failed(_:)``).
+        var isDeviceFailure: Bool { !response.isSuccess && response.exchange == nil }
 
-        /// The response (a copy).
-        var response: ProviderResponse { held! }
-
-        /// Whether it failed for a device (not an exchange): what the provider's listeners hear
-        /// of (``ProviderEvent/failed(_:)``). Read in place.
-        var isDeviceFailure: Bool { held?.isSuccess == false && held?.exchange == nil }
-
-        /// Reports the response to the sender, handing it over.
-        consuming func callAsFunction() {
-            var completing = consume self
-            completing.completion(completing.held.take()!)
-        }
+        /// Reports the response to the sender.
+        consuming func callAsFunction() { completion(response) }
     }
 
     let configuration: Configuration
