@@ -40,7 +40,7 @@ extension HTTP2Session {
         guard streamID > 0 else {
             throw HTTP2Error(.invalidHeader, "submitting a request", libraryCode: streamID)
         }
-        state.pointee.streams.insert(streamID, StreamState(outgoing: body))
+        state.pointee.streams.insert(streamID, outgoing: body)
         return streamID
     }
 }

@@ -68,6 +68,26 @@ struct StreamTable {
         return Int(index)
     }
 
+    /// Adds a client's stream `id` (not in the table) with the request body to send: built
+    /// in its slot (a reused slot holds a fresh ``StreamState`` since ``remove(_:)``), where
+    /// a state passed in was copied there and then destroyed, for every request.
+    @discardableResult
+    mutating func insert(_ id: Int32, outgoing: [UInt8]) -> Int {
+        if (count + 1) * 2 > keys.count {
+            grow()
+        }
+        let index: Int32
+        if let reused = free.popLast() {
+            index = reused
+            entries[Int(reused)].outgoing = outgoing
+        } else {
+            index = Int32(entries.count)
+            entries.append(StreamState(outgoing: outgoing))
+        }
+        place(id, index)
+        return Int(index)
+    }
+
     /// Removes stream `id`; `false` when it is not in the table. What the stream held is
     /// released, not handed back (callers read what they need first): moving a whole state
     /// out cost a copy and a destruction per stream.

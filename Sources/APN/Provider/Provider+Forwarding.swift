@@ -43,7 +43,7 @@ extension Provider {
     /// answer comes **on the provider's I/O thread**: `completion` must be quick and must
     /// not block (the bridge puts the answer in its connection's inbox and wakes it).
     @_spi(APNBridge) public func forward(
-        _ notifications: [ForwardedNotification], completion: @escaping @Sendable (Int, consuming ProviderResponse) -> Void
+        _ notifications: [ForwardedNotification], completion: @escaping @Sendable (Int, ProviderResponse) -> Void
     ) {
         var submissions: [ProviderSubmission] = []
         submissions.reserveCapacity(min(notifications.count, Self.submissionBatch))

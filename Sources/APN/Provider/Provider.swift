@@ -121,7 +121,7 @@ public final class Provider: Sendable {
     /// command.
     private func submit(
         _ notification: Notification, to devices: [Device], cancellation: ProviderCancellation? = nil,
-        completion: @escaping @Sendable (Int, consuming ProviderResponse) -> Void
+        completion: @escaping @Sendable (Int, ProviderResponse) -> Void
     ) {
         let template: ProviderRequest.Template
         do throws(ProviderError) {
@@ -139,7 +139,7 @@ public final class Provider: Sendable {
         // after the answers waits for it too.
         let recording = options.unregisteredTokens
         let now = options.currentDate
-        let sink: @Sendable (Int, consuming ProviderResponse) -> Void
+        let sink: @Sendable (Int, ProviderResponse) -> Void
         if let recording {
             sink = { index, response in
                 recording.take(response, now: now)
@@ -337,15 +337,13 @@ private final class ResponseGathering: Sendable {
         state.withLock { $0.continuation = continuation }
     }
 
-    func deliver(_ response: consuming ProviderResponse, at index: Int) {
-        // Moved into the table (taken out of the optional), not copied.
-        var pending: ProviderResponse? = consume response
+    func deliver(_ response: ProviderResponse, at index: Int) {
         state.withLock { state in
             guard !state.delivered[index] else {
                 assertionFailure("a second response for notification \(index)")
                 return
             }
-            (state.responses + index).initialize(to: pending.take()!)
+            (state.responses + index).initialize(to: response)
             state.delivered[index] = true
             state.remaining -= 1
             guard state.remaining == 0, let continuation = state.continuation.take() else { return }

@@ -41,12 +41,13 @@ struct ProviderSubmission: Sendable {
 /// shares, and the request's index there — one closure per send, not one per request.
 struct ProviderReply: Sendable {
     let index: Int
-    /// Takes the response over (`consuming`): a sink that keeps it (``Provider/send(_:to:)-(_,[Device])``
-    /// gathers them all) moves it, where a borrowed one was copied for every answer.
-    let sink: @Sendable (Int, consuming ProviderResponse) -> Void
+    /// Lent the response: a sink that keeps it copies it (``Provider/send(_:to:)-(_,[Device])``
+    /// gathers them all), one that reads it (the bridge) does not; handed over, every answer
+    /// was copied out of its completion first.
+    let sink: @Sendable (Int, ProviderResponse) -> Void
 
     /// Hands `response` to the sink with the request's index.
-    func callAsFunction(_ response: consuming ProviderResponse) { sink(index, response) }
+    func callAsFunction(_ response: ProviderResponse) { sink(index, response) }
 
     /// A reply nobody reads (tests of the scheduler).
     static let ignored = ProviderReply(index: 0) { _, _ in }

@@ -23,23 +23,32 @@ extension ProviderPool {
         }
         for connection in connections where connection.isUsable {
             var room = connection.capacity(limit: streamLimit)
-            while room > 0, let (id, request) = scheduler.take(now: now) {
-                do throws(HTTP2Error) {
-                    let streamID = try request.submit(on: connection.session, appending: authorizationBlock)
+            let session = connection.session
+            // Each request is written where the scheduler holds it (``ProviderScheduler/take(now:_:)``).
+            requests: while room > 0,
+                let (id, written) = scheduler.take(now: now, { request -> Result<(streamID: Int32, isExchange: Bool), HTTP2Error> in
+                    do throws(HTTP2Error) {
+                        return .success((try request.submit(on: session, appending: authorizationBlock), request.template.isExchange))
+                    } catch {
+                        return .failure(error)
+                    }
+                })
+            {
+                switch written {
+                case .success(let (streamID, isExchange)):
                     if connection.streams.isEmpty { connection.busySince = now }
                     connection.carried += 1
                     connection.streams.insert(
-                        ProviderPoolConnection.OpenStream(
-                            id: id, tokenIssuedAt: authorization.issuedAt, isExchange: request.template.isExchange),
+                        ProviderPoolConnection.OpenStream(id: id, tokenIssuedAt: authorization.issuedAt, isExchange: isExchange),
                         for: streamID)
                     scheduler.sent(id, socket: connection.number, stream: streamID)
                     room -= 1
-                } catch where error.kind == .sessionClosing || error.kind == .streamIDsExhausted {
+                case .failure(let error) where error.kind == .sessionClosing || error.kind == .streamIDsExhausted:
                     // No more streams on this connection: the request goes back to the front.
                     connection.draining = true
                     complete(scheduler.refused(id))
-                    break
-                } catch {
+                    break requests
+                case .failure(let error):
                     // Its header fields cannot be sent (nghttp2 refused a value): this request
                     // only; the connection goes on.
                     complete(

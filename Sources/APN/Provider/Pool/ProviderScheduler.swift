@@ -64,8 +64,8 @@ struct ProviderScheduler: ~Copyable {
         /// hear of (``ProviderEvent/failed(_:)``).
         var isDeviceFailure: Bool { !response.isSuccess && response.exchange == nil }
 
-        /// Reports the response to the sender.
-        consuming func callAsFunction() { completion(response) }
+        /// Reports the response to the sender (lent: the sink copies what it keeps).
+        func callAsFunction() { completion(response) }
     }
 
     let configuration: Configuration
@@ -116,18 +116,28 @@ struct ProviderScheduler: ~Copyable {
 
     /// The next request to send, now in flight with its deadline; nil when none is ready.
     mutating func take(now: Timestamp) -> (id: ID, request: ProviderRequest)? {
+        take(now: now) { request in copy request }.map { ($0.id, $0.result) }
+    }
+
+    /// The next request to send, now in flight with its deadline, lent to `send` where it
+    /// lies: its id and what `send` returned; nil when none is ready. (Copied out, as
+    /// ``take(now:)`` does, a request's three references were retained and released for
+    /// every write.)
+    mutating func take<Result>(
+        now: Timestamp, _ send: (borrowing ProviderRequest) -> Result
+    ) -> (id: ID, result: Result)? {
         while let id = ready.popFirst() {
             // A request that completed while queued (cancelled, failed) leaves its id behind.
-            let taken: (request: ProviderRequest, attempt: Int)? = withEntry(id) { entry in
+            let taken: (result: Result, attempt: Int)? = withEntry(id) { entry in
                 guard entry.place == .ready else { return nil }
                 entry.place = .inFlight
                 entry.attempts += 1
-                return (entry.request, entry.attempts)
+                return (send(entry.request), entry.attempts)
             }
             if let taken {
                 readyCount -= 1
                 deadlines.append((now.adding(nanoseconds: requestTimeoutNanoseconds), id, taken.attempt))
-                return (id, taken.request)
+                return (id, taken.result)
             }
         }
         return nil
