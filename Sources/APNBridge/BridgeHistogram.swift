@@ -19,10 +19,15 @@ public struct BridgeHistogram: Sendable, Hashable {
         buckets = Array(repeating: 0, count: bounds.count + 1)
     }
 
-    /// Counts `value` in the first bucket whose bound it does not exceed.
+    /// Counts `value` in the first bucket whose bound it does not exceed (found by halving:
+    /// every forwarded notification's duration is observed).
     public mutating func observe(_ value: Double) {
         var index = 0
-        while index < bounds.count, value > bounds[index] { index += 1 }
+        var end = bounds.count
+        while index < end {
+            let middle = (index + end) / 2
+            if value > bounds[middle] { index = middle + 1 } else { end = middle }
+        }
         buckets[index] += 1
         sum += value
     }
