@@ -11,11 +11,17 @@ extension BridgedNotification {
     /// `apns-priority` 5 for a background push (Apple refuses 10 for one), else its
     /// priority, 10 when it had none.
     package func forwarded(topic: String, pushType override: PushType?) -> ForwardedNotification {
+        let parts = forwardedParts(topic: topic, pushType: override)
+        return ForwardedNotification(
+            device: parts.device, payload: parts.payload, pushType: parts.pushType, priority: parts.priority,
+            expiry: parts.expiry, topic: parts.topic)
+    }
+
+    /// ``forwarded(topic:pushType:)`` as its parts, for ``Provider/forward(count:_:completion:)``.
+    package func forwardedParts(topic: String, pushType override: PushType?) -> ForwardedParts {
         let pushType = override ?? (Self.isBackgroundOnly(payload) ? .background : .alert)
         let priority = pushType == .background ? 5 : Int(priority ?? 10)
-        return ForwardedNotification(
-            device: Device(unvalidated: token), payload: payload, pushType: pushType, priority: priority, expiry: expiry ?? 0,
-            topic: topic)
+        return (Device(unvalidated: token), payload, pushType, priority, expiry ?? 0, topic)
     }
 
     private static let contentAvailable = Array("content-available".utf8)

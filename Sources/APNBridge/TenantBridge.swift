@@ -729,7 +729,7 @@ final class TenantBridge: Sendable, JournalSource {
         guard !targets.isEmpty else { return }
         let handed = MonotonicClock.nanoseconds()
         let topic = tenant.topic, pushType = tenant.pushType
-        provider.forward(targets.map { $0.notification.forwarded(topic: topic, pushType: pushType) }) {
+        provider.forward(count: targets.count, { targets[$0].notification.forwardedParts(topic: topic, pushType: pushType) }) {
             [self] index, response in
             // A withdrawn request never went upstream: no duration of the upstream's.
             let took = response.error?.code == .shutDown ? nil : MonotonicClock.secondsSince(handed)

@@ -34,6 +34,12 @@ import Foundation
     }
 }
 
+/// A forwarded notification as its parts (``ForwardedNotification``'s fields): what
+/// ``Provider/forward(count:_:completion:)`` takes, each part moved into its request.
+@_spi(APNBridge) public typealias ForwardedParts = (
+    device: Device, payload: [UInt8], pushType: PushType, priority: Int, expiry: UInt32, topic: String?
+)
+
 extension Provider {
     /// Sends each notification with its own payload, as many as the connections allow at
     /// once, and calls `completion(index, response)` exactly once for each, in the order the
@@ -45,33 +51,54 @@ extension Provider {
     @_spi(APNBridge) public func forward(
         _ notifications: [ForwardedNotification], completion: @escaping @Sendable (Int, ProviderResponse) -> Void
     ) {
+        forward(count: notifications.count, { index in
+            let notification = notifications[index]
+            return (
+                notification.device, notification.payload, notification.pushType, notification.priority,
+                notification.expiry, notification.topic
+            )
+        }, completion: completion)
+    }
+
+    /// ``forward(_:completion:)`` of the `count` notifications `notification(0)`, … given as
+    /// their parts, each asked for once, in order. A tuple's parts move into the request, where
+    /// a ``ForwardedNotification``'s were copied out of an array of them (the bridge built
+    /// one a batch) and released with it.
+    @_spi(APNBridge) public func forward(
+        count: Int, _ notification: (Int) -> ForwardedParts,
+        completion: @escaping @Sendable (Int, ProviderResponse) -> Void
+    ) {
         var submissions: [ProviderSubmission] = []
-        submissions.reserveCapacity(min(notifications.count, Self.submissionBatch))
+        submissions.reserveCapacity(min(count, Self.submissionBatch))
         // The templates used last: a bridge's notifications mostly share their header
         // fields, so their headers are built and laid out once, not per notification.
         var recent = forwardTemplates.withLock { $0 }
-        for (index, notification) in notifications.enumerated() {
+        let defaultTopic = options.topic
+        for index in 0..<count {
+            let (device, payload, pushType, priority, expiry, ownTopic) = notification(index)
+            let topic = ownTopic ?? defaultTopic
             let request: ProviderRequest
             do throws(ProviderError) {
-                try ProviderRequest.checkPayload(size: notification.payload.count, pushType: notification.pushType)
-                let key = ProviderRequest.ForwardKey(
-                    pushType: notification.pushType, priority: notification.priority, expiry: notification.expiry,
-                    topic: notification.topic ?? options.topic)
+                try ProviderRequest.checkPayload(size: payload.count, pushType: pushType)
                 let template: ProviderRequest.Template
-                if let found = recent.first(where: { $0.forwardKey == key }) {
+                // Compared field by field: a key made for the search retained its topic.
+                if let found = recent.first(where: {
+                    $0.forwards(pushType: pushType, priority: priority, expiry: expiry, topic: topic)
+                }) {
                     template = found
                 } else {
                     template = try ProviderRequest.Template(
-                        forwarding: key, authority: options.host, requiresTopic: requiresTopic)
+                        forwarding: ProviderRequest.ForwardKey(
+                            pushType: pushType, priority: priority, expiry: expiry, topic: topic),
+                        authority: options.host, requiresTopic: requiresTopic)
                     recent.insert(template, at: 0)
                     if recent.count > Self.forwardTemplateCount { recent.removeLast() }
                 }
-                request = template.request(to: notification.device, payload: notification.payload)
+                request = template.request(to: device, payload: payload)
             } catch {
                 completion(
                     index,
-                    ProviderResponse(
-                        device: notification.device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
+                    ProviderResponse(device: device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
                 continue
             }
             submissions.append(ProviderSubmission(request: request, completion: ProviderReply(index: index, sink: completion)))

@@ -293,9 +293,16 @@ struct ProviderRequest: Sendable {
             ProviderRequest(device: device, template: self, body: body)
         }
 
+        /// Whether this is the template for forwarded notifications with these fields (its
+        /// ``forwardKey``'s), compared in place.
+        func forwards(pushType: PushType, priority: Int, expiry: UInt32, topic: String?) -> Bool {
+            forwardKey?.pushType == pushType && forwardKey?.priority == priority && forwardKey?.expiry == expiry
+                && forwardKey?.topic == topic
+        }
+
         /// The request for `device` carrying `payload` instead of the template's body (a
         /// forwarded notification, its size checked with ``ProviderRequest/checkPayload(size:pushType:)``).
-        func request(to device: Device, payload: [UInt8]) -> ProviderRequest {
+        func request(to device: consuming Device, payload: consuming [UInt8]) -> ProviderRequest {
             ProviderRequest(device: device, template: self, body: payload)
         }
     }
