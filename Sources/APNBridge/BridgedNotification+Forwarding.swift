@@ -25,33 +25,38 @@ extension BridgedNotification {
     }
 
     private static let contentAvailable = Array("content-available".utf8)
+    /// Where `contentAvailable`'s one `-` is: the search looks for that byte, rare in a
+    /// payload's text, not for its `c`, which most payloads hold several of.
+    private static let contentAvailableDash = 7
 
     /// Whether the payload's `aps` dictionary holds `content-available` alone. Most payloads
     /// do not mention it, and those are answered without parsing: the byte search is the
     /// cheap part of a notification's cost, a JSON tree is not.
     static func isBackgroundOnly(_ payload: [UInt8]) -> Bool {
-        guard contains(payload, contentAvailable),
+        guard contains(payload, contentAvailable, pivot: contentAvailableDash),
             let object = try? JSONParser().parseObject(bytes: payload),
             case .object(let aps)? = object["aps"]
         else { return false }
         return aps.keys == ["content-available"]
     }
 
-    /// Whether `needle` occurs in `bytes`: `memchr` to each candidate first byte, then
-    /// `memcmp` (glibc's, a word at a time; a byte loop cost some 700 instructions a
-    /// notification).
-    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, bytes.count >= needle.count else { return false }
+    /// Whether `needle` occurs in `bytes`: `memchr` to each place its byte at `pivot` is (a
+    /// byte chosen for being rare in payloads), then `memcmp` (glibc's, a word at a time; a
+    /// byte loop cost some 700 instructions a notification).
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8], pivot: Int) -> Bool {
+        guard pivot < needle.count, bytes.count >= needle.count else { return false }
+        let key = Int32(needle[pivot])
         return bytes.withUnsafeBytes { haystack in
             needle.withUnsafeBytes { needle in
                 guard let base = haystack.baseAddress, let target = needle.baseAddress else { return false }
-                var at = 0
+                // A candidate starting at `start` has its pivot byte at `start + pivot`.
+                var start = 0
                 let last = haystack.count - needle.count
-                while at <= last {
-                    guard let found = memchr(base + at, Int32(first), last - at + 1) else { return false }
-                    let offset = base.distance(to: UnsafeRawPointer(found))
-                    if memcmp(base + offset, target, needle.count) == 0 { return true }
-                    at = offset + 1
+                while start <= last {
+                    guard let found = memchr(base + start + pivot, key, last - start + 1) else { return false }
+                    let candidate = base.distance(to: UnsafeRawPointer(found)) - pivot
+                    if memcmp(base + candidate, target, needle.count) == 0 { return true }
+                    start = candidate + 1
                 }
                 return false
             }

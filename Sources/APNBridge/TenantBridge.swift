@@ -729,16 +729,20 @@ final class TenantBridge: Sendable, JournalSource {
         guard !targets.isEmpty else { return }
         let handed = MonotonicClock.nanoseconds()
         let topic = tenant.topic, pushType = tenant.pushType
-        provider.forward(count: targets.count, { targets[$0].notification.forwardedParts(topic: topic, pushType: pushType) }) {
-            [self] index, response in
-            // A withdrawn request never went upstream: no duration of the upstream's.
-            let took = response.error?.code == .shutDown ? nil : MonotonicClock.secondsSince(handed)
-            // The target's fields read in place (a copy of it retained and released its
-            // notification's buffers).
-            answered(
-                targets[index].connection, targets[index].ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
-                reason: response.reason?.rawValue ?? response.error?.code.description,
-                token: targets[index].notification.token, seq: targets[index].seq, took: took)
+        // Each target's notification read in place through the buffer's addressor (the
+        // array's subscript copied the whole target out, and released it, for every one).
+        targets.withUnsafeBufferPointer { inPlace in
+            provider.forward(count: inPlace.count, { inPlace[$0].notification.forwardedParts(topic: topic, pushType: pushType) }) {
+                [self] index, response in
+                // A withdrawn request never went upstream: no duration of the upstream's.
+                let took = response.error?.code == .shutDown ? nil : MonotonicClock.secondsSince(handed)
+                // The target's fields read in place (a copy of it retained and released its
+                // notification's buffers).
+                answered(
+                    targets[index].connection, targets[index].ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
+                    reason: response.reason?.rawValue ?? response.error?.code.description,
+                    token: targets[index].notification.token, seq: targets[index].seq, took: took)
+            }
         }
     }
 }

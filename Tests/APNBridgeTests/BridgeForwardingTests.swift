@@ -28,6 +28,11 @@ struct BridgeForwardingTests {
         (#"{"x":"content-availabl","aps":{"content-available":1}}"#, .background, 5),
         (#"{"aps":{"cccccontent-available":1}}"#, .alert, 10),
         ("content-available", .alert, 10),
+        // The search looks for the key's `-`: others before and after it, one too early in
+        // the text for a key to end there.
+        (#"{"id":"a-b-c","aps":{"content-available":1}}"#, .background, 5),
+        (#"{"aps":{"content-available":1},"x":"-"}"#, .background, 5),
+        (#"-{"aps":{"content-availabl-":1}}"#, .alert, 10),
     ])
     func derived(payload: String, pushType: PushType, priority: Int) {
         let forwarded = Self.note(payload).forwarded(topic: "com.example.app", pushType: nil)
