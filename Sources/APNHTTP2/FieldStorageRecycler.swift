@@ -4,18 +4,21 @@
 /// a request (#45).
 ///
 /// The storage of each message handed out is kept here too, oldest first (a list's
-/// storage, capacity at most ``largestRecycled``; at most ``limit`` of them). A new header
+/// storage, capacity at most ``largestRecycled``; at most ``limit`` of them: at most 512 KiB
+/// a session, about 150 KiB for a client's responses). A new header
 /// block takes the oldest if this holds the only reference to it (its reader let its
 /// event go: by the next `receive`, a reader that takes the events and handles them has),
 /// else a new one. Copy-on-write storage is reused so in the standard library too: a
 /// reference's count is only ever 1 once every other holder, on any thread, released it.
 struct FieldStorageRecycler {
-    /// Storages kept at most: enough for every message one `receive` of 64 KiB of small
-    /// responses completes (about 1,000), so that the next `receive` finds them free.
-    static let limit = 2_048
-    /// The largest storage kept, in bytes (a response's fields take about 100; larger
-    /// ones are rare and not worth holding).
-    static let largestRecycled = 1_024
+    /// Storages kept at most: enough for every response one `receive` can complete (a
+    /// provider keeps at most 1,000 streams open), so that the next `receive` finds them
+    /// free.
+    static let limit = 1_024
+    /// The largest storage kept, in bytes (a response's fields take about 100; a request's,
+    /// which a server receives, about 700, and are not kept: a mock's many connections
+    /// would each hold half a megabyte).
+    static let largestRecycled = 512
 
     /// A ring of `limit` slots.
     private var ring: [(storage: HTTP2HeaderList.Storage, capacity: Int)?] = []
