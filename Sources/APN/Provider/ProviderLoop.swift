@@ -120,8 +120,8 @@ struct ProviderLoop: ~Copyable {
     /// Performs or reports every action the pool asked for, in order.
     mutating func performActions() {
         while let action = pool.nextAction() {
-            // Consumed: a completion's response is moved to its sink, not copied and the
-            // action destroyed after.
+            // Consumed: each action's payload is bound where it lies, not copied out and the
+            // action destroyed after (a retain and a release of each of its references).
             switch consume action {
             case .connect(let attempt):
                 connector.start { [inbox, peer] result in
