@@ -53,36 +53,33 @@ struct StreamTable {
     /// Adds stream `id` (not in the table) with `state`; returns its slot.
     @discardableResult
     mutating func insert(_ id: Int32, _ state: consuming StreamState) -> Int {
-        if (count + 1) * 2 > keys.count {
-            grow()
-        }
-        let index: Int32
-        if let reused = free.popLast() {
-            index = reused
-            entries[Int(reused)] = state
-        } else {
-            index = Int32(entries.count)
-            entries.append(state)
-        }
-        place(id, index)
-        return Int(index)
+        let slot = claimSlot(for: id)
+        entries[slot] = consume state
+        return slot
     }
 
     /// Adds a client's stream `id` (not in the table) with the request body to send: built
-    /// in its slot (a reused slot holds a fresh ``StreamState`` since ``remove(_:)``), where
-    /// a state passed in was copied there and then destroyed, for every request.
+    /// in its slot, where a state passed in was copied there and then destroyed, for every
+    /// request.
     @discardableResult
     mutating func insert(_ id: Int32, outgoing: [UInt8]) -> Int {
+        let slot = claimSlot(for: id)
+        entries[slot].outgoing = outgoing
+        return slot
+    }
+
+    /// A slot for stream `id`, holding a fresh ``StreamState`` (a reused one was reset by
+    /// ``remove(_:)``), and `id` placed in the hash slots.
+    private mutating func claimSlot(for id: Int32) -> Int {
         if (count + 1) * 2 > keys.count {
             grow()
         }
         let index: Int32
         if let reused = free.popLast() {
             index = reused
-            entries[Int(reused)].outgoing = outgoing
         } else {
             index = Int32(entries.count)
-            entries.append(StreamState(outgoing: outgoing))
+            entries.append(StreamState())
         }
         place(id, index)
         return Int(index)
