@@ -137,6 +137,16 @@ package struct BridgeSession: Sendable {
     /// client that gave the connection up knows nothing of what was accepted and resends it.
     var acceptedTail = FIFO<Accepted>()
 
+    /// Empties the session's queues where its type is known (``FIFO/removeAll()``): called
+    /// when the session is dropped, which would otherwise leave the notifications still held
+    /// (up to ``acceptedTailLimit`` in the accepted tail) to the runtime's generic destroy.
+    mutating func discardQueues() {
+        slots.removeAll()
+        notifications.removeAll()
+        acceptedTail.removeAll()
+        actions.removeAll()
+    }
+
     /// One of ``acceptedTail``. A struct, not a tuple: a queue of tuples moved and destroyed
     /// its elements through the runtime's generic tuple value witnesses.
     struct Accepted {

@@ -112,6 +112,10 @@ final class TenantBridge: Sendable, JournalSource {
             self.waker = waker
             self.heldForCollection = heldForCollection
         }
+
+        deinit {
+            session.discardQueues()
+        }
     }
 
     /// Whether the connection's thread may decode, as the session's actions said.
