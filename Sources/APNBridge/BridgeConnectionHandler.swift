@@ -88,7 +88,7 @@ struct BridgeConnectionHandler: BinaryConnectionHandler {
         while decoded.count < limit {
             var copied: BridgedNotification?
             // The view is valid only inside the closure: copy it out.
-            switch decoder.next({ copied = BridgedNotification($0.copy()) }) {
+            switch decoder.next({ copied = BridgedNotification($0) }) {
             case nil:
                 return (decoded, false)
             case .notification:

@@ -28,6 +28,15 @@ package struct BridgedNotification: Hashable, Sendable {
         (self.payload, self.expiry, self.priority) = (payload, expiry, priority)
     }
 
+    /// The notification `GatewayDecoder` handed over in place (a missing identifier
+    /// becomes 0), its token and payload copied out of the decoder's buffer: no
+    /// ``DecodedNotification`` made, copied from and destroyed on the way.
+    package init(_ view: DecodedNotificationView) {
+        self.init(
+            command: view.command, identifier: view.identifier ?? 0, token: Array(view.token),
+            payload: Array(view.payload), expiry: view.expiry, priority: view.priority)
+    }
+
     /// The notification `GatewayDecoder` decoded (a missing identifier becomes 0).
     package init(_ decoded: DecodedNotification) {
         self.init(

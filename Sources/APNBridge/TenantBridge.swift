@@ -86,7 +86,9 @@ final class TenantBridge: Sendable, JournalSource {
     /// was taken out of the dictionary and put back for every answer, and the compiler
     /// copied it back in and destroyed the local (~850 instructions a notification: a
     /// retain and a release of each of the session's buffers; `consume` is refused by this
-    /// compiler here). `@unchecked Sendable`: touched only under the tenant's lock.
+    /// compiler here). `@unchecked Sendable`: touched only under the tenant's lock (a forward
+    /// target carries a reference to the provider and back, read only in `feed`, under the
+    /// lock; its deinit has it alone).
     private final class Entry: @unchecked Sendable {
         // `@exclusivity(unchecked)`: read and written only under the tenant's lock, and
         // `feed` (the one place that lends them `inout`) hands its closure nothing else of
@@ -106,6 +108,9 @@ final class TenantBridge: Sendable, JournalSource {
         /// response: read nothing until every collection ended (``State/collecting``).
         var heldForCollection = false
         var finished = false
+        /// Taken out of the tenant's entries: an answer for it, found through a forward
+        /// target's reference, is dropped as one for a number no longer there is.
+        var removed = false
 
         init(session: BridgeSession, waker: WakeSignal?, heldForCollection: Bool) {
             self.session = session
@@ -169,6 +174,9 @@ final class TenantBridge: Sendable, JournalSource {
     /// witnesses each time (about 2,000 instructions a notification).
     private struct ForwardTarget {
         let connection: UInt64
+        /// The connection's entry, when the target was made with it at hand: its answer
+        /// goes to the session without a look-up by number (~140 instructions).
+        var entry: Entry? = nil
         let ordinal: Int
         let notification: BridgedNotification
         /// Its journal seq, with a journal.
@@ -358,6 +366,15 @@ final class TenantBridge: Sendable, JournalSource {
         _ number: UInt64, _ ordinal: Int, _ answer: BridgeAnswer, reason: String? = nil, token: [UInt8]? = nil,
         seq: Int64? = nil, took: Double? = nil
     ) {
+        answered(number, nil, ordinal, answer, reason: reason, token: token, seq: seq, took: took)
+    }
+
+    /// ``answered(_:_:_:reason:token:seq:took:)`` with connection `number`'s entry, when
+    /// the caller holds it.
+    private func answered(
+        _ number: UInt64, _ known: Entry?, _ ordinal: Int, _ answer: BridgeAnswer, reason: String?, token: [UInt8]?,
+        seq: Int64?, took: Double?
+    ) {
         let now = now
         var effects = Effects()
         state.withLock { state in
@@ -384,7 +401,7 @@ final class TenantBridge: Sendable, JournalSource {
             if number == Self.recoveredConnection {
                 settleRecovered(&state, &effects, ordinal, answer, now: now)
             } else {
-                feed(&state, number, &effects, now: now) { session, _, _ in session.answered(ordinal, answer) }
+                feed(&state, number, &effects, now: now, entry: known) { session, _, _ in session.answered(ordinal, answer) }
             }
         }
         perform(effects)
@@ -623,11 +640,11 @@ final class TenantBridge: Sendable, JournalSource {
     /// Gives `number`'s session an input, then performs every action it asks for, in
     /// order; relays go to the sessions they name the same way.
     private func feed(
-        _ state: inout State, _ number: UInt64, _ effects: inout Effects, now: Duration,
+        _ state: inout State, _ number: UInt64, _ effects: inout Effects, now: Duration, entry known: Entry? = nil,
         _ input: (inout BridgeSession, inout ResendRecord, inout BridgeCounts) -> Void
     ) {
         // Worked on in place (a class): its buffers stay uniquely referenced.
-        guard let entry = state.entries[number] else { return }
+        guard let entry = known ?? state.entries[number], !entry.removed else { return }
         let heldBefore = entry.session.heldCount
         input(&entry.session, &state.record, &state.counts)
         defer { if state.record.journaling { effects.recordChanges += state.record.takeChanges() } }
@@ -644,7 +661,7 @@ final class TenantBridge: Sendable, JournalSource {
                     effects.journalWake = true
                 } else {
                     effects.forwards.append(
-                        ForwardTarget(connection: number, ordinal: ordinal, notification: notification, seq: nil))
+                        ForwardTarget(connection: number, entry: entry, ordinal: ordinal, notification: notification, seq: nil))
                 }
                 state.counts.forwarded += 1
             case .queueFeedback(let token, let since):
@@ -692,7 +709,10 @@ final class TenantBridge: Sendable, JournalSource {
         effects.held += entry.session.heldCount - heldBefore
         // A finished session of a live connection stays until the connection closes: its
         // thread still asks for the end.
-        if entry.finished && !entry.live { state.entries[number] = nil }
+        if entry.finished && !entry.live {
+            entry.removed = true
+            state.entries[number] = nil
+        }
         for relay in relays {
             feed(&state, relay.claimant.connection, &effects, now: now) { session, _, _ in
                 session.answered(relay.claimant.ordinal, relay.answer)
@@ -743,7 +763,8 @@ final class TenantBridge: Sendable, JournalSource {
                 // The target's fields read in place (a copy of it retained and released its
                 // notification's buffers).
                 answered(
-                    targets[index].connection, targets[index].ordinal, BridgeAnswer(response, nowSeconds: unixNow()),
+                    targets[index].connection, targets[index].entry, targets[index].ordinal,
+                    BridgeAnswer(response, nowSeconds: unixNow()),
                     reason: response.reason?.rawValue ?? response.error?.code.description,
                     token: targets[index].notification.token, seq: targets[index].seq, took: took)
             }
