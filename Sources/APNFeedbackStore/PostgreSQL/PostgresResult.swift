@@ -62,6 +62,21 @@ enum PostgresValue {
     static let int8ArrayType: UInt32 = 1016
     static let textArrayType: UInt32 = 1009
 
+    /// An `int8[]` of `values`.
+    static func int8Array(_ values: some Sequence<Int64>) -> PostgresValue {
+        .array(element: int8Type, values.map { int64($0).binary })
+    }
+
+    /// A `text[]` of `values`.
+    static func textArray(_ values: some Sequence<String>) -> PostgresValue {
+        .array(element: textType, values.map { Array($0.utf8) })
+    }
+
+    /// A `bytea[]` of `values`.
+    static func byteaArray(_ values: [[UInt8]]) -> PostgresValue {
+        .array(element: byteaType, values)
+    }
+
     /// The binary representation, nil for SQL NULL.
     var binary: [UInt8]? {
         switch self {

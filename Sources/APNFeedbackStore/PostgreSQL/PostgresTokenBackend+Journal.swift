@@ -69,17 +69,12 @@ extension PostgresTokenBackend {
 
     /// Inserts `rows`, each under its own instance.
     func insertJournal(_ rows: [BridgeStateStore.JournalRow]) throws(StoreError) {
-        let int8 = PostgresValue.int8Type
         for chunk in rows.chunks(of: Self.batchSize) {
             try connection.run("apn_journal_insert", [
-                .array(element: int8, chunk.map { PostgresValue.int64($0.instance).binary }),
-                .array(element: int8, chunk.map { PostgresValue.int64($0.seq).binary }),
-                .array(element: PostgresValue.textType, chunk.map { Array($0.tenant.utf8) }),
-                .array(element: PostgresValue.byteaType, chunk.map(\.token)),
-                .array(element: PostgresValue.byteaType, chunk.map(\.payload)),
-                .array(element: int8, chunk.map { PostgresValue.int64(Int64($0.expiry)).binary }),
-                .array(element: int8, chunk.map { PostgresValue.int64(Int64($0.priority)).binary }),
-                .array(element: int8, chunk.map { PostgresValue.int64($0.recordedAt).binary }),
+                .int8Array(chunk.map(\.instance)), .int8Array(chunk.map(\.seq)), .textArray(chunk.map(\.tenant)),
+                .byteaArray(chunk.map(\.token)), .byteaArray(chunk.map(\.payload)),
+                .int8Array(chunk.map { Int64($0.expiry) }), .int8Array(chunk.map { Int64($0.priority) }),
+                .int8Array(chunk.map(\.recordedAt)),
             ])
         }
     }
@@ -176,7 +171,7 @@ extension PostgresTokenBackend {
                 }
                 guard !record.isEmpty || !leftover.rows.isEmpty else { continue }
                 let taken = plan(tenant, record, leftover)
-                for row in taken.record { try insertResendRow(row) }
+                try insertResendRows(taken.record)
                 try insertJournal(taken.journal)
                 byTenant[tenant] = taken
             }
