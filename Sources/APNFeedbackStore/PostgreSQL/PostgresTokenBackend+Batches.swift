@@ -39,9 +39,9 @@ extension PostgresTokenBackend {
     func upsert(_ registrations: [TokenStore.Registration]) throws(StoreError) -> Int {
         for chunk in Self.merged(registrations).chunks(of: Self.batchSize) {
             try connection.run("apn_upsert_many", [
-                .array(element: PostgresValue.byteaType, chunk.map { $0.device.token }),
+                .byteaArray(chunk.map { $0.device.token }),
                 .array(element: PostgresValue.textType, chunk.map { $0.topic.map { Array($0.utf8) } }),
-                .array(element: PostgresValue.int8Type, chunk.map { PostgresValue.int64($0.at).binary }),
+                .int8Array(chunk.map(\.at)),
             ])
         }
         return registrations.count
@@ -74,16 +74,16 @@ extension PostgresTokenBackend {
             // Each tuple judged against its token's registration by the one rule; the batch
             // changes no registration, and the serializable transaction keeps what this read.
             let tokens = chunk.map(\.device.token)
-            let held = try connection.run("apn_registered_many", [.array(element: PostgresValue.byteaType, tokens)])
+            let held = try connection.run("apn_registered_many", [.byteaArray(tokens)])
             var registered: [[UInt8]: Int64] = [:]
             for row in 0..<held.rows { registered[held.bytes(row, 0)] = held.int64(row, 1) }
             let verdicts = chunk.map {
                 feedbackVerdict(registeredAt: registered[$0.device.token], feedbackTime: Int64($0.unixTime))
             }
             let counts = try connection.run("apn_record_many", [
-                .array(element: PostgresValue.byteaType, tokens),
-                .array(element: PostgresValue.int8Type, chunk.map { PostgresValue.int64(Int64($0.unixTime)).binary }),
-                .array(element: PostgresValue.textType, verdicts.map { Array($0.rawValue.utf8) }),
+                .byteaArray(tokens),
+                .int8Array(chunk.map { Int64($0.unixTime) }),
+                .textArray(verdicts.map(\.rawValue)),
                 .int64(readAt),
             ])
             var recorded = 0

@@ -41,8 +41,8 @@ extension PostgresTokenBackend {
             for chunk in batch.answers.chunks(of: Self.batchSize) {
                 try connection.run("apn_journal_answers", [
                     .int64(instance),
-                    .array(element: PostgresValue.int8Type, chunk.map { PostgresValue.int64($0.seq).binary }),
-                    .array(element: PostgresValue.int8Type, chunk.map { PostgresValue.int64($0.answer).binary }),
+                    .int8Array(chunk.map(\.seq)),
+                    .int8Array(chunk.map(\.answer)),
                 ])
             }
             if let below = batch.pruneBelow {
