@@ -92,6 +92,11 @@ package final class HTTP2Session {
 
     /// The events since the last call, oldest first.
     package func takeEvents() -> [HTTP2Event] {
+        guard state.pointee.eventsTaken == 0 else {
+            var rest: [HTTP2Event] = []
+            while let event = nextEvent() { rest.append(event) }
+            return rest
+        }
         guard !state.pointee.events.isEmpty else { return [] }
         let events = state.pointee.events
         // A fresh array as large as the last batch (within reason): the next batch fills it
@@ -99,6 +104,31 @@ package final class HTTP2Session {
         state.pointee.events = []
         state.pointee.events.reserveCapacity(min(events.count, 4096))
         return events
+    }
+
+    /// The oldest event not yet taken, moved out to the caller; nil when none waits. A
+    /// driver that handles each as it comes (`while let event = session.nextEvent()`)
+    /// neither copies an event (a retain of its header list and body, and a release of
+    /// each when the array of them goes) nor gets a new array per `receive`: the slots
+    /// are reused. Events its handling adds (none is added outside `receive` and
+    /// `appendOutput`) come after those already waiting.
+    package func nextEvent() -> HTTP2Event? {
+        let index = state.pointee.eventsTaken
+        guard index < state.pointee.events.count else {
+            if index > 0 {
+                // All taken: the placeholders go, the memory stays (a burst's, within reason).
+                state.pointee.events.removeAll(keepingCapacity: state.pointee.events.capacity <= 4096)
+                state.pointee.eventsTaken = 0
+            }
+            return nil
+        }
+        state.pointee.eventsTaken = index + 1
+        return state.pointee.events.withUnsafeMutableBufferPointer { events in
+            let slot = events.baseAddress! + index
+            let event = slot.move()
+            slot.initialize(to: .pingAcknowledged)
+            return event
+        }
     }
 
     /// Appends bytes to send to `buffer` and returns how many. Frames are whole, and the

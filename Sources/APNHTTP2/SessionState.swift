@@ -16,8 +16,10 @@ struct SessionState {
     let keptResponseFields: [[UInt8]]?
     /// Every stream the session knows of and has not reported closed.
     var streams = StreamTable()
-    /// Events not yet taken, oldest first.
+    /// Events not yet taken, oldest first; the first ``eventsTaken`` were moved out by
+    /// ``HTTP2Session/nextEvent()`` (their slots hold a placeholder that owns nothing).
     var events: [HTTP2Event] = []
+    var eventsTaken = 0
     /// The bytes the last complete message's fields took (a server's request, a client's
     /// response), to reserve for the next (at most ``requestFieldReservationLimit``).
     var lastRequestFieldBytes = 0

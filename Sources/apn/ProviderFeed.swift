@@ -31,7 +31,8 @@ struct ProviderFeed: Sendable {
             var running = 0
             while true {
                 while running < Self.chunksInFlight, next < devices.count, gaveUp == nil, !interrupt.isRequested {
-                    let chunk = Array(devices[next..<min(next + chunkSize, devices.count)])
+                    // A slice: the devices are not copied (a retain and release of each).
+                    let chunk = devices[next..<min(next + chunkSize, devices.count)]
                     next += chunk.count
                     running += 1
                     group.addTask { [provider, notification] in await provider.send(notification, to: chunk) }

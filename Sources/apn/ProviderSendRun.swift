@@ -98,21 +98,26 @@ struct ProviderSendRun: Sendable {
         /// Counts and prints a chunk's responses; returns how many were accepted.
         mutating func take(_ responses: [ProviderResponse], printingAll all: Bool) -> Int {
             var accepted = 0
-            for response in responses {
-                let outcome = ProviderSendRun.outcome(of: response)
-                counts.count(outcome)
-                if outcome == .accepted { accepted += 1 }
-                if response.attempts > 1 { retried += 1 }
-                // A stream lost with its connection did not end the send (the provider went on
-                // with a new one); a credential failure or no connection at all did.
-                if ending == nil, let error = response.error, !error.mayHaveBeenDelivered,
-                    [.authentication, .connectionFailed].contains(error.code)
-                {
-                    ending = error
-                }
-                if all || outcome != .accepted { LineWriter.stdout(ProviderSendRun.line(response, outcome)) }
-            }
+            // Each read where it lies: `for response in responses` copied every response out
+            // (a retain and a release of each of its references).
+            for index in responses.indices where take(responses[index], printingAll: all) { accepted += 1 }
             return accepted
+        }
+
+        /// Counts and prints one response; whether it was accepted.
+        private mutating func take(_ response: borrowing ProviderResponse, printingAll all: Bool) -> Bool {
+            let outcome = ProviderSendRun.outcome(of: response)
+            counts.count(outcome)
+            if response.attempts > 1 { retried += 1 }
+            // A stream lost with its connection did not end the send (the provider went on
+            // with a new one); a credential failure or no connection at all did.
+            if ending == nil, let error = response.error, !error.mayHaveBeenDelivered,
+                [.authentication, .connectionFailed].contains(error.code)
+            {
+                ending = error
+            }
+            if all || outcome != .accepted { LineWriter.stdout(ProviderSendRun.line(copy response, outcome)) }
+            return outcome == .accepted
         }
     }
 
@@ -127,7 +132,7 @@ struct ProviderSendRun: Sendable {
     /// loop: an optional-chained `==` on a borrowed `ProviderResponse` inside an async
     /// function. Debug builds accepted it, `swift build -c release` did not; do not write the
     /// chain back (.ci/run builds release).
-    static func outcome(of response: ProviderResponse) -> SendOutput.Outcome {
+    static func outcome(of response: borrowing ProviderResponse) -> SendOutput.Outcome {
         guard let error = response.error else { return .accepted }
         switch error.code {
         case .rejected, .retriesExhausted: return .rejected

@@ -85,6 +85,13 @@ public final class Provider: Sendable {
     /// per device, in the order given; it never throws: each response says what became of
     /// its notification.
     public func send(_ notification: Notification, to devices: [Device]) async -> [ProviderResponse] {
+        await sendAll(notification, to: devices[...])
+    }
+
+    /// Sends `notification` to every device of a slice (a chunk of a longer list, taken
+    /// without copying it) and returns one response per device, in the slice's order: the
+    /// response of `devices[i]` is at `i - devices.startIndex`. It never throws.
+    public func send(_ notification: Notification, to devices: ArraySlice<Device>) async -> [ProviderResponse] {
         await sendAll(notification, to: devices)
     }
 
@@ -97,7 +104,7 @@ public final class Provider: Sendable {
         submit(notification, to: [device]) { _, response in queue.async { completion(response) } }
     }
 
-    private func sendAll(_ notification: Notification, to devices: [Device]) async -> [ProviderResponse] {
+    private func sendAll(_ notification: Notification, to devices: ArraySlice<Device>) async -> [ProviderResponse] {
         guard !devices.isEmpty else { return [] }
         let gathering = ResponseGathering(count: devices.count)
         let cancellation = ProviderCancellation()
@@ -116,21 +123,22 @@ public final class Provider: Sendable {
         }
     }
 
-    /// Builds each device's request from one template (a notification that cannot be sent
-    /// is answered at once, for every device) and hands them to the I/O thread in one
-    /// command.
+    /// Builds the notification's template (a notification that cannot be sent is answered
+    /// at once, for every device) and hands the devices to the I/O thread in runs, which
+    /// makes each device's request as it queues it. `completion` gets each response with
+    /// its device's offset in `devices`.
     private func submit(
-        _ notification: Notification, to devices: [Device], cancellation: ProviderCancellation? = nil,
-        completion: @escaping @Sendable (Int, ProviderResponse) -> Void
+        _ notification: Notification, to devices: ArraySlice<Device>, cancellation: ProviderCancellation? = nil,
+        completion: @escaping ProviderReply.Sink
     ) {
         let template: ProviderRequest.Template
         do throws(ProviderError) {
             template = try ProviderRequest.Template(
                 notification, authority: options.host, defaultTopic: options.topic, requiresTopic: requiresTopic)
         } catch {
-            for (index, device) in devices.enumerated() {
+            for (offset, device) in devices.enumerated() {
                 completion(
-                    index,
+                    offset,
                     ProviderResponse(device: device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
             }
             return
@@ -139,7 +147,7 @@ public final class Provider: Sendable {
         // after the answers waits for it too.
         let recording = options.unregisteredTokens
         let now = options.currentDate
-        let sink: @Sendable (Int, ProviderResponse) -> Void
+        let sink: ProviderReply.Sink
         if let recording {
             sink = { index, response in
                 recording.take(response, now: now)
@@ -148,18 +156,13 @@ public final class Provider: Sendable {
         } else {
             sink = completion
         }
-        // Handed over in batches, so the I/O thread starts sending while the rest are made.
-        var submissions: [ProviderSubmission] = []
-        submissions.reserveCapacity(min(devices.count, Self.submissionBatch))
-        for (index, device) in devices.enumerated() {
-            submissions.append(
-                ProviderSubmission(request: template.request(to: device), completion: ProviderReply(index: index, sink: sink)))
-            if submissions.count == Self.submissionBatch {
-                inbox.post(.send(submissions, cancellation))
-                submissions.removeAll(keepingCapacity: true)
-            }
+        // Handed over in runs, so the I/O thread starts sending while the rest are posted.
+        for start in stride(from: devices.startIndex, to: devices.endIndex, by: Self.submissionBatch) {
+            let run = ProviderDeviceRun(
+                template: template, devices: devices[start..<min(start + Self.submissionBatch, devices.endIndex)],
+                indexBase: devices.startIndex, sink: sink)
+            inbox.post(.sendToDevices(run, cancellation))
         }
-        if !submissions.isEmpty { inbox.post(.send(submissions, cancellation)) }
     }
 
     /// How many requests of one `send(_:to:)` go to the I/O thread in one command.

@@ -8,6 +8,9 @@ enum ProviderCommand: Sendable {
     /// request's response. Completions must be quick and must not block. The cancellation,
     /// if any, can withdraw them all.
     case send([ProviderSubmission], ProviderCancellation?)
+    /// Send one notification to each of a run of devices (``ProviderDeviceRun``): as
+    /// ``send(_:_:)``, each request made as it is queued.
+    case sendToDevices(ProviderDeviceRun, ProviderCancellation?)
     /// The sender of the requests sent with this cancellation gave up waiting (Task cancelled).
     case cancel(ProviderCancellation)
     /// A connection attempt finished.
@@ -37,14 +40,31 @@ struct ProviderSubmission: Sendable {
     let completion: ProviderReply
 }
 
+/// One notification's requests for a run of devices, as the I/O thread takes them: the
+/// template, the devices and the sink. Each request is made where it is queued; built on
+/// the sender's thread as ``ProviderSubmission``s, every request was made, copied into the
+/// queue and destroyed with the command (a retain and a release of each of its four
+/// references, twice).
+struct ProviderDeviceRun: Sendable {
+    let template: ProviderRequest.Template
+    /// The devices, in the sender's numbering: `devices[i]`'s response goes to `sink` with
+    /// index `i - indexBase`.
+    let devices: ArraySlice<Device>
+    let indexBase: Int
+    let sink: ProviderReply.Sink
+}
+
 /// Where one request's response goes: the closure every request of one send (or forward)
 /// shares, and the request's index there — one closure per send, not one per request.
 struct ProviderReply: Sendable {
+    /// What a response is handed to, with its request's index. Lent the response: a sink
+    /// that keeps it copies it (``Provider/send(_:to:)-(_,[Device])`` gathers them all),
+    /// one that reads it (the bridge) does not; handed over, every answer was copied out of
+    /// its completion first.
+    typealias Sink = @Sendable (Int, ProviderResponse) -> Void
+
     let index: Int
-    /// Lent the response: a sink that keeps it copies it (``Provider/send(_:to:)-(_,[Device])``
-    /// gathers them all), one that reads it (the bridge) does not; handed over, every answer
-    /// was copied out of its completion first.
-    let sink: @Sendable (Int, ProviderResponse) -> Void
+    let sink: Sink
 
     /// Hands `response` to the sink with the request's index.
     func callAsFunction(_ response: ProviderResponse) { sink(index, response) }

@@ -79,6 +79,8 @@ struct ProviderLoop: ~Copyable {
         switch command {
         case .send(let submissions, let cancellation):
             pool.send(submissions, cancellation: cancellation)
+        case .sendToDevices(let run, let cancellation):
+            pool.send(run, cancellation: cancellation)
         case .cancel(let cancellation):
             pool.cancel(cancellation)
         case .connectResult(let attempt, .connected(let handoff)):

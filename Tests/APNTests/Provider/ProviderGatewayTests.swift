@@ -77,6 +77,27 @@ struct ProviderGatewayTests {
         await provider.shutdown()
     }
 
+    @Test("a slice of devices: one response each, numbered from the slice's start, across several runs; a refusal in place")
+    func sendSlice() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.rejectToken(ProviderFixture.device(1_500).hexString, reason: .badDeviceToken)
+        }
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let devices = (0..<3_000).map(ProviderFixture.device)
+        // 2,500 devices from index 300: three runs of the I/O thread's 1,024.
+        let slice = devices[300..<2_800]
+        let responses = await provider.send(PushNotification().setAlertText("slice"), to: slice)
+        #expect(responses.count == 2_500)
+        #expect(responses.map(\.device) == Array(slice))
+        #expect(responses[1_200].reason == .badDeviceToken)
+        #expect(responses.filter(\.isSuccess).count == 2_499)
+        #expect(await provider.send(PushNotification().setAlertText("none"), to: devices[5..<5]).isEmpty)
+        #expect(fixture.gateway.recordCount == 2_499)
+        #expect(Set(fixture.gateway.records.map(\.token)) == Set(slice.map(\.hexString)).subtracting([devices[1_500].hexString]))
+        await provider.shutdown()
+    }
+
     @Test("send throws the typed refusal; listeners by reason hear it")
     func throwsTyped() async throws {
         let fixture = try ProviderFixture { configuration in

@@ -12,11 +12,13 @@ extension ProviderPool {
         } catch {
             connection.failure = ProviderError(code: .protocolError, message: "the server broke HTTP/2: \(error)")
         }
-        for event in connection.session.takeEvents() { handle(event, on: connection, now: now) }
+        // Each moved out and consumed where it is bound: iterating an array of them copied
+        // every event's header list and body and released them twice.
+        while let event = connection.session.nextEvent() { handle(event, on: connection, now: now) }
     }
 
-    private mutating func handle(_ received: HTTP2Event, on connection: ProviderPoolConnection, now: Timestamp) {
-        switch received {
+    private mutating func handle(_ received: consuming HTTP2Event, on connection: ProviderPoolConnection, now: Timestamp) {
+        switch consume received {
         case .response(let streamID, let headers, let body):
             guard let open = takeStream(streamID, on: connection, now: now) else { return }
             connection.answered += 1

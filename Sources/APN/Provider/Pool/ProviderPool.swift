@@ -113,28 +113,61 @@ struct ProviderPool: ~Copyable {
 
     /// Requests to send; `cancellation`, if any, can withdraw them all.
     mutating func send(_ submissions: [ProviderSubmission], cancellation: ProviderCancellation?) {
-        if submissions.count > 1 && !closing { scheduler.reserve(submissions.count) }
+        if let refusal = refusal(cancellation) {
+            for submission in submissions {
+                refuse(ProviderResponse(submission.request, error: refusal, answer: nil, attempts: 0), submission.completion)
+            }
+            return
+        }
+        if submissions.count > 1 { scheduler.reserve(submissions.count) }
         var ids: Range<Int>?
         for submission in submissions {
-            if closing || cancellation?.isCancelled == true {
-                let error =
-                    closing
-                    ? ProviderError(code: .shutDown, message: "the provider is closed")
-                    : ProviderError(code: .cancelled, message: "the task awaiting it was cancelled")
-                actions.append(
-                    .complete(
-                        ProviderScheduler.Completion(
-                            id: 0,
-                            response: ProviderResponse(submission.request, error: error, answer: nil, attempts: 0),
-                            completion: submission.completion, stream: nil)))
-                continue
-            }
             let id = scheduler.enqueue(
                 submission.request, cancellation: cancellation, completion: submission.completion)
             ids = (ids?.lowerBound ?? id)..<id + 1
         }
         // One send's requests get consecutive ids: cancelling it withdraws that range.
         if let cancellation, let ids { cancellation.note(ids) }
+    }
+
+    /// One notification to a run of devices, each request made as it is queued;
+    /// `cancellation`, if any, can withdraw them all.
+    mutating func send(_ run: ProviderDeviceRun, cancellation: ProviderCancellation?) {
+        if let refusal = refusal(cancellation) {
+            for index in run.devices.indices {
+                refuse(
+                    ProviderResponse(device: run.devices[index], error: refusal, status: nil, apnsID: nil, uniqueID: nil, attempts: 0),
+                    ProviderReply(index: index - run.indexBase, sink: run.sink))
+            }
+            return
+        }
+        guard !run.devices.isEmpty else { return }
+        scheduler.reserve(run.devices.count)
+        var first: Int?
+        var last = 0
+        for index in run.devices.indices {
+            last = scheduler.enqueue(
+                run.template.request(to: run.devices[index]), cancellation: cancellation,
+                completion: ProviderReply(index: index - run.indexBase, sink: run.sink))
+            if first == nil { first = last }
+        }
+        if let cancellation, let first { cancellation.note(first..<last + 1) }
+    }
+
+    /// Why requests sent now are refused at once: the provider is closing, or their sender
+    /// already gave up (cancelled); nil when they are taken.
+    private func refusal(_ cancellation: ProviderCancellation?) -> ProviderError? {
+        if closing { return ProviderError(code: .shutDown, message: "the provider is closed") }
+        if cancellation?.isCancelled == true {
+            return ProviderError(code: .cancelled, message: "the task awaiting it was cancelled")
+        }
+        return nil
+    }
+
+    /// Answers a request refused before it was queued.
+    private mutating func refuse(_ response: ProviderResponse, _ completion: ProviderReply) {
+        actions.append(
+            .complete(ProviderScheduler.Completion(id: 0, response: response, completion: completion, stream: nil)))
     }
 
     /// The task awaiting the requests sent with `cancellation` was cancelled.
