@@ -48,15 +48,16 @@ struct ProviderSendRun: Sendable {
         let progress = ProgressLine(total: job.devices.count)
         let feed = ProviderFeed(
             provider: provider, notification: job.notification, devices: job.devices,
-            chunkSize: max(1, options.maxConcurrentStreams) * max(1, options.maxConnections), interrupt: job.interrupt)
-        let feeding = Task { [all = job.all] () -> Tally in
+            chunkSize: max(1, options.maxConcurrentStreams) * max(1, options.maxConnections), interrupt: job.interrupt,
+            printingAll: job.all)
+        let feeding = Task { () -> Tally in
             var tally = Tally()
-            tally.handedOver = await feed.run { responses in
-                let accepted = tally.take(responses, printingAll: all)
+            tally.handedOver = await feed.run { chunk in
+                let counts = tally.take(chunk)
                 progress.update {
-                    $0.sent += responses.count
-                    $0.accepted += accepted
-                    $0.notAccepted += responses.count - accepted
+                    $0.sent += counts.total
+                    $0.accepted += counts.accepted
+                    $0.notAccepted += counts.total - counts.accepted
                 }
             }
             return tally
@@ -95,29 +96,21 @@ struct ProviderSendRun: Sendable {
         /// The first error that ended the send (credentials, no connection).
         var ending: ProviderError?
 
-        /// Counts and prints a chunk's responses; returns how many were accepted.
-        mutating func take(_ responses: [ProviderResponse], printingAll all: Bool) -> Int {
-            var accepted = 0
-            // Each read where it lies: `for response in responses` copied every response out
-            // (a retain and a release of each of its references).
-            for index in responses.indices where take(responses[index], printingAll: all) { accepted += 1 }
-            return accepted
-        }
-
-        /// Counts and prints one response; whether it was accepted.
-        private mutating func take(_ response: borrowing ProviderResponse, printingAll all: Bool) -> Bool {
-            let outcome = ProviderSendRun.outcome(of: response)
-            counts.count(outcome)
-            if response.attempts > 1 { retried += 1 }
-            // A stream lost with its connection did not end the send (the provider went on
-            // with a new one); a credential failure or no connection at all did.
-            if ending == nil, let error = response.error, !error.mayHaveBeenDelivered,
-                [.authentication, .connectionFailed].contains(error.code)
-            {
-                ending = error
+        /// Adds a chunk's counts and prints its lines, in the chunk's order; returns its counts.
+        mutating func take(_ chunk: ProviderChunk) -> SendOutput.Counts {
+            var result = chunk.result
+            counts.accepted += result.counts.accepted
+            counts.rejected += result.counts.rejected
+            counts.failed += result.counts.failed
+            counts.unknownFate += result.counts.unknownFate
+            counts.notSent += result.counts.notSent
+            retried += result.retried
+            ending = ending ?? result.ending
+            result.printed.sort { $0.offset < $1.offset }
+            for (_, response) in result.printed {
+                LineWriter.stdout(ProviderSendRun.line(response, ProviderSendRun.outcome(of: response)))
             }
-            if all || outcome != .accepted { LineWriter.stdout(ProviderSendRun.line(copy response, outcome)) }
-            return outcome == .accepted
+            return result.counts
         }
     }
 

@@ -95,6 +95,44 @@ public final class Provider: Sendable {
         await sendAll(notification, to: devices)
     }
 
+    /// Sends `notification` to every device of `devices` and hands each response to
+    /// `each` as it comes, with the device's offset in `devices` (in the order the answers
+    /// come, not the order given); returns once every device has had its response. No
+    /// response is gathered or kept: for large sends, and senders that only count or log
+    /// them. Cancelling the awaiting task withdraws what is not answered yet, each then
+    /// answered ``ProviderError/Code/cancelled``.
+    ///
+    /// `each` is called **on the provider's I/O thread** (at once on the caller's for a
+    /// notification that cannot be sent as it is), once per device: it must be quick and
+    /// must not block, and the response is lent to it (copy what you keep).
+    public func send(
+        _ notification: Notification, to devices: ArraySlice<Device>,
+        each: @escaping @Sendable (Int, ProviderResponse) -> Void
+    ) async {
+        guard !devices.isEmpty else { return }
+        let countdown = ResponseCountdown(count: devices.count)
+        let cancellation = ProviderCancellation()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                countdown.setContinuation(continuation)
+                submit(notification, to: devices, cancellation: cancellation) { index, response in
+                    each(index, response)
+                    countdown.delivered()
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            inbox.post(.cancel(cancellation))
+        }
+    }
+
+    /// ``send(_:to:each:)-(_,ArraySlice<Device>,_)`` for a whole array.
+    public func send(
+        _ notification: Notification, to devices: [Device], each: @escaping @Sendable (Int, ProviderResponse) -> Void
+    ) async {
+        await send(notification, to: devices[...], each: each)
+    }
+
     /// Sends `notification` to `device`; `completion` is called once with the response,
     /// on the callback queue.
     public func send(
@@ -301,6 +339,29 @@ public final class Provider: Sendable {
     @_spi(APNBridge) public func withdraw(completion: @escaping @Sendable () -> Void) {
         guard let recording = options.unregisteredTokens else { return inbox.post(.withdraw(reply: completion)) }
         inbox.post(.withdraw(reply: { recording.flush { _ in completion() } }))
+    }
+}
+
+/// Counts the responses of one ``Provider/send(_:to:each:)-(_,ArraySlice<Device>,_)``
+/// down and resumes its caller after the last: an atomic decrement a response, the lock
+/// only for the continuation.
+private final class ResponseCountdown: Sendable {
+    private let remaining: Atomic<Int>
+    private let continuation = Lock<CheckedContinuation<Void, Never>?>(nil)
+
+    init(count: Int) {
+        remaining = Atomic(count)
+    }
+
+    /// Set before any response can come (before the requests are handed over).
+    func setContinuation(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    /// One response was handed to the caller's closure.
+    func delivered() {
+        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        continuation.withLock { $0.take() }?.resume()
     }
 }
 

@@ -38,6 +38,17 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         exchange = nil
     }
 
+    /// The response to `request` with Apple's `answer`.
+    init(_ request: borrowing ProviderRequest, error: ProviderError?, answer: borrowing ProviderAnswer, attempts: Int) {
+        device = request.device
+        self.error = error
+        status = answer.status
+        apnsID = answer.apnsID
+        uniqueIDText = answer.uniqueID
+        self.attempts = attempts
+        exchange = request.template.isExchange ? (answer.exchange ?? ProviderExchangeAnswer.empty) : nil
+    }
+
     /// The response to `request`: `answer`'s fields, when one came.
     init(_ request: borrowing ProviderRequest, error: ProviderError?, answer: ProviderAnswer?, attempts: Int) {
         device = request.device

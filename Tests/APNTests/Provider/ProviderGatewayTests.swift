@@ -98,6 +98,62 @@ struct ProviderGatewayTests {
         await provider.shutdown()
     }
 
+    @Test("send(_:to:each:): every device's response once, with its offset in the slice; returns after the last")
+    func sendEach() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.rejectToken(ProviderFixture.device(1_100).hexString, reason: .badDeviceToken)
+        }
+        defer { _ = fixture.gateway.stop() }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let devices = (0..<2_200).map(ProviderFixture.device)
+        let slice = devices[100..<2_200]
+        let seen = Lock<[Int: ProviderResponse]>([:])
+        let duplicates = Lock(0)
+        await provider.send(PushNotification().setAlertText("each"), to: slice) { offset, response in
+            let repeated = seen.withLock { $0.updateValue(response, forKey: offset) != nil }
+            if repeated { duplicates.withLock { $0 += 1 } }
+        }
+        // Every response has come by the time send returns.
+        let responses = seen.withLock { $0 }
+        #expect(duplicates.withLock { $0 } == 0)
+        #expect(responses.count == 2_100)
+        #expect(responses.keys.sorted() == Array(0..<2_100))
+        #expect(responses.allSatisfy { $0.value.device == slice[slice.startIndex + $0.key] })
+        #expect(responses[1_000]?.reason == .badDeviceToken)
+        #expect(responses.values.filter(\.isSuccess).count == 2_099)
+        // A notification that cannot be sent: each device answered at once, nothing sent.
+        let refused = Lock<[Int]>([])
+        let big = PushNotification().setAlertText(String(repeating: "x", count: 5_000))
+        await provider.send(big, to: Array(devices[0..<3])) { offset, response in
+            #expect(response.error?.notificationError?.code == .payloadTooLarge)
+            refused.withLock { $0.append(offset) }
+        }
+        #expect(refused.withLock { $0.sorted() } == [0, 1, 2])
+        await provider.send(PushNotification().setAlertText("none"), to: devices[0..<0]) { _, _ in Issue.record("no device") }
+        #expect(fixture.gateway.recordCount == 2_099)
+        await provider.shutdown()
+    }
+
+    @Test("send(_:to:each:) cancelled: what was not answered is answered cancelled, and it returns")
+    func sendEachCancelled() async throws {
+        let fixture = try ProviderFixture { configuration in
+            configuration.faults.responseDelay = .seconds(30)
+        }
+        defer { _ = fixture.gateway.stop(timeout: .seconds(1)) }
+        let provider = Provider(options: try fixture.tokenOptions())
+        let codes = Lock<[ProviderError.Code?]>([])
+        let task = Task {
+            await provider.send(PushNotification().setAlertText("c"), to: (0..<3).map(ProviderFixture.device)) { _, response in
+                codes.withLock { $0.append(response.error?.code) }
+            }
+        }
+        _ = fixture.gateway.waitForSummary(timeout: .seconds(10)) { $0.connections >= 1 }
+        task.cancel()
+        await task.value
+        #expect(codes.withLock { $0 } == [.cancelled, .cancelled, .cancelled])
+        await provider.shutdown()
+    }
+
     @Test("send throws the typed refusal; listeners by reason hear it")
     func throwsTyped() async throws {
         let fixture = try ProviderFixture { configuration in

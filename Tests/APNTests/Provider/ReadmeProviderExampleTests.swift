@@ -1,6 +1,7 @@
 import APN
 import APNTLS
 import Foundation
+import Synchronization
 import APNMockGateway
 import Testing
 import APNTestSupport
@@ -34,10 +35,15 @@ struct ReadmeProviderExampleTests {
         for failed in await provider.send(silent, to: [device]) where !failed.isSuccess {
             print(failed.device, failed.reason?.rawValue ?? "no answer")
         }
+        let statuses = Mutex([Int: Int]())                             // import Synchronization
+        await provider.send(note, to: [device]) { index, response in    // each as it comes, on the I/O thread
+            statuses.withLock { $0[response.status ?? 0, default: 0] += 1 }
+        }
         await provider.shutdown()                                       // waits for every answer, then GOAWAY
 
         #expect(response.status == 200)
-        #expect(fixture.gateway.recordCount == 2)
+        #expect(statuses.withLock { $0 } == [200: 1])
+        #expect(fixture.gateway.recordCount == 3)
         let records = fixture.gateway.records
         #expect(records[1].pushType == .background)
         #expect(records[1].priority == 5)

@@ -28,50 +28,49 @@ struct ProviderAnswer: Sendable, Equatable {
     /// know is kept as it came. An `exchange`'s answer (a request naming no device) keeps
     /// its extra fields and a success's body (``exchange``); a device's keeps neither.
     init(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError) {
-        var status: Int?
-        var apnsID: UUID?
-        var uniqueID: FieldText?
-        var requestID: UUID?
-        var channelID: String?
+        // Read as bytes: a string is made only of a value kept as one.
+        var read = FieldsRead()
         headers.withFieldCursor { cursor in
-            // Read as bytes: a string is made only of a value kept as one. Told apart by
-            // length and first byte before the bytes are compared.
-            while let (name, value) = cursor.next() {
-                switch (name.count, name.first) {
-                case (7, UInt8(ascii: ":")) where utf8Equals(":status", name): status = Self.statusCode(value)
-                case (7, UInt8(ascii: "a")) where utf8Equals("apns-id", name): apnsID = UUID(apnsText: value)
-                case (14, UInt8(ascii: "a")) where utf8Equals("apns-unique-id", name):
-                    uniqueID = FieldText(value)
-                case (15, UInt8(ascii: "a")) where utf8Equals("apns-request-id", name): requestID = UUID(apnsText: value)
-                case (15, UInt8(ascii: "a")) where utf8Equals("apns-channel-id", name):
-                    channelID = String(decoding: value, as: UTF8.self)
-                default: break
-                }
-            }
+            while let (name, value) = cursor.next() { read.take(name: name, value: value) }
         }
-        self.apnsID = apnsID
-        self.uniqueID = uniqueID
-        guard let status, (100...599).contains(status) else {
+        guard let status = read.status, (100...599).contains(status) else {
             throw ProviderError(code: .protocolError, message: "a response without a valid :status")
         }
-        self.status = status
         let success = Self.isSuccess(status)
-        if isExchange && (requestID != nil || channelID != nil || (success && !body.isEmpty)) {
+        var exchange: ProviderExchangeAnswer?
+        if isExchange && (read.requestID != nil || read.channelID != nil || (success && !body.isEmpty)) {
             exchange = ProviderExchangeAnswer(
-                requestID: requestID, channelID: channelID, body: success ? body : [])
+                requestID: read.requestID, channelID: read.channelID.take(), body: success ? body : [])
         }
-        guard !success, !body.isEmpty else { return }
-        guard body.count <= Self.bodyLimit,
+        var reason: ProviderReason?
+        var timestamp: Date?
+        if !success, !body.isEmpty, body.count <= Self.bodyLimit,
             let object = try? JSONParser(maximumDepth: 4, maximumSize: Self.bodyLimit).parseObject(bytes: body)
-        else {
-            // Apple always sends a JSON reason; a proxy in between may not. The status
-            // still decides what happens.
-            return
+        {
+            // (Apple always sends a JSON reason; a proxy in between may not. The status
+            // still decides what happens.)
+            if case .string(let text)? = object["reason"] { reason = ProviderReason(rawValue: text) }
+            if case .number(let milliseconds)? = object["timestamp"], milliseconds.isFinite {
+                timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
+            }
         }
-        if case .string(let text)? = object["reason"] { reason = ProviderReason(rawValue: text) }
-        if case .number(let milliseconds)? = object["timestamp"], milliseconds.isFinite {
-            timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
-        }
+        // Built whole at the end (the fields taken, not copied): assigned one by one between
+        // the checks, the answer was copied out at the return.
+        self.init(
+            status: status, apnsID: read.apnsID, uniqueID: read.uniqueID.take(), reason: reason, timestamp: timestamp,
+            exchange: exchange)
+    }
+
+    private init(
+        status: Int, apnsID: UUID?, uniqueID: FieldText?, reason: ProviderReason?, timestamp: Date?,
+        exchange: ProviderExchangeAnswer?
+    ) {
+        self.status = status
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.reason = reason
+        self.timestamp = timestamp
+        self.exchange = exchange
     }
 
     /// Whether `status` accepts a request: 200 (a notification, a broadcast, a channel
@@ -108,6 +107,67 @@ struct ProviderAnswer: Sendable, Equatable {
         case 429 where reason == .tooManyProviderTokenUpdates: .fail
         case 429, 500...599: .retryAfterBackoff
         default: .fail
+        }
+    }
+}
+
+/// The fields of one answer, gathered in one pass over its header list.
+private struct FieldsRead {
+    var status: Int?
+    var apnsID: UUID?
+    var uniqueID: FieldText?
+    var requestID: UUID?
+    var channelID: String?
+
+    /// Notes field `name` if it is one an answer reads.
+    @inline(__always)
+    mutating func take(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        switch ResponseFieldName(name) {
+        case .status?: status = ProviderAnswer.statusCode(value)
+        case .apnsID?: apnsID = UUID(apnsText: value)
+        case .uniqueID?: uniqueID = FieldText(value)
+        case .requestID?: requestID = UUID(apnsText: value)
+        case .channelID?: channelID = String(decoding: value, as: UTF8.self)
+        case nil: break
+        }
+    }
+}
+
+/// The response fields an answer reads, told from a received name by its length and its
+/// bytes compared a word at a time (two overlapping loads cover a name): matched against
+/// strings, each name cost a `String` view and a comparison loop, about 70 instructions,
+/// for three fields an answer.
+enum ResponseFieldName: Equatable {
+    case status, apnsID, uniqueID, requestID, channelID
+
+    /// The field `name` is, if it is one of them (byte for byte: received names are lowercase).
+    @inline(__always)
+    init?(_ name: UnsafeBufferPointer<UInt8>) {
+        guard let base = name.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        func word32(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        func word64(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        switch name.count {
+        case 7:
+            // ":sta" + "atus", "apns" + "s-id": bytes 0–3 and 3–6, the first byte lowest.
+            switch (word32(0), word32(3)) {
+            case (0x6174_733A, 0x7375_7461): self = .status
+            case (0x736E_7061, 0x6469_2D73): self = .apnsID
+            default: return nil
+            }
+        case 14:
+            // "apns-uni" + "unique-id": bytes 0–7 and 6–13.
+            guard word64(0) == 0x696E_752D_736E_7061, word64(6) == 0x6469_2D65_7571_696E else { return nil }
+            self = .uniqueID
+        case 15:
+            // "apns-req" / "apns-cha" + bytes 7–14.
+            switch (word64(0), word64(7)) {
+            case (0x7165_722D_736E_7061, 0x6469_2D74_7365_7571): self = .requestID
+            case (0x6168_632D_736E_7061, 0x6469_2D6C_656E_6E61): self = .channelID
+            default: return nil
+            }
+        default:
+            return nil
         }
     }
 }

@@ -82,19 +82,21 @@ extension ProviderPool {
             return
         }
         var canRetry = false
-        if answer.disposition == .renewTokenAndRetry {
-            // Sent with a token already replaced: the current one may do. Otherwise renew,
-            // when Apple allows an update now.
-            if open.tokenIssuedAt != authorization.issuedAt {
-                canRetry = true
-            } else if authorization.renewAfterExpiry() {
-                canRetry = true
-                if let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
+        if !ProviderAnswer.isSuccess(answer.status) {
+            if answer.disposition == .renewTokenAndRetry {
+                // Sent with a token already replaced: the current one may do. Otherwise
+                // renew, when Apple allows an update now.
+                if open.tokenIssuedAt != authorization.issuedAt {
+                    canRetry = true
+                } else if authorization.renewAfterExpiry() {
+                    canRetry = true
+                    if let issuedAt = authorization.issuedAt { event(.tokenRenewed(issuedAt: issuedAt)) }
+                }
             }
-        }
-        if answer.status == 503 && answer.reason == .shutdown {
-            // Apple's server is going away: no new streams here; a new connection takes them.
-            connection.draining = true
+            if answer.status == 503 && answer.reason == .shutdown {
+                // Apple's server is going away: no new streams here; a new connection takes them.
+                connection.draining = true
+            }
         }
         complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry), resettingStream: false)
     }

@@ -172,7 +172,8 @@ struct ProviderScheduler: ~Copyable {
         // Checked in place: copying the entry out costs a retain of each of its references,
         // and most answers only complete it.
         guard withEntry(id, { $0.place == .inFlight ? true : nil }) != nil else { return nil }
-        if answer.disposition == .delivered { return complete(id, error: nil, answer: answer) }
+        // A success first, before the disposition (which compares reasons as strings).
+        if ProviderAnswer.isSuccess(answer.status) { return complete(id, error: nil, answer: answer) }
         guard var entry = entries[id] else { return nil }
         switch answer.disposition {
         case .renewTokenAndRetry where canRenewToken && !entry.renewedToken:
@@ -203,7 +204,7 @@ struct ProviderScheduler: ~Copyable {
             let index = backingOff.firstIndex { $0.until > until } ?? backingOff.endIndex
             backingOff.insert((until, id), at: index)
             return nil
-        case .delivered, .fail, .renewTokenAndRetry, .retryNow:  // .delivered: completed above
+        case .delivered, .fail, .renewTokenAndRetry, .retryNow:  // .delivered: completed above (a 2xx)
             let error = ProviderError.answered(
                 answer, code: .rejected, after: entry.attempts, exchange: entry.request.template.isExchange)
             return complete(id, error: error, answer: answer)
@@ -218,8 +219,7 @@ struct ProviderScheduler: ~Copyable {
                 id,
                 error: ProviderError(
                     code: .retriesExhausted,
-                    message: "the server refused the stream \(entry.refusals + 1) times without processing it"),
-                answer: nil)
+                    message: "the server refused the stream \(entry.refusals + 1) times without processing it"))
         }
         entry.refusals += 1
         sendFirst(id, entry)
@@ -229,14 +229,14 @@ struct ProviderScheduler: ~Copyable {
     /// Request `id` was in flight when it ended without an answer (`error` says how).
     mutating func failInFlight(_ id: ID, _ error: ProviderError) -> Completion? {
         guard let entry = entries[id], entry.place == .inFlight else { return nil }
-        return complete(id, error: error, answer: nil)
+        return complete(id, error: error)
     }
 
     /// Request `id` is withdrawn by its sender (cancelled); nil if it already completed. One
     /// in flight may have been delivered all the same.
     mutating func cancel(_ id: ID) -> Completion? {
         guard let place = entries[id]?.place else { return nil }
-        return complete(id, error: place == .inFlight ? Self.cancelledInFlight : Self.cancelled, answer: nil)
+        return complete(id, error: place == .inFlight ? Self.cancelledInFlight : Self.cancelled)
     }
 
     /// Every request still waiting or in flight under `cancellation` is withdrawn (the ids it
@@ -254,7 +254,7 @@ struct ProviderScheduler: ~Copyable {
     mutating func withdrawAll() -> [Completion] {
         entries.ids.compactMap { id in
             guard let place = entries[id]?.place else { return nil }
-            return complete(id, error: place == .inFlight ? Self.withdrawnInFlight : Self.withdrawn, answer: nil)
+            return complete(id, error: place == .inFlight ? Self.withdrawnInFlight : Self.withdrawn)
         }
     }
 
@@ -282,8 +282,7 @@ struct ProviderScheduler: ~Copyable {
                     error: ProviderError(
                         code: .timedOut,
                         message: "no answer within \(configuration.requestTimeout) of its write (attempt \(first.attempt)); it may have been delivered",
-                        mayHaveBeenDelivered: true),
-                    answer: nil))
+                        mayHaveBeenDelivered: true)))
         }
         let due = backingOff.prefix { $0.until <= now }
         backingOff.removeFirst(due.count)
@@ -310,7 +309,7 @@ struct ProviderScheduler: ~Copyable {
         ready.removeAll()
         readyCount = 0
         backingOff.removeAll()
-        return ids.map { complete($0, error: error, answer: nil) }
+        return ids.map { complete($0, error: error) }
     }
 
     /// The wait before retry number `retry` (1 = the first): `initialBackoff` (after a 5xx
@@ -332,12 +331,30 @@ struct ProviderScheduler: ~Copyable {
         readyCount += 1
     }
 
-    private mutating func complete(_ id: ID, error: ProviderError?, answer: ProviderAnswer?) -> Completion {
+    /// Completes request `id` with Apple's answer (lent: wrapped in an optional, it was
+    /// copied, a retain and a release of each of its references, for every answer).
+    private mutating func complete(_ id: ID, error: ProviderError?, answer: borrowing ProviderAnswer) -> Completion {
+        let entry = removeCompleted(id)
+        return completion(
+            id, entry, ProviderResponse(entry.request, error: error, answer: answer, attempts: entry.attempts))
+    }
+
+    /// Completes request `id` with `error` and no answer (a failure, a withdrawal).
+    private mutating func complete(_ id: ID, error: ProviderError) -> Completion {
+        let entry = removeCompleted(id)
+        return completion(id, entry, ProviderResponse(entry.request, error: error, answer: nil, attempts: entry.attempts))
+    }
+
+    /// Takes request `id`'s entry out, and out of the counts.
+    private mutating func removeCompleted(_ id: ID) -> Entry {
         let entry = entries.remove(id)!
         if entry.place == .inFlight { dropStaleDeadlines() }
         if entry.place == .ready { readyCount -= 1 }
-        let response = ProviderResponse(entry.request, error: error, answer: answer, attempts: entry.attempts)
-        return Completion(
+        return entry
+    }
+
+    private func completion(_ id: ID, _ entry: borrowing Entry, _ response: consuming ProviderResponse) -> Completion {
+        Completion(
             id: id, response: response, completion: entry.completion,
             stream: entry.place == .inFlight ? entry.stream : nil)
     }
