@@ -24,8 +24,12 @@ struct SessionMemory {
     /// The largest block kept for reuse (a caller's size, header excluded).
     static let largestRecycled = 1_024
     private static let classes = largestRecycled / step + 1
-    /// The most bytes waiting on the lists.
-    static let cachedBytesLimit = 1 << 20
+    /// The most bytes waiting on the lists: what a thousand streams in flight hold (about
+    /// eight blocks a request, some 1.5 MiB), with room. At 1 MiB a provider sending a
+    /// thousand at a time overflowed it in every burst, and about one block a request went
+    /// back to `free` and came again from `malloc`'s slow path (~340 instructions a
+    /// request, #45). Only a session that once had that many streams holds that much.
+    static let cachedBytesLimit = 4 << 20
 
     /// Per class, the first free block (its caller part holds the next one's address).
     private let lists: UnsafeMutablePointer<UnsafeMutableRawPointer?>

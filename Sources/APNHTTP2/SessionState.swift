@@ -8,7 +8,7 @@ internal import CNGHTTP2
 /// are the only other users of the pointer). Callbacks reach it without reference counting
 /// or the dynamic exclusivity checks a class property would cost on every header field;
 /// no two of them run at once, and none runs while a session method holds an access.
-struct SessionState {
+struct SessionState: ~Copyable {
     let role: HTTP2Session.Role
     let maxHeaderListSize: Int
     let maxBodySize: Int

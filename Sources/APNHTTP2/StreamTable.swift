@@ -16,15 +16,24 @@
 /// the whole cluster after the hole, whose length depended on the multiplier drawn: the
 /// same client run cost from 300 to 900 instructions a request here, run to run.
 ///
-/// Neither array shrinks: the table keeps the size of the most streams open at once (for a
+/// Neither shrinks: the table keeps the size of the most streams open at once (for a
 /// server, at most the SETTINGS_MAX_CONCURRENT_STREAMS it advertised).
-struct StreamTable {
+///
+/// Noncopyable, on memory it owns: a stream's state is read and changed in place through
+/// addressors. In arrays, every access from a callback (about 25 a request) went through a
+/// coroutine and a uniqueness check of the array.
+struct StreamTable: ~Copyable {
     /// The stream id in each hash slot; 0 (never a stream's id) marks an empty one.
-    private var keys: [Int32]
+    private var keys: UnsafeMutablePointer<Int32>
     /// For each hash slot in use, the index of its stream in `entries`.
-    private var indices: [Int32]
-    /// The streams; those at `free` indices are empty and unused.
-    private var entries: [StreamState] = []
+    private var indices: UnsafeMutablePointer<Int32>
+    /// The number of hash slots, a power of two.
+    private var slotCount: Int
+    /// The streams, `entryCount` of them initialized; those at `free` indices are empty and
+    /// unused.
+    private var entries: UnsafeMutablePointer<StreamState>
+    private var entryCapacity: Int
+    private var entryCount = 0
     private var free: [Int32] = []
     /// The hash multiplier, odd.
     private let multiplier = UInt64.random(in: .min ... .max) | 1
@@ -32,11 +41,23 @@ struct StreamTable {
     private var shift = 64 - 6
 
     /// Streams in the table.
-    var count: Int { entries.count - free.count }
+    var count: Int { entryCount - free.count }
 
     init() {
-        keys = Array(repeating: 0, count: 1 << (64 - shift))
-        indices = Array(repeating: 0, count: keys.count)
+        slotCount = 1 << (64 - shift)
+        keys = .allocate(capacity: slotCount)
+        keys.initialize(repeating: 0, count: slotCount)
+        indices = .allocate(capacity: slotCount)
+        indices.initialize(repeating: 0, count: slotCount)
+        entryCapacity = slotCount / 2
+        entries = .allocate(capacity: entryCapacity)
+    }
+
+    deinit {
+        entries.deinitialize(count: entryCount)
+        entries.deallocate()
+        keys.deallocate()
+        indices.deallocate()
     }
 
     /// The index of stream `id`'s entry, if it is in the table.
@@ -47,13 +68,19 @@ struct StreamTable {
     /// Whether a stream with an id up to `id` is in the table: a scan of every hash slot,
     /// for a question asked rarely (a server about to send GOAWAY).
     func containsStream(atOrBelow id: Int32) -> Bool {
-        keys.contains { $0 != 0 && $0 <= id }
+        UnsafeBufferPointer(start: keys, count: slotCount).contains { $0 != 0 && $0 <= id }
     }
 
     /// The stream at `slot` (from ``slot(of:)``), read or changed in place.
     subscript(slot slot: Int) -> StreamState {
-        _read { yield entries[slot] }
-        _modify { yield &entries[slot] }
+        unsafeAddress {
+            precondition(slot >= 0 && slot < entryCount, "stream slot \(slot) out of 0..<\(entryCount)")
+            return UnsafePointer(entries + slot)
+        }
+        unsafeMutableAddress {
+            precondition(slot >= 0 && slot < entryCount, "stream slot \(slot) out of 0..<\(entryCount)")
+            return entries + slot
+        }
     }
 
     /// Adds stream `id` (not in the table) with `state`; returns its slot.
@@ -77,15 +104,17 @@ struct StreamTable {
     /// A slot for stream `id`, holding a fresh ``StreamState`` (a reused one was reset by
     /// ``remove(_:)``), and `id` placed in the hash slots.
     private mutating func claimSlot(for id: Int32) -> Int {
-        if (count + 1) * 2 > keys.count {
+        if (count + 1) * 2 > slotCount {
             grow()
         }
         let index: Int32
         if let reused = free.popLast() {
             index = reused
         } else {
-            index = Int32(entries.count)
-            entries.append(StreamState())
+            if entryCount == entryCapacity { growEntries() }
+            (entries + entryCount).initialize(to: StreamState())
+            index = Int32(entryCount)
+            entryCount += 1
         }
         place(id, index)
         return Int(index)
@@ -102,7 +131,7 @@ struct StreamTable {
         free.append(Int32(index))
         // Shift back the ids after the hole that are away from their homes (Robin Hood
         // order keeps them contiguous): the first empty slot or id at its home ends it.
-        let mask = keys.count - 1
+        let mask = slotCount - 1
         var hole = position
         var next = (position + 1) & mask
         while keys[next] != 0 && home(keys[next]) != next {
@@ -122,7 +151,7 @@ struct StreamTable {
 
     /// The hash slot holding `id`, if any.
     private func position(of id: Int32) -> Int? {
-        let mask = keys.count - 1
+        let mask = slotCount - 1
         var position = home(id)
         while true {
             let key = keys[position]
@@ -135,7 +164,7 @@ struct StreamTable {
     /// Puts `id` → `index` on its probe path from its home: in the first free slot, or in
     /// the slot of an id nearer its own home, which moves on (Robin Hood).
     private mutating func place(_ id: Int32, _ index: Int32) {
-        let mask = keys.count - 1
+        let mask = slotCount - 1
         var id = id
         var index = index
         var position = home(id)
@@ -156,13 +185,26 @@ struct StreamTable {
 
     /// Doubles the hash slots and puts every id back; the streams stay where they are.
     private mutating func grow() {
-        let oldKeys = keys
-        let oldIndices = indices
+        let (oldKeys, oldIndices, oldCount) = (keys, indices, slotCount)
         shift -= 1
-        keys = Array(repeating: 0, count: oldKeys.count * 2)
-        indices = Array(repeating: 0, count: keys.count)
-        for (position, key) in oldKeys.enumerated() where key != 0 {
-            place(key, oldIndices[position])
+        slotCount *= 2
+        keys = .allocate(capacity: slotCount)
+        keys.initialize(repeating: 0, count: slotCount)
+        indices = .allocate(capacity: slotCount)
+        indices.initialize(repeating: 0, count: slotCount)
+        for position in 0..<oldCount where oldKeys[position] != 0 {
+            place(oldKeys[position], oldIndices[position])
         }
+        oldKeys.deallocate()
+        oldIndices.deallocate()
+    }
+
+    /// Doubles the room for streams, moving them (their indices stay).
+    private mutating func growEntries() {
+        let bigger = UnsafeMutablePointer<StreamState>.allocate(capacity: entryCapacity * 2)
+        bigger.moveInitialize(from: entries, count: entryCount)
+        entries.deallocate()
+        entries = bigger
+        entryCapacity *= 2
     }
 }
