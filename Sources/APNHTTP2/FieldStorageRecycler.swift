@@ -10,7 +10,10 @@
 /// event go: by the next `receive`, a reader that takes the events and handles them has),
 /// else a new one. Copy-on-write storage is reused so in the standard library too: a
 /// reference's count is only ever 1 once every other holder, on any thread, released it.
-struct FieldStorageRecycler {
+///
+/// Noncopyable, on memory it owns: in an array of optionals, every look at the oldest and
+/// every store went through the array's uniqueness check and the optional's tag.
+struct FieldStorageRecycler: ~Copyable {
     /// Storages kept at most: enough for every response one `receive` can complete (a
     /// provider keeps at most 1,000 streams open), so that the next `receive` finds them
     /// free.
@@ -20,18 +23,31 @@ struct FieldStorageRecycler {
     /// would each hold half a megabyte).
     static let largestRecycled = 512
 
-    /// A ring of `limit` slots.
-    private var ring: [(storage: HTTP2HeaderList.Storage, capacity: Int)?] = []
+    /// A ring of `limit` slots, `count` of them from `head` initialized.
+    private let storages: UnsafeMutablePointer<HTTP2HeaderList.Storage>
+    private let capacities: UnsafeMutablePointer<Int>
     private var head = 0
     private var count = 0
+
+    init() {
+        storages = .allocate(capacity: Self.limit)
+        capacities = .allocate(capacity: Self.limit)
+    }
+
+    deinit {
+        for offset in 0..<count { (storages + (head + offset) % Self.limit).deinitialize(count: 1) }
+        storages.deallocate()
+        capacities.deallocate()
+    }
 
     /// An empty list with room for `capacity` bytes: the oldest storage kept, when it is
     /// free again, else a new one.
     mutating func list(reservingCapacity capacity: Int) -> HTTP2HeaderList {
-        if count > 0, isKnownUniquelyReferenced(&ring[head]!.storage) {
-            let (storage, kept) = ring[head].take()!
-            head = (head + 1) % Self.limit
-            count -= 1
+        if count > 0, isKnownUniquelyReferenced(&storages[head]) {
+            let storage = (storages + head).move()
+            let kept = capacities[head]
+            head = (head &+ 1) & (Self.limit &- 1)
+            count &-= 1
             if kept >= capacity { return HTTP2HeaderList(reusing: storage, capacity: kept) }
         }
         return HTTP2HeaderList(reservingCapacity: capacity)
@@ -40,13 +56,14 @@ struct FieldStorageRecycler {
     /// `list` is handed out: its storage is kept (the oldest kept let go when full).
     mutating func handedOut(_ list: HTTP2HeaderList) {
         guard let storage = list.storage, list.storageCapacity <= Self.largestRecycled else { return }
-        if ring.isEmpty { ring = Array(repeating: nil, count: Self.limit) }
         if count == Self.limit {
-            ring[head] = nil
-            head = (head + 1) % Self.limit
-            count -= 1
+            (storages + head).deinitialize(count: 1)
+            head = (head &+ 1) & (Self.limit &- 1)
+            count &-= 1
         }
-        ring[(head + count) % Self.limit] = (storage, list.storageCapacity)
-        count += 1
+        let tail = (head &+ count) & (Self.limit &- 1)
+        (storages + tail).initialize(to: storage)
+        capacities[tail] = list.storageCapacity
+        count &+= 1
     }
 }

@@ -19,7 +19,7 @@ struct SessionMemory {
     /// Each block starts with this many bytes saying how many it holds (keeping the
     /// caller's part 16-byte aligned, as `malloc`'s is).
     private static let header = 16
-    /// The size step of the lists.
+    /// The size step of the lists (a shift by 4 in ``allocate(_:)`` and ``release(_:)``).
     private static let step = 16
     /// The largest block kept for reuse (a caller's size, header excluded).
     static let largestRecycled = 1_024
@@ -42,11 +42,12 @@ struct SessionMemory {
 
     /// A block for `size` bytes, or nil when the system has none.
     mutating func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
-        // At least one step: a waiting block holds the next one's address.
-        let sizeClass = max(1, (size + Self.step - 1) / Self.step)
+        // At least one step: a waiting block holds the next one's address. (Wrapping
+        // arithmetic on a size nghttp2 bounds: no overflow checks on the hot path.)
+        let sizeClass = max(1, Int(bitPattern: (UInt(bitPattern: size) &+ UInt(Self.step - 1)) >> 4))
         if sizeClass < Self.classes, let block = lists[sizeClass] {
             lists[sizeClass] = block.load(as: UnsafeMutableRawPointer?.self)
-            cachedBytes -= sizeClass * Self.step
+            cachedBytes &-= sizeClass &<< 4
             return block
         }
         let capacity = sizeClass < Self.classes ? sizeClass * Self.step : size
@@ -63,10 +64,10 @@ struct SessionMemory {
             free(block - Self.header)
             return
         }
-        let sizeClass = capacity / Self.step
+        let sizeClass = capacity &>> 4
         block.storeBytes(of: lists[sizeClass], as: UnsafeMutableRawPointer?.self)
         lists[sizeClass] = block
-        cachedBytes += capacity
+        cachedBytes &+= capacity
     }
 
     /// A block of `size` bytes holding `block`'s bytes (as many as fit), `block` given back.

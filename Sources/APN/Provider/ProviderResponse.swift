@@ -12,7 +12,9 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     public let status: Int?
     /// The `apns-id` Apple answered (the request's, or the one Apple assigned): a UUID, as
     /// ``Notification/apnsID`` is, so the two compare; `nil` when the answer had none.
-    public let apnsID: UUID?
+    public var apnsID: UUID? { apnsIDText?.uuid }
+    /// ``apnsID`` as received: parsed only when asked for.
+    private let apnsIDText: FieldText?
     /// The `apns-unique-id` Apple answers in the development environment, to look the
     /// notification up in its delivery log.
     public var uniqueID: String? { uniqueIDText?.string }
@@ -32,7 +34,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         self.device = device
         self.error = error
         self.status = status
-        self.apnsID = apnsID
+        apnsIDText = apnsID.map(FieldText.init(uuid:))
         uniqueIDText = uniqueID.map(FieldText.init)
         self.attempts = attempts
         exchange = nil
@@ -43,7 +45,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         device = request.device
         self.error = error
         status = answer.status
-        apnsID = answer.apnsID
+        apnsIDText = answer.apnsIDText
         uniqueIDText = answer.uniqueID
         self.attempts = attempts
         exchange = request.template.isExchange ? (answer.exchange ?? ProviderExchangeAnswer.empty) : nil
@@ -54,7 +56,7 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         device = request.device
         self.error = error
         status = answer?.status
-        apnsID = answer?.apnsID
+        apnsIDText = answer?.apnsIDText
         uniqueIDText = answer?.uniqueID
         self.attempts = attempts
         exchange = request.template.isExchange ? (answer?.exchange ?? ProviderExchangeAnswer.empty) : nil

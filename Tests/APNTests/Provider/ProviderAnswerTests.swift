@@ -45,10 +45,20 @@ struct ProviderAnswerTests {
             }
             #expect(uuid.apnsText == uuid.uuidString.lowercased())
             #expect(UUID(apnsText: uuid.apnsText) == uuid)
+            // Kept as text and read as a UUID when asked for: a response made with one
+            // gives it back, and an answer made with one equals one read from its text.
+            let device = try Device(String(repeating: "ab", count: 32))
+            #expect(ProviderResponse(device: device, error: nil, status: 200, apnsID: uuid, uniqueID: nil, attempts: 1).apnsID == uuid)
+            #expect(ProviderAnswer(status: 200, apnsID: uuid) == (try ProviderAnswer(
+                headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", uuid.uuidString)], body: [])))
         }
         for text in ["", "not-a-uuid", "eabeae5414a811e5b60b1697f925ec7b", "eabeae54-14a8-11e5-b60b-1697f925ec7", "{eabeae54-14a8-11e5-b60b-1697f925ec7b}"] {
             let answer = try ProviderAnswer(headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-id", text)], body: [])
             #expect(answer.apnsID == nil, "\(text)")
+            let device = try Device(String(repeating: "ab", count: 32))
+            let template = try ProviderRequest.Template(
+                forwarding: .init(pushType: .alert, priority: 10, expiry: 0, topic: "t"), authority: "h", requiresTopic: true)
+            #expect(ProviderResponse(template.request(to: device, payload: []), error: nil, answer: answer, attempts: 1).apnsID == nil)
         }
     }
 

@@ -4,6 +4,8 @@
 /// `apns-unique-id`, and a string made of each cost an allocation, a UTF-8 check and a
 /// release (about 500 instructions an answer) that a bridge forwarding thousands a second
 /// never reads.
+import Foundation
+
 struct FieldText: Sendable, Equatable {
     private enum Storage: Sendable {
         /// The 36 bytes, in order, in four words and a half.
@@ -29,6 +31,27 @@ struct FieldText: Sendable, Equatable {
     /// The value `text`.
     init(_ text: String) {
         storage = .string(text)
+    }
+
+    /// A UUID's text as Apple writes it (lowercase, hyphenated): an `apns-id` given as a UUID.
+    init(uuid: UUID) {
+        self.init(uuid.apnsText)
+        if case .string(let text) = storage, text.utf8.count == 36 {
+            var text = text
+            self = text.withUTF8 { FieldText($0) }
+        }
+    }
+
+    /// The value read as a UUID (``Foundation/UUID/init(apnsText:)-(UnsafeBufferPointer<UInt8>)``),
+    /// nil when it is none: an `apns-id` is parsed only when it is asked for.
+    var uuid: UUID? {
+        switch storage {
+        case .string(let text):
+            return UUID(apnsText: text)
+        case .inline(let a, let b, let c, let d, let e):
+            var words = (a, b, c, d, e)
+            return withUnsafeBytes(of: &words) { UUID(apnsText: UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 36)) }
+        }
     }
 
     /// The value as a string (bytes that are not UTF-8 repaired, as a received field's are).

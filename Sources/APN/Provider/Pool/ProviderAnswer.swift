@@ -5,10 +5,20 @@ import Foundation
 /// Apple's answer to one request, read from the response's status, headers and JSON body
 /// (`{"reason":"BadDeviceToken"}`, `{"reason":"Unregistered","timestamp":1700000000000}`).
 struct ProviderAnswer: Sendable, Equatable {
+    /// The same answer: the `apns-id`s compared as UUIDs (either case of text).
+    static func == (lhs: ProviderAnswer, rhs: ProviderAnswer) -> Bool {
+        lhs.status == rhs.status && lhs.apnsID == rhs.apnsID && lhs.uniqueID == rhs.uniqueID && lhs.reason == rhs.reason
+            && lhs.timestamp == rhs.timestamp && lhs.exchange == rhs.exchange
+    }
+
     var status: Int
     /// Parsed as it is read, so that a response carries the type the notification set
-    /// (``Notification/apnsID``); a value that is no UUID is dropped.
-    var apnsID: UUID?
+    /// (``Notification/apnsID``); a value that is no UUID is dropped. Read from
+    /// ``apnsIDText`` when asked for: parsed with every answer, it cost about 250
+    /// instructions a request that a sender counting its answers never reads.
+    var apnsID: UUID? { apnsIDText?.uuid }
+    /// The `apns-id` as received.
+    var apnsIDText: FieldText?
     var uniqueID: FieldText?
     var reason: ProviderReason?
     /// The 410 timestamp: milliseconds since 1970 in Apple's body.
@@ -23,11 +33,22 @@ struct ProviderAnswer: Sendable, Equatable {
     /// The largest response body read as JSON; Apple's are under 100 bytes.
     static let bodyLimit = 4_096
 
-    /// Reads an answer. A status that is not a number, or a refusal whose body is not the
-    /// JSON object Apple sends, is a protocol error; a reason string this library does not
-    /// know is kept as it came. An `exchange`'s answer (a request naming no device) keeps
-    /// its extra fields and a success's body (``exchange``); a device's keeps neither.
+    /// ``read(headers:body:exchange:)`` as an initializer (tests).
     init(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError) {
+        self = try Self.read(headers: headers, body: body, exchange: isExchange)
+    }
+
+    /// Reads an answer. A status that is not a number is a protocol error; a refusal whose
+    /// body is not the JSON object Apple sends still counts by its status; a reason string
+    /// this library does not know is kept as it came. An `exchange`'s answer (a request naming no device) keeps
+    /// its extra fields and a success's body (``exchange``); a device's keeps neither.
+    ///
+    /// A function returning the answer it builds, not an initializer: a throwing
+    /// initializer built the answer and then copied it into `self` (a retain and release
+    /// of each of its references, every answer).
+    static func read(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError)
+        -> ProviderAnswer
+    {
         // Read as bytes: a string is made only of a value kept as one.
         var read = FieldsRead()
         headers.withFieldCursor { cursor in
@@ -54,19 +75,18 @@ struct ProviderAnswer: Sendable, Equatable {
                 timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
             }
         }
-        // Built whole at the end (the fields taken, not copied): assigned one by one between
-        // the checks, the answer was copied out at the return.
-        self.init(
-            status: status, apnsID: read.apnsID, uniqueID: read.uniqueID.take(), reason: reason, timestamp: timestamp,
+        // Built whole at the end (the fields taken, not copied).
+        return ProviderAnswer(
+            status: status, apnsIDText: read.apnsID.take(), uniqueID: read.uniqueID.take(), reason: reason, timestamp: timestamp,
             exchange: exchange)
     }
 
     private init(
-        status: Int, apnsID: UUID?, uniqueID: FieldText?, reason: ProviderReason?, timestamp: Date?,
+        status: Int, apnsIDText: FieldText?, uniqueID: FieldText?, reason: ProviderReason?, timestamp: Date?,
         exchange: ProviderExchangeAnswer?
     ) {
         self.status = status
-        self.apnsID = apnsID
+        self.apnsIDText = apnsIDText
         self.uniqueID = uniqueID
         self.reason = reason
         self.timestamp = timestamp
@@ -93,7 +113,7 @@ struct ProviderAnswer: Sendable, Equatable {
 
     init(status: Int, apnsID: UUID? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {
         self.status = status
-        self.apnsID = apnsID
+        apnsIDText = apnsID.map(FieldText.init(uuid:))
         self.uniqueID = uniqueID.map(FieldText.init)
         self.reason = reason
         self.timestamp = timestamp
@@ -114,7 +134,7 @@ struct ProviderAnswer: Sendable, Equatable {
 /// The fields of one answer, gathered in one pass over its header list.
 private struct FieldsRead {
     var status: Int?
-    var apnsID: UUID?
+    var apnsID: FieldText?
     var uniqueID: FieldText?
     var requestID: UUID?
     var channelID: String?
@@ -124,7 +144,7 @@ private struct FieldsRead {
     mutating func take(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         switch ResponseFieldName(name) {
         case .status?: status = ProviderAnswer.statusCode(value)
-        case .apnsID?: apnsID = UUID(apnsText: value)
+        case .apnsID?: apnsID = FieldText(value)
         case .uniqueID?: uniqueID = FieldText(value)
         case .requestID?: requestID = UUID(apnsText: value)
         case .channelID?: channelID = String(decoding: value, as: UTF8.self)

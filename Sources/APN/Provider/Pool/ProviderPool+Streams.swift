@@ -70,7 +70,7 @@ extension ProviderPool {
     ) {
         let answer: ProviderAnswer
         do throws(ProviderError) {
-            answer = try ProviderAnswer(headers: headers, body: body, exchange: open.isExchange)
+            answer = try ProviderAnswer.read(headers: headers, body: body, exchange: open.isExchange)
         } catch {
             // Something answered: it may have been processed.
             complete(
