@@ -42,6 +42,12 @@ extension HTTP2Session {
         /// provider reads `apns-id` and `apns-unique-id` only, where a server or a proxy
         /// before it may send several more (`server`, `date`, …).
         package var keptResponseFields: [String]? = nil
+        /// Whether a client's stream that ended with its complete response (reported as
+        /// ``HTTP2Event/response(streamID:headers:body:)``) is then also reported
+        /// ``HTTP2Event/streamClosed(streamID:errorCode:)`` with NO_ERROR. A client that
+        /// takes the response as its stream's end (a provider) turns it off: one event a
+        /// request fewer. A stream that ends any other way is reported as always.
+        package var reportsCloseAfterResponse = true
 
         /// The defaults above.
         package init() {}

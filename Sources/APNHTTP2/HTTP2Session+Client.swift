@@ -81,7 +81,9 @@ extension HTTP2Session {
                 base[index].valuelen = path.count
             }
             if let extra { (base + block.count).update(from: extra.fields, count: extra.count) }
-            return withExtendedLifetime((block, extra)) { submit(base, count: count, body: body) }
+            // Each kept alive on its own: a tuple of the two was a copy of each (a retain and
+            // a release a request).
+            return withExtendedLifetime(block) { withExtendedLifetime(extra) { submit(base, count: count, body: body) } }
         }
         return try opened(streamID, body: body)
     }

@@ -4,8 +4,11 @@ internal import CNGHTTP2
 extension SessionState {
     /// nghttp2 closed `streamID` (both ends done, a RST_STREAM either way, a GOAWAY).
     mutating func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard streams.remove(streamID) else { return }
+        var reported = false
+        guard streams.remove(streamID, reported: &reported) else { return }
         if headerBlockStream?.id == streamID { headerBlockStream = nil }
+        // A client's response already reported is its stream's end, unless asked for both.
+        if reported && errorCode == 0 && role == .client && !reportsCloseAfterResponse { return }
         events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
     }
 

@@ -93,6 +93,7 @@ extension SessionState {
         // reserve that much before a field arrives (an APNs request's take ~700 bytes).
         lastRequestFieldBytes = min(fields.byteCount, Self.requestFieldReservationLimit)
         fieldStorages.handedOut(fields)
+        streams[slot: slot].reported = true
         if role == .server {
             events.append(.request(streamID: streamID, headers: fields, body: body))
         } else {

@@ -12,6 +12,8 @@ struct SessionState: ~Copyable {
     let role: HTTP2Session.Role
     let maxHeaderListSize: Int
     let maxBodySize: Int
+    /// ``HTTP2Session/Configuration/reportsCloseAfterResponse``.
+    let reportsCloseAfterResponse: Bool
     /// ``HTTP2Session/Configuration/keptResponseFields`` as bytes, for a client.
     let keptResponseFields: [[UInt8]]?
     /// Every stream the session knows of and has not reported closed.
@@ -39,6 +41,7 @@ struct SessionState: ~Copyable {
         self.role = role
         maxHeaderListSize = Int(configuration.maxHeaderListSize)
         maxBodySize = configuration.maxBodySize
+        reportsCloseAfterResponse = configuration.reportsCloseAfterResponse
         keptResponseFields = role == .client ? configuration.keptResponseFields.map { $0.filter { !$0.isEmpty }.map { Array($0.utf8) } } : nil
     }
 

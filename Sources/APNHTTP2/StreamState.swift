@@ -17,6 +17,8 @@ struct StreamState {
     var outgoingOffset = 0
     /// The stream broke a limit and was reset: whatever still arrives on it is dropped.
     var rejected = false
+    /// Its complete message was reported (a client's response).
+    var reported = false
     /// The code we reset the stream with, for a request reset before it was ever sent.
     var localResetCode: HTTP2ErrorCode?
 

@@ -125,8 +125,15 @@ struct StreamTable: ~Copyable {
     /// out cost a copy and a destruction per stream.
     @discardableResult
     mutating func remove(_ id: Int32) -> Bool {
+        var reported = false
+        return remove(id, reported: &reported)
+    }
+
+    /// ``remove(_:)``, telling in `reported` whether the stream's message was reported.
+    mutating func remove(_ id: Int32, reported: inout Bool) -> Bool {
         guard let position = position(of: id) else { return false }
         let index = Int(indices[position])
+        reported = entries[index].reported
         entries[index] = StreamState()
         free.append(Int32(index))
         // Shift back the ids after the hole that are away from their homes (Robin Hood

@@ -57,4 +57,32 @@ import Testing
         #expect(pair.client.nextEvent() == nil)
         #expect(pair.client.activeStreamCount == 0)
     }
+
+    @Test func aClientThatTakesTheResponseAsTheEndHearsNoCloseAfterItButEveryOtherEnd() throws {
+        var client = HTTP2Session.Configuration()
+        client.reportsCloseAfterResponse = false
+        var server = HTTP2Session.Configuration()
+        server.maxConcurrentStreams = 100
+        let pair = try SessionPair(client: client, server: server)
+        try pair.exchange()
+        let answered = try pair.client.submitRequest(headers: apnsHeaders(token: token(1)), body: [1])
+        let reset = try pair.client.submitRequest(headers: apnsHeaders(token: token(2)), body: [2])
+        try pair.exchange()
+        try pair.server.submitResponse(streamID: answered, headers: [HTTP2Header(":status", "200")], body: [])
+        pair.server.resetStream(reset, errorCode: .internalError)
+        try pair.exchange()
+        let ends = pair.clientEvents.filter {
+            switch $0 {
+            case .response, .streamClosed: true
+            default: false
+            }
+        }
+        #expect(ends == [
+            .response(streamID: answered, headers: [HTTP2Header(":status", "200")], body: []),
+            .streamClosed(streamID: reset, errorCode: .internalError),
+        ])
+        #expect(pair.client.activeStreamCount == 0)
+        // The server still reports every stream's close, whatever the setting.
+        #expect(pair.serverEvents.contains(.streamClosed(streamID: answered, errorCode: .noError)))
+    }
 }

@@ -51,6 +51,9 @@ struct ProviderLoop: ~Copyable {
         session.maxBodySize = options.responseBodyLimit
         session.maxConcurrentStreams = 100  // server-initiated streams: none expected
         session.keptResponseFields = ProviderAnswer.fieldsRead
+        // An answer ends its request: the stream's close after it would only be looked up
+        // and dropped.
+        session.reportsCloseAfterResponse = false
         self.pool = ProviderPool(
             configuration: ProviderPool.Configuration(
                 scheduler: ProviderScheduler.Configuration(
@@ -133,7 +136,7 @@ struct ProviderLoop: ~Copyable {
                 guard let index = sockets.firstIndex(where: { $0.number == number }) else { continue }
                 sockets.remove(at: index).close(lastBytes: lastBytes)
             case .complete(let completion):
-                if completion.isDeviceFailure && hub.hasListeners {
+                if hub.hasListeners && completion.isDeviceFailure {
                     events.append(.failed(completion.response))
                 }
                 completion()
