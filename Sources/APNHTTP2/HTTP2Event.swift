@@ -12,7 +12,9 @@ package enum HTTP2Event: Sendable, Equatable {
     /// ``streamClosed(streamID:errorCode:)`` follows.
     case streamRejected(streamID: Int32, reason: HTTP2Error)
     /// The stream ended. Every stream the session knows of ends with exactly one of these:
-    /// every stream `submitRequest` returned, every stream a peer's request opened.
+    /// every stream `submitRequest` returned, every stream a peer's request opened — except
+    /// a client's stream answered whole, when its session was configured not to report it
+    /// (``HTTP2Session/Configuration/reportsCloseAfterResponse``).
     /// ``HTTP2ErrorCode/noError`` after a complete exchange; ``HTTP2ErrorCode/refusedStream``
     /// when the peer did not process it (above a GOAWAY's last-stream-id, or never sent
     /// because of one), so it may be retried; otherwise the code of the RST_STREAM either

@@ -78,8 +78,8 @@ final class ProviderChunk: Sendable {
         var ending: ProviderError?
         /// A failure to connect or authenticate with nothing written: the rest are not sent.
         var gaveUp: ProviderError?
-        /// The responses to print, with their offsets in the chunk.
-        var printed: [(offset: Int, response: ProviderResponse)] = []
+        /// The responses to print, with their offsets in the chunk and their outcomes.
+        var printed: [(offset: Int, response: ProviderResponse, outcome: SendOutput.Outcome)] = []
     }
 
     let printingAll: Bool
@@ -95,17 +95,14 @@ final class ProviderChunk: Sendable {
         state.withLock { state in
             state.counts.count(outcome)
             if response.attempts > 1 { state.retried += 1 }
-            if let error = response.error {
+            if let error = response.error, error.code == .authentication || error.code == .connectionFailed {
                 // A stream lost with its connection did not end the send (the provider went
-                // on with a new one); a credential failure or no connection at all did.
-                if state.ending == nil, !error.mayHaveBeenDelivered, error.code == .authentication || error.code == .connectionFailed {
-                    state.ending = error
-                }
-                if state.gaveUp == nil, response.attempts == 0, error.code == .connectionFailed || error.code == .authentication {
-                    state.gaveUp = error
-                }
+                // on with a new one); a credential failure or no connection at all did, and
+                // with nothing written the rest are not sent.
+                if state.ending == nil, !error.mayHaveBeenDelivered { state.ending = error }
+                if state.gaveUp == nil, response.attempts == 0 { state.gaveUp = error }
             }
-            if printingAll || outcome != .accepted { state.printed.append((offset, response)) }
+            if printingAll || outcome != .accepted { state.printed.append((offset, response, outcome)) }
         }
     }
 

@@ -99,17 +99,11 @@ struct ProviderSendRun: Sendable {
         /// Adds a chunk's counts and prints its lines, in the chunk's order; returns its counts.
         mutating func take(_ chunk: ProviderChunk) -> SendOutput.Counts {
             var result = chunk.result
-            counts.accepted += result.counts.accepted
-            counts.rejected += result.counts.rejected
-            counts.failed += result.counts.failed
-            counts.unknownFate += result.counts.unknownFate
-            counts.notSent += result.counts.notSent
+            counts.add(result.counts)
             retried += result.retried
             ending = ending ?? result.ending
             result.printed.sort { $0.offset < $1.offset }
-            for (_, response) in result.printed {
-                LineWriter.stdout(ProviderSendRun.line(response, ProviderSendRun.outcome(of: response)))
-            }
+            for (_, response, outcome) in result.printed { LineWriter.stdout(ProviderSendRun.line(response, outcome)) }
             return result.counts
         }
     }

@@ -46,6 +46,15 @@ enum SendOutput {
             }
         }
 
+        /// Adds `other`'s counts to these.
+        mutating func add(_ other: Counts) {
+            accepted += other.accepted
+            rejected += other.rejected
+            failed += other.failed
+            unknownFate += other.unknownFate
+            notSent += other.notSent
+        }
+
         /// Every notification counted.
         var total: Int { accepted + rejected + failed + unknownFate + notSent }
     }

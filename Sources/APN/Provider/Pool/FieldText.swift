@@ -1,11 +1,11 @@
+import Foundation
+
 /// A response field's value as received, made a string only when one is asked for: 36
 /// bytes — a UUID's text, which Apple's `apns-unique-id` is — are kept inline, any other
 /// length as a string. Apple answers every request in the development environment with an
 /// `apns-unique-id`, and a string made of each cost an allocation, a UTF-8 check and a
 /// release (about 500 instructions an answer) that a bridge forwarding thousands a second
-/// never reads.
-import Foundation
-
+/// never reads. An `apns-id` is kept so too, and read as a UUID only when asked for.
 struct FieldText: Sendable, Equatable {
     private enum Storage: Sendable {
         /// The 36 bytes, in order, in four words and a half.
@@ -33,13 +33,11 @@ struct FieldText: Sendable, Equatable {
         storage = .string(text)
     }
 
-    /// A UUID's text as Apple writes it (lowercase, hyphenated): an `apns-id` given as a UUID.
+    /// A UUID's text as Apple writes it (lowercase, hyphenated, 36 bytes: kept inline): an
+    /// `apns-id` given as a UUID.
     init(uuid: UUID) {
-        self.init(uuid.apnsText)
-        if case .string(let text) = storage, text.utf8.count == 36 {
-            var text = text
-            self = text.withUTF8 { FieldText($0) }
-        }
+        var text = uuid.apnsText
+        self = text.withUTF8 { FieldText($0) }
     }
 
     /// The value read as a UUID (``Foundation/UUID/init(apnsText:)-(UnsafeBufferPointer<UInt8>)``),

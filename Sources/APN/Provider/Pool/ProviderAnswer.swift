@@ -12,10 +12,10 @@ struct ProviderAnswer: Sendable, Equatable {
     }
 
     var status: Int
-    /// Parsed as it is read, so that a response carries the type the notification set
-    /// (``Notification/apnsID``); a value that is no UUID is dropped. Read from
-    /// ``apnsIDText`` when asked for: parsed with every answer, it cost about 250
-    /// instructions a request that a sender counting its answers never reads.
+    /// The `apns-id` as a UUID, the type the notification set (``Notification/apnsID``); nil
+    /// for a value that is no UUID. Parsed from ``apnsIDText`` when asked for: parsed with
+    /// every answer, it cost about 250 instructions a request that a sender counting its
+    /// answers never reads.
     var apnsID: UUID? { apnsIDText?.uuid }
     /// The `apns-id` as received.
     var apnsIDText: FieldText?
@@ -40,8 +40,9 @@ struct ProviderAnswer: Sendable, Equatable {
 
     /// Reads an answer. A status that is not a number is a protocol error; a refusal whose
     /// body is not the JSON object Apple sends still counts by its status; a reason string
-    /// this library does not know is kept as it came. An `exchange`'s answer (a request naming no device) keeps
-    /// its extra fields and a success's body (``exchange``); a device's keeps neither.
+    /// this library does not know is kept as it came. An `exchange`'s answer (a request
+    /// naming no device) keeps its extra fields and a success's body (``exchange``); a
+    /// device's keeps neither.
     ///
     /// A function returning the answer it builds, not an initializer: a throwing
     /// initializer built the answer and then copied it into `self` (a retain and release
