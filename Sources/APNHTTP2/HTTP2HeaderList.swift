@@ -135,6 +135,16 @@ package struct HTTP2HeaderList: @unchecked Sendable {
         }
     }
 
+    /// ``withFieldCursor(_:)`` without the closure, for a reader whose result would be
+    /// captured by one (and copied out of it, the original destroyed): a cursor valid while
+    /// the list lives unchanged, which the caller ensures (a parameter it borrows, which
+    /// its caller holds through the call). The storage's bytes do not move while it lives.
+    @inlinable
+    package var unsafeFieldCursor: FieldCursor {
+        guard let storage else { return FieldCursor(bytes: nil, end: 0) }
+        return FieldCursor(bytes: UnsafePointer(storage.withUnsafeMutablePointerToElements { $0 }), end: byteCountValue)
+    }
+
     /// Walks a list's fields (``withFieldCursor(_:)``).
     package struct FieldCursor {
         @usableFromInline let bytes: UnsafePointer<UInt8>?

@@ -80,7 +80,9 @@ public struct WireBuffer: Sendable {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    /// Appends raw bytes.
+    /// Appends raw bytes. Inlinable, as the capacity check it makes: an HTTP/2 driver
+    /// writes each frame nghttp2 serializes (two a request) through it.
+    @inlinable
     public mutating func write(_ bytes: UnsafeRawBufferPointer) {
         let start = writableStart(bytes.count)
         if let source = bytes.baseAddress, bytes.count > 0 {
@@ -91,19 +93,26 @@ public struct WireBuffer: Sendable {
 
     /// Returns where `count` bytes can be written, growing or compacting first if needed.
     /// The caller stores the bytes, then advances `writerIndex` by `count`.
-    @usableFromInline
+    @inlinable
     mutating func writableStart(_ count: Int) -> UnsafeMutableRawPointer {
         if !isKnownUniquelyReferenced(&storage) {
-            storage = storage.copy(from: readerIndex, to: writerIndex, capacity: max(storage.capacity, readableBytes + count))
-            writerIndex -= readerIndex
-            readerIndex = 0
+            unshare(toFit: count)
         } else if writerIndex + count > storage.capacity {
             grow(toFit: count)
         }
         return storage.pointer + writerIndex
     }
 
-    private mutating func grow(toFit count: Int) {
+    /// A storage of this buffer's own, with room for `count` more bytes (a copy shares it).
+    @usableFromInline
+    mutating func unshare(toFit count: Int) {
+        storage = storage.copy(from: readerIndex, to: writerIndex, capacity: max(storage.capacity, readableBytes + count))
+        writerIndex -= readerIndex
+        readerIndex = 0
+    }
+
+    @usableFromInline
+    mutating func grow(toFit count: Int) {
         let needed = readableBytes + count
         if needed <= storage.capacity / 2 {
             // Plenty of room once the consumed prefix is reclaimed: slide instead of grow.

@@ -52,8 +52,10 @@ extension Provider {
         let cancellation = ProviderCancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let reply = ProviderReply(index: 0) { _, response in continuation.resume(returning: response) }
-                inbox.post(.send([ProviderSubmission(request: template.exchangeRequest, completion: reply)], cancellation))
+                let target = ProviderReplyTarget(cancellation: cancellation) { _, response in
+                    continuation.resume(returning: response)
+                }
+                inbox.post(.send([ProviderSubmission(request: template.exchangeRequest, index: 0)], target))
             }
         } onCancel: {
             cancellation.cancel()

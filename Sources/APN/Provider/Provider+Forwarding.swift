@@ -70,6 +70,7 @@ extension Provider {
     ) {
         var submissions: [ProviderSubmission] = []
         submissions.reserveCapacity(min(count, Self.submissionBatch))
+        let target = ProviderReplyTarget(sink: completion)
         // The templates used last: a bridge's notifications mostly share their header
         // fields, so their headers are built and laid out once, not per notification.
         var recent = forwardTemplates.withLock { $0 }
@@ -101,14 +102,14 @@ extension Provider {
                     ProviderResponse(device: device, error: error, status: nil, apnsID: nil, uniqueID: nil, attempts: 0))
                 continue
             }
-            submissions.append(ProviderSubmission(request: request, completion: ProviderReply(index: index, sink: completion)))
+            submissions.append(ProviderSubmission(request: request, index: index))
             if submissions.count == Self.submissionBatch {
-                inbox.post(.send(submissions, nil))
+                inbox.post(.send(submissions, target))
                 submissions.removeAll(keepingCapacity: true)
             }
         }
         forwardTemplates.withLock { $0 = recent }
-        if !submissions.isEmpty { inbox.post(.send(submissions, nil)) }
+        if !submissions.isEmpty { inbox.post(.send(submissions, target)) }
     }
 
     /// How many templates ``forward(_:completion:)`` keeps: a tenant's few combinations of

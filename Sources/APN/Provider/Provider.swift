@@ -195,11 +195,12 @@ public final class Provider: Sendable {
             sink = completion
         }
         // Handed over in runs, so the I/O thread starts sending while the rest are posted.
+        let target = ProviderReplyTarget(cancellation: cancellation, sink: sink)
         for start in stride(from: devices.startIndex, to: devices.endIndex, by: Self.submissionBatch) {
             let run = ProviderDeviceRun(
                 template: template, devices: devices[start..<min(start + Self.submissionBatch, devices.endIndex)],
-                indexBase: devices.startIndex, sink: sink)
-            inbox.post(.sendToDevices(run, cancellation))
+                indexBase: devices.startIndex, target: target)
+            inbox.post(.sendToDevices(run))
         }
     }
 

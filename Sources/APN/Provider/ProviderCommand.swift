@@ -4,13 +4,13 @@ import Synchronization
 
 /// What other threads ask of a provider's I/O thread, in the order they asked.
 enum ProviderCommand: Sendable {
-    /// Send these requests; each completion is called once, on the I/O thread, with the
-    /// request's response. Completions must be quick and must not block. The cancellation,
-    /// if any, can withdraw them all.
-    case send([ProviderSubmission], ProviderCancellation?)
+    /// Send these requests; the target's sink is called once for each, on the I/O thread,
+    /// with the request's index and response. Sinks must be quick and must not block. The
+    /// target's cancellation, if any, can withdraw them all.
+    case send([ProviderSubmission], ProviderReplyTarget)
     /// Send one notification to each of a run of devices (``ProviderDeviceRun``): as
     /// ``send(_:_:)``, each request made as it is queued.
-    case sendToDevices(ProviderDeviceRun, ProviderCancellation?)
+    case sendToDevices(ProviderDeviceRun)
     /// The sender of the requests sent with this cancellation gave up waiting (Task cancelled).
     case cancel(ProviderCancellation)
     /// A connection attempt finished.
@@ -34,10 +34,10 @@ enum ProviderCommand: Sendable {
     case probe(reply: @Sendable (ProviderError?) -> Void)
 }
 
-/// One request handed to the I/O thread, and what to call with its response.
+/// One request handed to the I/O thread, and its index for the send's sink.
 struct ProviderSubmission: Sendable {
     let request: ProviderRequest
-    let completion: ProviderReply
+    let index: Int
 }
 
 /// One notification's requests for a run of devices, as the I/O thread takes them: the
@@ -47,30 +47,52 @@ struct ProviderSubmission: Sendable {
 /// references, twice).
 struct ProviderDeviceRun: Sendable {
     let template: ProviderRequest.Template
-    /// The devices, in the sender's numbering: `devices[i]`'s response goes to `sink` with
-    /// index `i - indexBase`.
+    /// The devices, in the sender's numbering: `devices[i]`'s response goes to the
+    /// target's sink with index `i - indexBase`.
     let devices: ArraySlice<Device>
     let indexBase: Int
-    let sink: ProviderReply.Sink
+    let target: ProviderReplyTarget
 }
 
-/// Where one request's response goes: the closure every request of one send (or forward)
-/// shares, and the request's index there — one closure per send, not one per request.
-struct ProviderReply: Sendable {
+/// What every request of one send (or forward) shares: the closure its responses go to,
+/// and the cancellation that can withdraw them. One reference a waiting request holds
+/// for both (a closure and a cancellation apiece cost a retain and a release more, every
+/// request).
+final class ProviderReplyTarget: Sendable {
     /// What a response is handed to, with its request's index. Lent the response: a sink
     /// that keeps it copies it (``Provider/send(_:to:)-(_,[Device])`` gathers them all),
     /// one that reads it (the bridge) does not; handed over, every answer was copied out of
     /// its completion first.
     typealias Sink = @Sendable (Int, ProviderResponse) -> Void
 
-    let index: Int
     let sink: Sink
+    /// Withdraws the send's requests when its task is cancelled; nil when nothing can.
+    let cancellation: ProviderCancellation?
+
+    init(cancellation: ProviderCancellation? = nil, sink: @escaping Sink) {
+        self.sink = sink
+        self.cancellation = cancellation
+    }
+
+    /// A target nobody reads (tests of the scheduler and the pool).
+    static let ignored = ProviderReplyTarget { _, _ in }
+}
+
+/// Where one request's response goes: its send's target, and the request's index there.
+struct ProviderReply: Sendable {
+    typealias Sink = ProviderReplyTarget.Sink
+
+    let index: Int
+    let target: ProviderReplyTarget
 
     /// Hands `response` to the sink with the request's index.
-    func callAsFunction(_ response: ProviderResponse) { sink(index, response) }
+    func callAsFunction(_ response: ProviderResponse) { target.sink(index, response) }
+
+    /// The cancellation that can withdraw the request, if any.
+    var cancellation: ProviderCancellation? { target.cancellation }
 
     /// A reply nobody reads (tests of the scheduler).
-    static let ignored = ProviderReply(index: 0) { _, _ in }
+    static let ignored = ProviderReply(index: 0, target: .ignored)
 }
 
 /// A connected, HTTP/2-speaking TLS socket, or why there is none.

@@ -80,10 +80,10 @@ struct ProviderLoop: ~Copyable {
     /// One command, fed to the pool.
     mutating func handle(_ command: ProviderCommand) {
         switch command {
-        case .send(let submissions, let cancellation):
-            pool.send(submissions, cancellation: cancellation)
-        case .sendToDevices(let run, let cancellation):
-            pool.send(run, cancellation: cancellation)
+        case .send(let submissions, let target):
+            pool.send(submissions, to: target)
+        case .sendToDevices(let run):
+            pool.send(run)
         case .cancel(let cancellation):
             pool.cancel(cancellation)
         case .connectResult(let attempt, .connected(let handoff)):
@@ -135,11 +135,10 @@ struct ProviderLoop: ~Copyable {
             case .close(let number, let lastBytes):
                 guard let index = sockets.firstIndex(where: { $0.number == number }) else { continue }
                 sockets.remove(at: index).close(lastBytes: lastBytes)
-            case .complete(let completion):
-                if hub.hasListeners && completion.isDeviceFailure {
-                    events.append(.failed(completion.response))
+            case .complete:
+                if let failure = pool.performCompletion(reportingFailures: hub.hasListeners) {
+                    events.append(.failed(failure))
                 }
-                completion()
             case .event(let event):
                 log.record(event)
                 if hub.hasListeners { events.append(event) }

@@ -19,9 +19,13 @@ struct ProviderRequest: Sendable {
     /// by every payload with the same fields): a waiting request holds references, not its
     /// own header list.
     let template: Template
-    /// The payload: the template's (one notification to many devices), or the request's
-    /// own (a forwarded payload under a template many share).
-    let body: [UInt8]
+    /// The payload when it is the request's own (a forwarded payload under a template many
+    /// share); nil when it is the template's (one notification to many devices), read from
+    /// there: a reference fewer for each waiting request to hold (a retain and a release).
+    private let ownBody: [UInt8]?
+
+    /// The payload.
+    var body: [UInt8] { ownBody ?? template.body }
 
     /// The header fields, `:path` naming the device (the tests' view; the I/O thread
     /// appends them to its scratch list with ``appendHeaders(to:)``).
@@ -42,6 +46,13 @@ struct ProviderRequest: Sendable {
     /// Queues the request on `session`, `extra` (the `authorization` field) after its fields:
     /// the stream id.
     func submit(on session: HTTP2Session, appending extra: HTTP2HeaderBlock?) throws(HTTP2Error) -> Int32 {
+        // The body passed where it lies, the request's or the template's (``body`` would
+        // make a reference of it: a retain and a release).
+        if let ownBody { return try submit(on: session, appending: extra, body: ownBody) }
+        return try submit(on: session, appending: extra, body: template.body)
+    }
+
+    private func submit(on session: HTTP2Session, appending extra: HTTP2HeaderBlock?, body: [UInt8]) throws(HTTP2Error) -> Int32 {
         guard !template.isExchange else {
             return try session.submitRequest(template.block, path: nil, appending: extra, body: body)
         }
@@ -123,10 +134,10 @@ struct ProviderRequest: Sendable {
         ).request(to: device)
     }
 
-    private init(device: Device, template: Template, body: [UInt8]) {
+    private init(device: Device, template: Template, ownBody: [UInt8]?) {
         self.device = device
         self.template = template
-        self.body = body
+        self.ownBody = ownBody
     }
 
     /// What every device's request for one notification shares: read from the notification
@@ -285,12 +296,12 @@ struct ProviderRequest: Sendable {
 
         /// The exchange's request (``exchangeDevice`` as its device).
         var exchangeRequest: ProviderRequest {
-            ProviderRequest(device: ProviderRequest.exchangeDevice, template: self, body: body)
+            ProviderRequest(device: ProviderRequest.exchangeDevice, template: self, ownBody: nil)
         }
 
         /// The request for `device`.
         func request(to device: Device) -> ProviderRequest {
-            ProviderRequest(device: device, template: self, body: body)
+            ProviderRequest(device: device, template: self, ownBody: nil)
         }
 
         /// Whether this is the template for forwarded notifications with these fields (its
@@ -303,7 +314,7 @@ struct ProviderRequest: Sendable {
         /// The request for `device` carrying `payload` instead of the template's body (a
         /// forwarded notification, its size checked with ``ProviderRequest/checkPayload(size:pushType:)``).
         func request(to device: consuming Device, payload: consuming [UInt8]) -> ProviderRequest {
-            ProviderRequest(device: device, template: self, body: payload)
+            ProviderRequest(device: device, template: self, ownBody: payload)
         }
     }
 }

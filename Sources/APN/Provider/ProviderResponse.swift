@@ -12,14 +12,14 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
     public let status: Int?
     /// The `apns-id` Apple answered (the request's, or the one Apple assigned): a UUID, as
     /// ``Notification/apnsID`` is, so the two compare; `nil` when the answer had none.
-    public var apnsID: UUID? { apnsIDText?.uuid }
+    public var apnsID: UUID? { apnsIDText.uuid }
     /// ``apnsID`` as received: parsed only when asked for.
-    private let apnsIDText: FieldText?
+    private let apnsIDText: FieldText
     /// The `apns-unique-id` Apple answers in the development environment, to look the
     /// notification up in its delivery log.
-    public var uniqueID: String? { uniqueIDText?.string }
+    public var uniqueID: String? { uniqueIDText.string }
     /// ``uniqueID`` as received: a string only when asked for.
-    private let uniqueIDText: FieldText?
+    private let uniqueIDText: FieldText
     /// How many times the request was sent (retries after 429 or 5xx, a refused stream or
     /// an expired provider token count).
     public let attempts: Int
@@ -34,8 +34,8 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         self.device = device
         self.error = error
         self.status = status
-        apnsIDText = apnsID.map(FieldText.init(uuid:))
-        uniqueIDText = uniqueID.map(FieldText.init)
+        apnsIDText = apnsID.map(FieldText.init(uuid:)) ?? .absent
+        uniqueIDText = uniqueID.map(FieldText.init) ?? .absent
         self.attempts = attempts
         exchange = nil
     }
@@ -56,8 +56,8 @@ public struct ProviderResponse: Sendable, CustomStringConvertible {
         device = request.device
         self.error = error
         status = answer?.status
-        apnsIDText = answer?.apnsIDText
-        uniqueIDText = answer?.uniqueID
+        apnsIDText = answer?.apnsIDText ?? .absent
+        uniqueIDText = answer?.uniqueID ?? .absent
         self.attempts = attempts
         exchange = request.template.isExchange ? (answer?.exchange ?? ProviderExchangeAnswer.empty) : nil
     }

@@ -1,5 +1,6 @@
 import APNHTTP2
 import APNTLS
+import APNWire
 
 /// The I/O half of one provider connection: the TLS socket, the bytes not yet written and
 /// the read buffer. What the bytes mean is the ``ProviderPool``'s (its
@@ -9,8 +10,9 @@ final class ProviderSocket {
     let number: Int
     let connection: TLSConnection
 
-    private var output: [UInt8] = []
-    private var written = 0
+    /// The session's frames not yet taken by the socket (the pool writes them straight
+    /// in: ``ProviderPool/appendOutput(of:to:)``).
+    private var output = WireBuffer(capacity: 80 * 1024)
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     init(number: Int, connection: TLSConnection) {
@@ -19,7 +21,7 @@ final class ProviderSocket {
     }
 
     /// Bytes the socket would not take yet (it would block): poll for writability.
-    var hasRefusedBytes: Bool { written < output.count }
+    var hasRefusedBytes: Bool { !output.isEmpty }
 
     /// What a flush did.
     enum FlushResult {
@@ -32,20 +34,14 @@ final class ProviderSocket {
 
     /// Writes what `produce` gives (the pool's session output) until the socket would block
     /// or nothing is left.
-    func flush(_ produce: (inout [UInt8]) -> Int) -> FlushResult {
+    func flush(_ produce: (inout WireBuffer) -> Int) -> FlushResult {
         var progressed = false
         while true {
-            if written == output.count {
-                output.removeAll(keepingCapacity: true)
-                written = 0
-                if produce(&output) == 0 { return .flushed(progressed: progressed, blocked: false) }
-            }
-            let step = output.withUnsafeBytes { bytes in
-                connection.write(UnsafeRawBufferPointer(rebasing: bytes[written...]))
-            }
+            if output.isEmpty, produce(&output) == 0 { return .flushed(progressed: progressed, blocked: false) }
+            let step = output.withUnsafeReadableBytes { connection.write($0) }
             switch step {
             case .done(let count):
-                written += count
+                output.consume(count)
                 progressed = true
             case .wantWrite, .wantRead: return .flushed(progressed: progressed, blocked: true)
             case .closed: return .failed(.lost("the server closed the connection"))
@@ -98,13 +94,12 @@ final class ProviderSocket {
             connection.close()
             return
         }
-        if written < output.count {
+        if !output.isEmpty {
             // Frames queued earlier go first; a socket that would not take them gets none.
             _ = flush { _ in 0 }
         }
-        if !lastBytes.isEmpty && written == output.count {
-            output = lastBytes
-            written = 0
+        if !lastBytes.isEmpty && output.isEmpty {
+            output.write(lastBytes)
             _ = flush { _ in 0 }
         }
         connection.close()

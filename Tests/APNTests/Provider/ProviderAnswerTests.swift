@@ -21,7 +21,7 @@ struct ProviderAnswerTests {
         let uuid = "EABEAE54-14a8-11e5-B60B-1697f925ec7b"
         for text in [uuid, "u-1", "", String(repeating: "x", count: 35), String(repeating: "é", count: 18), uuid + "0"] {
             let answer = try ProviderAnswer(headers: [HTTP2Header(":status", "200"), HTTP2Header("apns-unique-id", text)], body: [])
-            #expect(answer.uniqueID?.string == text)
+            #expect(answer.uniqueID.string == text)
             #expect(answer.uniqueID == FieldText(text))
             let template = try ProviderRequest.Template(
                 forwarding: .init(pushType: .alert, priority: 10, expiry: 0, topic: "t"), authority: "h", requiresTopic: true)
@@ -33,6 +33,7 @@ struct ProviderAnswerTests {
         let text = bytes.withUnsafeBufferPointer { FieldText($0) }
         #expect(text.string == String(repeating: "\u{FFFD}", count: 36))
         #expect(FieldText("a") != FieldText(uuid) && FieldText(uuid) == FieldText(uuid))
+        #expect(FieldText.absent.string == nil && FieldText.absent.uuid == nil && FieldText.absent != FieldText(""))
     }
 
     @Test("an apns-id is read as Foundation reads it, in either case; anything else is dropped")

@@ -1,5 +1,6 @@
 @testable import APN
 import APNHTTP2
+import APNWire
 import Foundation
 import Testing
 
@@ -68,8 +69,8 @@ final class ProviderPoolHarness {
 
     func send(_ numbers: ClosedRange<Int>, cancellation: ProviderCancellation? = nil) {
         pool.send(
-            numbers.map { ProviderSubmission(request: Self.request($0), completion: .ignored) },
-            cancellation: cancellation)
+            numbers.map { ProviderSubmission(request: Self.request($0), index: 0) },
+            to: ProviderReplyTarget(cancellation: cancellation) { _, _ in })
         turn()
     }
 
@@ -96,12 +97,12 @@ final class ProviderPoolHarness {
         while moved, let server = servers[number] {
             moved = false
             if !blocked.contains(number) {
-                var bytes: [UInt8] = []
+                var bytes = WireBuffer()
                 while pool.appendOutput(of: number, to: &bytes) > 0 {}
                 pool.flushed(number, progressed: !bytes.isEmpty, blocked: false, now: now)
                 if !bytes.isEmpty {
                     moved = true
-                    try! bytes.withUnsafeBytes { try server.receive($0) }
+                    try! bytes.withUnsafeReadableBytes { try server.receive($0) }
                     for event in server.takeEvents() { serverSaw(event, on: number) }
                 }
             } else if pool.wantsWrite(number) {
@@ -190,10 +191,11 @@ final class ProviderPoolHarness {
                 closes.append(number)
                 lastBytes[number] = bytes
                 servers[number] = nil
-            case .complete(let completion):
-                let n = Int(completion.response.device.token[0])
+            case .complete:
+                let response = pool.completions.removeFirst().response
+                let n = Int(response.device.token[0])
                 if responses[n] != nil { duplicates.append(n) }
-                responses[n] = completion.response
+                responses[n] = response
             case .event(let event):
                 events.append(Self.name(event))
             case .reply:

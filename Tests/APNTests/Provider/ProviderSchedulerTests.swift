@@ -180,8 +180,9 @@ struct ProviderSchedulerTests {
     func cancelBySend() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
         let send = ProviderCancellation()
-        let a = scheduler.enqueue(Self.request(1), cancellation: send)
-        let b = scheduler.enqueue(Self.request(3), cancellation: send)
+        let reply = ProviderReply(index: 0, target: ProviderReplyTarget(cancellation: send) { _, _ in })
+        let a = scheduler.enqueue(Self.request(1), completion: reply)
+        let b = scheduler.enqueue(Self.request(3), completion: reply)
         send.note(a..<b + 1)
         let other = scheduler.enqueue(Self.request(2))
         #expect(scheduler.take(now: .zero)?.id == a)
@@ -226,5 +227,15 @@ struct ProviderSchedulerTests {
         #expect((1...3).map { scheduler.backoff(afterRetry: $0, serverError: true) } == [
             .milliseconds(100), .milliseconds(200), .milliseconds(300),
         ])
+    }
+}
+
+extension ProviderScheduler {
+    /// ``answered(_:_:now:canRenewToken:into:)`` as the tests read it: the completion it
+    /// made, if any.
+    mutating func answered(_ id: ID, _ answer: ProviderAnswer, now: Timestamp, canRenewToken: Bool) -> Completion? {
+        var completions = RingBuffer<Completion>()
+        guard answered(id, answer, now: now, canRenewToken: canRenewToken, into: &completions) else { return nil }
+        return completions.removeFirst()
     }
 }

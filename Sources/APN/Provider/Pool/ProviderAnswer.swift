@@ -16,10 +16,10 @@ struct ProviderAnswer: Sendable, Equatable {
     /// for a value that is no UUID. Parsed from ``apnsIDText`` when asked for: parsed with
     /// every answer, it cost about 250 instructions a request that a sender counting its
     /// answers never reads.
-    var apnsID: UUID? { apnsIDText?.uuid }
+    var apnsID: UUID? { apnsIDText.uuid }
     /// The `apns-id` as received.
-    var apnsIDText: FieldText?
-    var uniqueID: FieldText?
+    var apnsIDText: FieldText
+    var uniqueID: FieldText
     var reason: ProviderReason?
     /// The 410 timestamp: milliseconds since 1970 in Apple's body.
     var timestamp: Date?
@@ -50,48 +50,45 @@ struct ProviderAnswer: Sendable, Equatable {
     static func read(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool = false) throws(ProviderError)
         -> ProviderAnswer
     {
-        // Read as bytes: a string is made only of a value kept as one.
-        var read = FieldsRead()
-        headers.withFieldCursor { cursor in
-            while let (name, value) = cursor.next() { read.take(name: name, value: value) }
-        }
-        guard let status = read.status, (100...599).contains(status) else {
+        let answer = readIfValid(headers: headers, body: body, exchange: isExchange)
+        guard answer.status != 0 else {
             throw ProviderError(code: .protocolError, message: "a response without a valid :status")
         }
+        return answer
+    }
+
+    /// ``read(headers:body:exchange:)``, an answer of status 0 where that throws (no valid
+    /// `:status`). Not throwing: a throwing function copied the answer it returned and
+    /// destroyed the original (a retain and a release of each reference, every answer).
+    static func readIfValid(headers: HTTP2HeaderList, body: [UInt8], exchange isExchange: Bool) -> ProviderAnswer {
+        // Read as bytes: a string is made only of a value kept as one. The answer is filled
+        // in where it is returned from, and read without a closure: built at the end of its
+        // parts, or captured by the cursor's closure, it was copied out and the original
+        // destroyed (a retain and a release of each reference, every answer).
+        var answer = ProviderAnswer(status: 0)
+        var read = FieldsRead()
+        // `headers`, a parameter, lives unchanged through the call: the cursor stays valid.
+        var cursor = headers.unsafeFieldCursor
+        while let (name, value) = cursor.next() { read.take(name: name, value: value, into: &answer) }
+        // One way out (a second return, for a missing status, copied the answer on both).
+        let status = read.status.flatMap { (100...599).contains($0) ? $0 : nil } ?? 0
         let success = Self.isSuccess(status)
-        var exchange: ProviderExchangeAnswer?
-        if isExchange && (read.requestID != nil || read.channelID != nil || (success && !body.isEmpty)) {
-            exchange = ProviderExchangeAnswer(
+        answer.status = status
+        if status != 0, isExchange && (read.requestID != nil || read.channelID != nil || (success && !body.isEmpty)) {
+            answer.exchange = ProviderExchangeAnswer(
                 requestID: read.requestID, channelID: read.channelID.take(), body: success ? body : [])
         }
-        var reason: ProviderReason?
-        var timestamp: Date?
-        if !success, !body.isEmpty, body.count <= Self.bodyLimit,
+        if status != 0, !success, !body.isEmpty, body.count <= Self.bodyLimit,
             let object = try? JSONParser(maximumDepth: 4, maximumSize: Self.bodyLimit).parseObject(bytes: body)
         {
             // (Apple always sends a JSON reason; a proxy in between may not. The status
             // still decides what happens.)
-            if case .string(let text)? = object["reason"] { reason = ProviderReason(rawValue: text) }
+            if case .string(let text)? = object["reason"] { answer.reason = ProviderReason(rawValue: text) }
             if case .number(let milliseconds)? = object["timestamp"], milliseconds.isFinite {
-                timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
+                answer.timestamp = Date(timeIntervalSince1970: milliseconds / 1_000)
             }
         }
-        // Built whole at the end (the fields taken, not copied).
-        return ProviderAnswer(
-            status: status, apnsIDText: read.apnsID.take(), uniqueID: read.uniqueID.take(), reason: reason, timestamp: timestamp,
-            exchange: exchange)
-    }
-
-    private init(
-        status: Int, apnsIDText: FieldText?, uniqueID: FieldText?, reason: ProviderReason?, timestamp: Date?,
-        exchange: ProviderExchangeAnswer?
-    ) {
-        self.status = status
-        self.apnsIDText = apnsIDText
-        self.uniqueID = uniqueID
-        self.reason = reason
-        self.timestamp = timestamp
-        self.exchange = exchange
+        return answer
     }
 
     /// Whether `status` accepts a request: 200 (a notification, a broadcast, a channel
@@ -112,10 +109,17 @@ struct ProviderAnswer: Sendable, Equatable {
         return value
     }
 
+    /// An answer of `status` and nothing else, the fields set as they are read.
+    private init(status: Int) {
+        self.status = status
+        apnsIDText = .absent
+        uniqueID = .absent
+    }
+
     init(status: Int, apnsID: UUID? = nil, uniqueID: String? = nil, reason: ProviderReason? = nil, timestamp: Date? = nil) {
         self.status = status
-        apnsIDText = apnsID.map(FieldText.init(uuid:))
-        self.uniqueID = uniqueID.map(FieldText.init)
+        apnsIDText = apnsID.map(FieldText.init(uuid:)) ?? .absent
+        self.uniqueID = uniqueID.map(FieldText.init) ?? .absent
         self.reason = reason
         self.timestamp = timestamp
     }
@@ -132,21 +136,21 @@ struct ProviderAnswer: Sendable, Equatable {
     }
 }
 
-/// The fields of one answer, gathered in one pass over its header list.
+/// The fields of one answer read in one pass over its header list, besides those written
+/// straight into the answer.
 private struct FieldsRead {
     var status: Int?
-    var apnsID: FieldText?
-    var uniqueID: FieldText?
     var requestID: UUID?
     var channelID: String?
 
-    /// Notes field `name` if it is one an answer reads.
+    /// Notes field `name` if it is one an answer reads (the `apns-id` and
+    /// `apns-unique-id` into `answer`).
     @inline(__always)
-    mutating func take(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    mutating func take(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, into answer: inout ProviderAnswer) {
         switch ResponseFieldName(name) {
         case .status?: status = ProviderAnswer.statusCode(value)
-        case .apnsID?: apnsID = FieldText(value)
-        case .uniqueID?: uniqueID = FieldText(value)
+        case .apnsID?: answer.apnsIDText = FieldText(value)
+        case .uniqueID?: answer.uniqueID = FieldText(value)
         case .requestID?: requestID = UUID(apnsText: value)
         case .channelID?: channelID = String(decoding: value, as: UTF8.self)
         case nil: break

@@ -1,4 +1,5 @@
 import APNHTTP2
+import APNWire
 
 /// Handing ready requests to connections, and the bytes that go out.
 extension ProviderPool {
@@ -75,8 +76,8 @@ extension ProviderPool {
     var streamLimit: Int { max(1, configuration.maxConcurrentStreams) }
 
     /// Appends what connection `number` has to send (at most about 64 KiB); the count.
-    func appendOutput(of number: Int, to buffer: inout [UInt8]) -> Int {
-        connection(number)?.session.appendOutput(to: &buffer) ?? 0
+    func appendOutput(of number: Int, to buffer: inout WireBuffer) -> Int {
+        connection(number)?.session.writeOutput { buffer.write($0) } ?? 0
     }
 
     /// Whether connection `number`'s session has bytes to send.

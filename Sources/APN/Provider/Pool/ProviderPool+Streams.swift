@@ -68,16 +68,14 @@ extension ProviderPool {
         _ open: ProviderPoolConnection.OpenStream, on connection: ProviderPoolConnection, headers: HTTP2HeaderList,
         body: [UInt8], now: Timestamp
     ) {
-        let answer: ProviderAnswer
-        do throws(ProviderError) {
-            answer = try ProviderAnswer.read(headers: headers, body: body, exchange: open.isExchange)
-        } catch {
+        let answer = ProviderAnswer.readIfValid(headers: headers, body: body, exchange: open.isExchange)
+        guard answer.status != 0 else {
             // Something answered: it may have been processed.
             complete(
                 scheduler.failInFlight(
                     open.id,
                     ProviderError(
-                        code: error.code, message: "\(error.message); it may have been delivered",
+                        code: .protocolError, message: "a response without a valid :status; it may have been delivered",
                         mayHaveBeenDelivered: true)))
             return
         }
@@ -98,7 +96,10 @@ extension ProviderPool {
                 connection.draining = true
             }
         }
-        complete(scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry), resettingStream: false)
+        // Completed where it will wait for the driver (its stream has ended: nothing to reset).
+        if scheduler.answered(open.id, answer, now: now, canRenewToken: canRetry, into: &completions) {
+            actions.append(.complete)
+        }
     }
 
     /// The request stream `streamID` carried; the busy clock restarts (an answer or an end

@@ -63,6 +63,8 @@ struct ProviderPool: ~Copyable {
     private(set) var authorization: ProviderAuthorization
     var connections: [ProviderPoolConnection] = []
     var actions = RingBuffer<ProviderPoolAction>(minimumCapacity: 64)
+    /// The completions the `.complete` actions stand for, in the same order.
+    var completions = RingBuffer<ProviderScheduler.Completion>(minimumCapacity: 64)
     /// The `authorization` field of the current provider token, laid out for nghttp2 once.
     var authorizationBlock: HTTP2HeaderBlock?
     /// The attempt under way, if any.
@@ -103,7 +105,20 @@ struct ProviderPool: ~Copyable {
     mutating func nextAction() -> ProviderPoolAction? {
         if let action = actions.popFirst() { return action }
         actions.releaseMemoryIfEmpty(above: 4_096)
+        completions.releaseMemoryIfEmpty(above: 4_096)
         return nil
+    }
+
+    /// Performs a `.complete` action: calls its completion's sink with the response (lent:
+    /// the sink copies what it keeps). Returns the
+    /// response when `reportingFailures` and it failed for a device (the listeners hear of
+    /// it: ``ProviderScheduler/Completion/isDeviceFailure``).
+    mutating func performCompletion(reportingFailures: Bool) -> ProviderResponse? {
+        // Moved out to a local, once: read where it lay (through the ring's subscript or a
+        // pointer), it was copied for the call all the same, a retain of each reference.
+        let completion = completions.removeFirst()
+        completion()
+        return reportingFailures && completion.isDeviceFailure ? completion.response : nil
     }
 
     /// Every request not yet complete.
@@ -111,33 +126,37 @@ struct ProviderPool: ~Copyable {
 
     // MARK: Sends and commands
 
-    /// Requests to send; `cancellation`, if any, can withdraw them all.
-    mutating func send(_ submissions: [ProviderSubmission], cancellation: ProviderCancellation?) {
+    /// Requests to send, each response to `target`; its cancellation, if any, can withdraw
+    /// them all.
+    mutating func send(_ submissions: [ProviderSubmission], to target: ProviderReplyTarget) {
+        let cancellation = target.cancellation
         if let refusal = refusal(cancellation) {
             for submission in submissions {
-                refuse(ProviderResponse(submission.request, error: refusal, answer: nil, attempts: 0), submission.completion)
+                refuse(
+                    ProviderResponse(submission.request, error: refusal, answer: nil, attempts: 0),
+                    ProviderReply(index: submission.index, target: target))
             }
             return
         }
         if submissions.count > 1 { scheduler.reserve(submissions.count) }
         var ids: Range<Int>?
         for submission in submissions {
-            let id = scheduler.enqueue(
-                submission.request, cancellation: cancellation, completion: submission.completion)
+            let id = scheduler.enqueue(submission.request, completion: ProviderReply(index: submission.index, target: target))
             ids = (ids?.lowerBound ?? id)..<id + 1
         }
         // One send's requests get consecutive ids: cancelling it withdraws that range.
         if let cancellation, let ids { cancellation.note(ids) }
     }
 
-    /// One notification to a run of devices, each request made as it is queued;
-    /// `cancellation`, if any, can withdraw them all.
-    mutating func send(_ run: ProviderDeviceRun, cancellation: ProviderCancellation?) {
+    /// One notification to a run of devices, each request made as it is queued; the
+    /// target's cancellation, if any, can withdraw them all.
+    mutating func send(_ run: ProviderDeviceRun) {
+        let cancellation = run.target.cancellation
         if let refusal = refusal(cancellation) {
             for index in run.devices.indices {
                 refuse(
                     ProviderResponse(device: run.devices[index], error: refusal, status: nil, apnsID: nil, uniqueID: nil, attempts: 0),
-                    ProviderReply(index: index - run.indexBase, sink: run.sink))
+                    ProviderReply(index: index - run.indexBase, target: run.target))
             }
             return
         }
@@ -147,8 +166,8 @@ struct ProviderPool: ~Copyable {
         var last = 0
         for index in run.devices.indices {
             last = scheduler.enqueue(
-                run.template.request(to: run.devices[index]), cancellation: cancellation,
-                completion: ProviderReply(index: index - run.indexBase, sink: run.sink))
+                run.template.request(to: run.devices[index]),
+                completion: ProviderReply(index: index - run.indexBase, target: run.target))
             if first == nil { first = last }
         }
         if let cancellation, let first { cancellation.note(first..<last + 1) }
@@ -166,8 +185,7 @@ struct ProviderPool: ~Copyable {
 
     /// Answers a request refused before it was queued.
     private mutating func refuse(_ response: ProviderResponse, _ completion: ProviderReply) {
-        actions.append(
-            .complete(ProviderScheduler.Completion(id: 0, response: response, completion: completion, stream: nil)))
+        complete(ProviderScheduler.Completion(id: 0, response: response, completion: completion, stream: nil))
     }
 
     /// The task awaiting the requests sent with `cancellation` was cancelled.
@@ -217,7 +235,8 @@ struct ProviderPool: ~Copyable {
         // answer.
         guard let completion = consume completion else { return }
         if resettingStream, let stream = completion.stream { resetStream(stream) }
-        actions.append(.complete(completion))
+        completions.append(completion)
+        actions.append(.complete)
     }
 
     mutating func event(_ event: ProviderEvent) {

@@ -43,8 +43,6 @@ struct ProviderScheduler: ~Copyable {
         let completion: ProviderReply
         /// The connection and stream carrying it while in flight.
         var stream: (socket: Int, stream: Int32)?
-        /// The cancellation it shares with the other requests of one `send`.
-        let cancellation: ProviderCancellation?
         var place: Place
         var attempts = 0
         var retries = 0
@@ -95,14 +93,11 @@ struct ProviderScheduler: ~Copyable {
     /// Every request not yet complete.
     var count: Int { entries.count }
 
-    /// Adds a request, which may be sent at once; returns its id.
+    /// Adds a request, which may be sent at once; returns its id. The reply's cancellation,
+    /// if any, can withdraw it (``cancel(_:)-(ProviderCancellation)``).
     @discardableResult
-    mutating func enqueue(
-        _ request: ProviderRequest, cancellation: ProviderCancellation? = nil,
-        completion: ProviderReply = .ignored
-    ) -> ID {
-        let id = entries.append(
-            Entry(request: request, completion: completion, cancellation: cancellation, place: .ready))
+    mutating func enqueue(_ request: ProviderRequest, completion: ProviderReply = .ignored) -> ID {
+        let id = entries.append(Entry(request: request, completion: completion, place: .ready))
         ready.append(id)
         readyCount += 1
         return id
@@ -167,19 +162,28 @@ struct ProviderScheduler: ~Copyable {
     }
 
     /// Apple answered request `id`. `canRenewToken` says whether the loop may renew the
-    /// provider token now (it renews before sending the request again).
-    mutating func answered(_ id: ID, _ answer: ProviderAnswer, now: Timestamp, canRenewToken: Bool) -> Completion? {
+    /// provider token now (it renews before sending the request again). Completing it, the
+    /// completion is appended to `completions` (built there, not returned to be moved on:
+    /// the pool's queue for the driver) and the result is true; false when the request goes
+    /// on (sent again, backing off) or was not in flight.
+    mutating func answered(
+        _ id: ID, _ answer: ProviderAnswer, now: Timestamp, canRenewToken: Bool,
+        into completions: inout RingBuffer<Completion>
+    ) -> Bool {
         // Checked in place: copying the entry out costs a retain of each of its references,
         // and most answers only complete it.
-        guard withEntry(id, { $0.place == .inFlight ? true : nil }) != nil else { return nil }
+        guard withEntry(id, { $0.place == .inFlight ? true : nil }) != nil else { return false }
         // A success first, before the disposition (which compares reasons as strings).
-        if ProviderAnswer.isSuccess(answer.status) { return complete(id, error: nil, answer: answer) }
-        guard var entry = entries[id] else { return nil }
+        if ProviderAnswer.isSuccess(answer.status) {
+            completions.append(complete(id, error: nil, answer: answer))
+            return true
+        }
+        guard var entry = entries[id] else { return false }
         switch answer.disposition {
         case .renewTokenAndRetry where canRenewToken && !entry.renewedToken:
             entry.renewedToken = true
             sendFirst(id, entry)
-            return nil
+            return false
         case .retryAfterBackoff where answer.status >= 500 && !entry.request.template.retriesServerErrors:
             // The server may have acted on it (a channel created): not sent again; the caller
             // decides.
@@ -188,12 +192,14 @@ struct ProviderScheduler: ~Copyable {
                 message: "Apple answered a server error; the request is not sent again, as Apple may have acted on it",
                 status: answer.status, reason: answer.reason, apnsID: answer.apnsID,
                 requestID: answer.exchange?.requestID, mayHaveBeenDelivered: true)
-            return complete(id, error: error, answer: answer)
+            completions.append(complete(id, error: error, answer: answer))
+            return true
         case .retryAfterBackoff:
             guard entry.retries < configuration.retryLimit else {
                 let error = ProviderError.answered(
                     answer, code: .retriesExhausted, after: entry.attempts, exchange: entry.request.template.isExchange)
-                return complete(id, error: error, answer: answer)
+                completions.append(complete(id, error: error, answer: answer))
+                return true
             }
             entry.retries += 1
             entry.stream = nil
@@ -203,11 +209,12 @@ struct ProviderScheduler: ~Copyable {
             _ = entries.modify(id) { $0 = entry }
             let index = backingOff.firstIndex { $0.until > until } ?? backingOff.endIndex
             backingOff.insert((until, id), at: index)
-            return nil
+            return false
         case .delivered, .fail, .renewTokenAndRetry, .retryNow:  // .delivered: completed above (a 2xx)
             let error = ProviderError.answered(
                 answer, code: .rejected, after: entry.attempts, exchange: entry.request.template.isExchange)
-            return complete(id, error: error, answer: answer)
+            completions.append(complete(id, error: error, answer: answer))
+            return true
         }
     }
 
@@ -243,7 +250,7 @@ struct ProviderScheduler: ~Copyable {
     /// noted when they were enqueued: one send's, consecutive).
     mutating func cancel(_ cancellation: ProviderCancellation) -> [Completion] {
         cancellation.ids.compactMap { id in
-            entries[id]?.cancellation === cancellation ? cancel(id) : nil
+            entries[id]?.completion.cancellation === cancellation ? cancel(id) : nil
         }
     }
 
