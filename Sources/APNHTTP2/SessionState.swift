@@ -17,7 +17,7 @@ struct SessionState: ~Copyable {
     /// ``HTTP2Session/Configuration/keptResponseFields`` as bytes, for a client.
     let keptResponseFields: [[UInt8]]?
     /// Every stream the session knows of and has not reported closed.
-    var streams = StreamTable()
+    var streams: StreamTable
     /// Events not yet taken, oldest first; the first ``eventsTaken`` were moved out by
     /// ``HTTP2Session/nextEvent()`` (their slots hold a placeholder that owns nothing).
     var events: [HTTP2Event] = []
@@ -39,6 +39,7 @@ struct SessionState: ~Copyable {
 
     init(role: HTTP2Session.Role, configuration: HTTP2Session.Configuration) {
         self.role = role
+        streams = StreamTable(sequentialIDs: role == .client)
         maxHeaderListSize = Int(configuration.maxHeaderListSize)
         maxBodySize = configuration.maxBodySize
         reportsCloseAfterResponse = configuration.reportsCloseAfterResponse

@@ -4,10 +4,10 @@ import Testing
 
 /// The stream table against `Dictionary`, through random inserts, lookups and removals.
 @Suite struct StreamTableTests {
-    @Test(arguments: [1, 2, 3] as [UInt64])
-    func agreesWithADictionary(_ seed: UInt64) {
+    @Test(arguments: [1, 2, 3] as [UInt64], [false, true])
+    func agreesWithADictionary(_ seed: UInt64, sequentialIDs: Bool) {
         var generator = SplitMix64(seed: seed)
-        var table = StreamTable()
+        var table = StreamTable(sequentialIDs: sequentialIDs)
         var reference: [Int32: Int] = [:]
         var nextID: Int32 = 1
         for step in 0..<100_000 {
