@@ -69,6 +69,7 @@ final class ProviderReplyTarget: Sendable {
     /// Withdraws the send's requests when its task is cancelled; nil when nothing can.
     let cancellation: ProviderCancellation?
 
+    /// The target of a send whose responses go to `sink`, withdrawn by `cancellation`.
     init(cancellation: ProviderCancellation? = nil, sink: @escaping Sink) {
         self.sink = sink
         self.cancellation = cancellation
