@@ -44,6 +44,28 @@ struct ProviderSchedulerTests {
         #expect(scheduler.count == 0)
     }
 
+    @Test("an answer for a request already completed (cancelled, timed out) is dropped: one outcome, nothing queued")
+    func answerAfterCompletionIsDropped() {
+        var scheduler = ProviderScheduler(configuration: Self.configuration)
+        let cancelled = scheduler.enqueue(Self.request(1))
+        let timedOut = scheduler.enqueue(Self.request(2))
+        _ = scheduler.take(now: .zero)
+        _ = scheduler.take(now: .zero)
+        #expect(scheduler.cancel(cancelled)?.response.error?.code == .cancelled)
+        #expect(scheduler.tick(now: Self.at(10_001)).map(\.id) == [timedOut])
+        var completions = RingBuffer<ProviderScheduler.Completion>()
+        for id in [cancelled, timedOut] {
+            let completed = scheduler.answered(
+                id, ProviderAnswer(status: 200, apnsID: Self.apnsID), now: Self.at(10_002), canRenewToken: true,
+                into: &completions)
+            #expect(!completed)
+        }
+        let queued = completions.count
+        #expect(queued == 0)
+        #expect(scheduler.count == 0 && scheduler.readyCount == 0)
+        #expect(scheduler.take(now: Self.at(10_003)) == nil)
+    }
+
     @Test("503: backs off 100 ms, then 200 ms, and after the retry limit completes retriesExhausted")
     func backoffAndLimit() {
         var scheduler = ProviderScheduler(configuration: Self.configuration)
