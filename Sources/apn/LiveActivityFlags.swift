@@ -76,13 +76,7 @@ enum LiveActivityFlags {
     /// `name`'s value as a JSON object.
     private static func object(_ flags: Flags, _ name: String) throws(UsageError) -> APN.JSONObject? {
         guard let text = flags.value(name) else { return nil }
-        let value: APN.JSONValue
-        do throws(JSONParseError) {
-            value = try JSONParser().parse(text)
-        } catch {
-            throw UsageError("\(name): invalid JSON \(ErrorText.message(error))")
-        }
-        guard case .object(let object) = value else { throw UsageError("\(name) must be a JSON object, {…}") }
+        guard case .object(let object) = try FlagJSON.value(text, label: name) else { throw UsageError("\(name) must be a JSON object, {…}") }
         return object
     }
 }

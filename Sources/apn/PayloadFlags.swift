@@ -74,13 +74,7 @@ enum PayloadFlags {
                 throw UsageError("--custom needs KEY=JSON, got \"\(custom)\"")
             }
             let key = String(custom[..<equals])
-            let json = String(custom[custom.index(after: equals)...])
-            let value: APN.JSONValue
-            do throws(JSONParseError) {
-                value = try JSONParser().parse(json)
-            } catch {
-                throw UsageError("--custom \(key): invalid JSON \(ErrorText.message(error))")
-            }
+            let value = try FlagJSON.value(String(custom[custom.index(after: equals)...]), label: "--custom \(key)")
             do throws(APNError) {
                 try note.setCustom(key, value)
             } catch {
