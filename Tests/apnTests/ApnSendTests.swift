@@ -155,6 +155,9 @@ struct ApnSendTests {
         (["--token", "11", "--payload", #"{"aps":{"badge":01}}"#], "payload JSON: at byte 17: "),
         (["--token", "11", "--payload", "[1]"], "payload JSON: at byte 0: expected an object"),
         (["--tokens-file", "/nonexistent/tokens.txt", "--alert", "x"], "/nonexistent/tokens.txt does not exist"),
+        // Opened, then a read fails (a directory: EISDIR), as a file failing mid-read does; it
+        // runs as root too, where a file without permissions is read all the same.
+        (["--tokens-file", "/", "--alert", "x"], "--tokens-file: / cannot be read: Is a directory"),
         (["--alert", "x"], "no recipients"),
         (["--token", "11", "--alert", "x", "--priority", "5", "--format", "enhanced"], "--priority 5 needs --format frame"),
         (["--token", "11", "--alert", "x", "--expiry", "1", "--format", "simple"], "--expiry needs --format enhanced or frame"),
