@@ -51,11 +51,13 @@ struct ProviderAnswer: Sendable, Equatable {
         -> ProviderAnswer
     {
         let answer = readIfValid(headers: headers, body: body, exchange: isExchange)
-        guard answer.status != 0 else {
-            throw ProviderError(code: .protocolError, message: "a response without a valid :status")
-        }
+        guard answer.status != 0 else { throw ProviderError(code: .protocolError, message: invalidStatus) }
         return answer
     }
+
+    /// What an answer without a valid `:status` is (``readIfValid(headers:body:exchange:)``'s
+    /// status 0).
+    static let invalidStatus = "a response without a valid :status"
 
     /// ``read(headers:body:exchange:)``, an answer of status 0 where that throws (no valid
     /// `:status`). Not throwing: a throwing function copied the answer it returned and

@@ -75,7 +75,7 @@ extension ProviderPool {
                 scheduler.failInFlight(
                     open.id,
                     ProviderError(
-                        code: .protocolError, message: "a response without a valid :status; it may have been delivered",
+                        code: .protocolError, message: "\(ProviderAnswer.invalidStatus); it may have been delivered",
                         mayHaveBeenDelivered: true)))
             return
         }

@@ -110,9 +110,8 @@ struct ProviderPool: ~Copyable {
     }
 
     /// Performs a `.complete` action: calls its completion's sink with the response (lent:
-    /// the sink copies what it keeps). Returns the
-    /// response when `reportingFailures` and it failed for a device (the listeners hear of
-    /// it: ``ProviderScheduler/Completion/isDeviceFailure``).
+    /// the sink copies what it keeps). Returns the response when `reportingFailures` and it
+    /// failed for a device (the listeners hear of it: ``ProviderScheduler/Completion/isDeviceFailure``).
     mutating func performCompletion(reportingFailures: Bool) -> ProviderResponse? {
         // Moved out to a local, once: read where it lay (through the ring's subscript or a
         // pointer), it was copied for the call all the same, a retain of each reference.
